@@ -49,6 +49,18 @@ ResultRow::Set(const std::string& key, int value)
 }
 
 ResultRow&
+ResultRow::Set(const std::string& key, double value)
+{
+    return Set(key, Value(value));
+}
+
+ResultRow&
+ResultRow::Set(const std::string& key, bool value)
+{
+    return Set(key, Value(value));
+}
+
+ResultRow&
 ResultRow::SetNull(const std::string& key)
 {
     return Set(key, Value(std::monostate()));

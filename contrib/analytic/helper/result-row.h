@@ -27,6 +27,10 @@ class ResultRow
     ResultRow& Set(const std::string& key, const char* value);
     ResultRow& Set(const std::string& key, uint64_t value);
     ResultRow& Set(const std::string& key, int value);
+    // Exact matches for double and bool: without them a double is ambiguous
+    // between the integer overloads and a bool silently becomes an int.
+    ResultRow& Set(const std::string& key, double value);
+    ResultRow& Set(const std::string& key, bool value);
     ResultRow& SetNull(const std::string& key);
 
     bool Has(const std::string& key) const;

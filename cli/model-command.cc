@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hockney model: one message through the algebra (DESIGN.md section 6). For each
+// size in --bytes: T(n), alpha(n), beta(n), the crossover n*, the protocol and
+// the regime; with --L --o --g --G the LogGP time and the CPU-bound diagnosis;
+// with --path the multi-hop exact and approximate times. Each relaxation of the
+// seed's assumptions is switched on by giving its flags.
+#include "flags.h"
+
+#include "alpha-beta-model.h"
+#include "alpha-budget.h"
+#include "hop-path.h"
+#include "input-error.h"
+#include "interconnect-presets.h"
+#include "loggp-model.h"
+#include "result-row.h"
+#include "units.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <ostream>
+
+namespace
+{
+
+using namespace ns3;
+
+// ResultRow::Set has integer overloads: a double would be ambiguous and a bool
+// would silently become an integer, so both go in as Values.
+ResultRow::Value
+Num(double x)
+{
+    return ResultRow::Value(x);
+}
+
+ResultRow::Value
+Flag(bool b)
+{
+    return ResultRow::Value(b);
+}
+
+double
+PositiveRate(const hockney::Flags& f, const std::string& name)
+{
+    const double r = units::ParseBytesPerSecond(f.Get(name), "--" + name);
+    if (!(r > 0))
+    {
+        throw InputError("--" + name, "expected a bandwidth > 0, got '" + f.Get(name) + "'");
+    }
+    return r;
+}
+
+DataRate
+ToDataRate(double bytesPerSecond)
+{
+    return DataRate(static_cast<uint64_t>(std::llround(bytesPerSecond * 8)));
+}
+
+Time
+ParseFlagTime(const hockney::Flags& f, const std::string& name)
+{
+    return SecondsToTime(units::ParseSeconds(f.Get(name), "--" + name));
+}
+
+// G as a time per byte ("2.2ps") or as the rate it is the inverse of ("450GB/s").
+double
+ParseGapPerByte(const std::string& text)
+{
+    try
+    {
+        return units::ParseSeconds(text, "--G");
+    }
+    catch (const InputError&)
+    {
+    }
+    try
+    {
+        const double r = units::ParseBytesPerSecond(text, "--G");
+        if (r > 0)
+        {
+            return 1.0 / r;
+        }
+    }
+    catch (const InputError&)
+    {
+    }
+    throw InputError("--G", "expected a time per byte like 2.2ps or a rate like 450GB/s, got '" + text + "'");
+}
+
+// "1us@450GB/s,2us@50GB/s": latency@bandwidth per hop.
+HopPath
+ParsePath(const std::string& text)
+{
+    HopPath path;
+    for (const auto& hop : units::SplitList(text, "--path"))
+    {
+        const size_t at = hop.find('@');
+        if (at == std::string::npos)
+        {
+            throw InputError("--path", "expected hops like 1us@450GB/s,2us@50GB/s, got '" + hop + "'");
+        }
+        const double lat = units::ParseSeconds(hop.substr(0, at), "--path");
+        const double bw = units::ParseBytesPerSecond(hop.substr(at + 1), "--path");
+        if (!(bw > 0))
+        {
+            throw InputError("--path", "expected hop bandwidths > 0, got '" + hop + "'");
+        }
+        path.AddHop(SecondsToTime(lat), bw);
+    }
+    return path;
+}
+
+int
+ModelCommand(const std::vector<std::string>& args, std::ostream& out)
+{
+    hockney::Flags f;
+    f.Add("preset", "", "interconnect preset for alpha, beta and n0 (h100-nvlink, ib-ndr, roce-400, ...)")
+        .Add("alpha", "", "start-up latency alpha (default 5us, the seed's H100 NVLink example); "
+                          "alpha_eager when the protocol switch is on (default 2us)")
+        .Add("alpha-budget", "", "alpha from the seven components of a level: C2C, B2B, R2R, P2P, "
+                                 "min, typical or max (instead of --alpha)")
+        .Add("beta", "", "bandwidth beta (default 450GB/s); beta_link with --mem-read/--mem-write")
+        .Add("n0", "", "S-curve: beta(n) = beta (1 - exp(-n/n0)); e.g. 256KB NVLink, 64KB IB")
+        .Add("eager-limit", "", "protocol switch: n1, smallest rendezvous message (default 8KB)")
+        .Add("rendezvous-limit", "", "protocol switch: n2, smallest pipelined message (default 512KB)")
+        .Add("rtt", "", "protocol switch: alpha_RTT added from n1 (default 3us)")
+        .Add("pipeline-setup", "", "protocol switch: alpha_pipeline added from n2 (default 1us)")
+        .Add("mem-read", "", "multi-resource: source memory read bandwidth (default 3.35TB/s)")
+        .Add("mem-write", "", "multi-resource: destination memory write bandwidth (default 3.35TB/s)")
+        .Add("eta", "", "multi-resource: protocol efficiency, 0 < eta <= 1 (default 0.95)")
+        .Add("sw-overhead", "", "software overhead per message added to alpha (seed assumption 5)")
+        .Add("L", "", "LogGP latency L")
+        .Add("o", "", "LogGP overhead o")
+        .Add("g", "", "LogGP gap g between messages")
+        .Add("G", "", "LogGP gap per byte G: a time per byte (2.2ps) or its inverse rate (450GB/s)")
+        .Add("messages", "1", "LogGP: a train of this many messages from one sender")
+        .Add("path", "", "multi-hop path latency@bandwidth,...: exact and approximate times")
+        .Add("bytes", "1KB,64KB,1MB,16MB,256MB", "message sizes")
+        .Add("format", "table", "table, csv or json");
+    if (!f.Parse(args, out))
+    {
+        return 0;
+    }
+    const OutputFormat format = ParseOutputFormat(f.Get("format"));
+    std::vector<uint64_t> sizes;
+    for (const auto& item : units::SplitList(f.Get("bytes"), "--bytes"))
+    {
+        const uint64_t n = units::ParseBytes(item, "--bytes");
+        if (n == 0)
+        {
+            throw InputError("--bytes", "expected sizes > 0, got '" + item + "'");
+        }
+        sizes.push_back(n);
+    }
+
+    Ptr<AlphaBetaModel> ab = CreateObject<AlphaBetaModel>();
+    if (f.IsSet("preset"))
+    {
+        ApplyInterconnectPreset(ab, FindInterconnectPreset(f.Get("preset"), "--preset"));
+    }
+    const bool protocol =
+        f.IsSet("eager-limit") || f.IsSet("rendezvous-limit") || f.IsSet("rtt") || f.IsSet("pipeline-setup");
+    if (f.IsSet("alpha") && f.IsSet("alpha-budget"))
+    {
+        throw InputError("--alpha-budget", "expected either --alpha or --alpha-budget, not both");
+    }
+    if (f.IsSet("alpha-budget"))
+    {
+        Ptr<AlphaBudget> budget = CreateObject<AlphaBudget>();
+        try
+        {
+            budget->ApplyPreset(f.Get("alpha-budget"));
+        }
+        catch (const InputError&)
+        {
+            throw InputError("--alpha-budget",
+                             "expected C2C, B2B, R2R, P2P, min, typical or max, got '" + f.Get("alpha-budget") + "'");
+        }
+        ab->SetAttribute(protocol ? "EagerAlpha" : "Alpha", TimeValue(budget->GetAlpha()));
+    }
+    if (f.IsSet("alpha"))
+    {
+        ab->SetAttribute(protocol ? "EagerAlpha" : "Alpha", TimeValue(ParseFlagTime(f, "alpha")));
+    }
+    if (f.IsSet("beta"))
+    {
+        ab->SetAttribute("Beta", DataRateValue(ToDataRate(PositiveRate(f, "beta"))));
+    }
+    if (f.IsSet("n0"))
+    {
+        const uint64_t n0 = units::ParseBytes(f.Get("n0"), "--n0");
+        if (n0 == 0)
+        {
+            throw InputError("--n0", "expected a size > 0, got '" + f.Get("n0") + "'");
+        }
+        ab->SetAttribute("SCurve", BooleanValue(true));
+        ab->SetAttribute("N0", UintegerValue(n0));
+    }
+    if (protocol)
+    {
+        ab->SetAttribute("ProtocolSwitch", BooleanValue(true));
+        const uint64_t n1 = f.IsSet("eager-limit") ? units::ParseBytes(f.Get("eager-limit"), "--eager-limit") : 8000;
+        const uint64_t n2 =
+            f.IsSet("rendezvous-limit") ? units::ParseBytes(f.Get("rendezvous-limit"), "--rendezvous-limit") : 512000;
+        if (n1 > n2)
+        {
+            throw InputError("--eager-limit",
+                             "expected --eager-limit <= --rendezvous-limit, got " + std::to_string(n1) + " B > " +
+                                 std::to_string(n2) + " B");
+        }
+        ab->SetAttribute("EagerLimit", UintegerValue(n1));
+        ab->SetAttribute("RendezvousLimit", UintegerValue(n2));
+        if (f.IsSet("rtt"))
+        {
+            ab->SetAttribute("RendezvousRtt", TimeValue(ParseFlagTime(f, "rtt")));
+        }
+        if (f.IsSet("pipeline-setup"))
+        {
+            ab->SetAttribute("PipelineSetup", TimeValue(ParseFlagTime(f, "pipeline-setup")));
+        }
+    }
+    if (f.IsSet("mem-read") || f.IsSet("mem-write") || f.IsSet("eta"))
+    {
+        ab->SetAttribute("MultiResource", BooleanValue(true));
+        if (f.IsSet("mem-read"))
+        {
+            ab->SetAttribute("MemReadBandwidth", DataRateValue(ToDataRate(PositiveRate(f, "mem-read"))));
+        }
+        if (f.IsSet("mem-write"))
+        {
+            ab->SetAttribute("MemWriteBandwidth", DataRateValue(ToDataRate(PositiveRate(f, "mem-write"))));
+        }
+        if (f.IsSet("eta"))
+        {
+            const double eta = units::ParseNumber(f.Get("eta"), "--eta");
+            if (!(eta > 0 && eta <= 1))
+            {
+                throw InputError("--eta", "expected 0 < eta <= 1, got '" + f.Get("eta") + "'");
+            }
+            ab->SetAttribute("ProtocolEfficiency", DoubleValue(eta));
+        }
+    }
+    if (f.IsSet("sw-overhead"))
+    {
+        ab->SetAttribute("SoftwareOverhead", TimeValue(ParseFlagTime(f, "sw-overhead")));
+    }
+    ab->Validate();
+
+    Ptr<LogGpModel> lg;
+    const char* loggpFlags[] = {"L", "o", "g", "G"};
+    bool anyLogGp = false;
+    for (const char* name : loggpFlags)
+    {
+        anyLogGp = anyLogGp || f.IsSet(name);
+    }
+    const uint64_t messages = units::ParseCount(f.Get("messages"), "--messages");
+    if (messages == 0)
+    {
+        throw InputError("--messages", "expected at least 1 message, got '" + f.Get("messages") + "'");
+    }
+    if (anyLogGp)
+    {
+        for (const char* name : loggpFlags)
+        {
+            if (!f.IsSet(name))
+            {
+                throw InputError(std::string("--") + name, "expected a value: LogGP needs all of --L --o --g --G");
+            }
+        }
+        lg = CreateObject<LogGpModel>();
+        lg->SetAttribute("L", TimeValue(ParseFlagTime(f, "L")));
+        lg->SetAttribute("o", TimeValue(ParseFlagTime(f, "o")));
+        lg->SetAttribute("g", TimeValue(ParseFlagTime(f, "g")));
+        lg->SetAttribute("GapPerByte", DoubleValue(ParseGapPerByte(f.Get("G"))));
+    }
+    else if (f.IsSet("messages"))
+    {
+        throw InputError("--messages", "expected only with the LogGP flags --L --o --g --G");
+    }
+    const bool hasPath = f.IsSet("path");
+    const HopPath path = hasPath ? ParsePath(f.Get("path")) : HopPath();
+
+    const double crossover = ab->CrossoverBytes();
+    std::vector<ResultRow> rows;
+    for (uint64_t n : sizes)
+    {
+        ResultRow r;
+        r.Set("bytes", n)
+            .Set("time_s", Num(ab->TimeSeconds(n)))
+            .Set("alpha_s", Num(ab->AlphaSeconds(n)))
+            .Set("beta_Bps", Num(ab->BetaBytesPerSecond(n)))
+            .Set("crossover_bytes", Num(crossover))
+            .Set("protocol", AlphaBetaModel::ProtocolName(ab->GetProtocol(n)))
+            .Set("regime", AlphaBetaModel::RegimeName(ab->GetRegime(n)));
+        if (lg)
+        {
+            r.Set("loggp_time_s", Num(lg->TimeSeconds(n)))
+                .Set("L_s", Num(TimeToSeconds(lg->GetL())))
+                .Set("o_s", Num(TimeToSeconds(lg->GetO())))
+                .Set("g_s", Num(TimeToSeconds(lg->GetGap())))
+                .Set("G_s_per_byte", Num(lg->GetGapPerByte()))
+                .Set("cpu_bound", Flag(lg->IsCpuBound()));
+            if (messages > 1)
+            {
+                r.Set("messages", messages)
+                    .Set("train_time_s", Num(lg->TrainSeconds(n, messages)))
+                    .Set("train_cpu_bound", Flag(lg->IsCpuBound(n)));
+            }
+        }
+        if (hasPath)
+        {
+            r.Set("hops", static_cast<uint64_t>(path.GetNHops()))
+                .Set("path_exact_s", Num(path.ExactSeconds(n)))
+                .Set("path_approx_s", Num(path.ApproxSeconds(n)));
+        }
+        rows.push_back(std::move(r));
+    }
+    WriteRows(out, "model", rows, format);
+    return 0;
+}
+
+hockney::CommandRegistrar registrar("model", "one message through the algebra (alpha-beta, LogGP)", &ModelCommand);
+
+} // namespace

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The Hockney alpha-beta model of the seed text (seed/003: "Alpha-Beta 模型"):
+// T(n) = alpha(n) + n / beta(n). Each of the seed's five assumptions that a
+// single model can relax is a switch, so that an experiment can relax one at a
+// time and see what it costs:
+//   1 constant alpha    -> ProtocolSwitch (eager / rendezvous / pipeline steps)
+//   2 constant beta     -> SCurve (beta_max (1 - exp(-n/n0))) and
+//                          MultiResource (min(mem_read, link, mem_write) x eta)
+//   3 no contention     -> the AnalyticChannel's contention policy
+//   4 homogeneous       -> per-hop parameters (HopPath) and per-link routes
+//   5 no software cost  -> SoftwareOverhead
+// With every switch off the model is the seed's equation (1) with the constant
+// Alpha and Beta attributes.
+#ifndef HOCKNEY_ALPHA_BETA_MODEL_H
+#define HOCKNEY_ALPHA_BETA_MODEL_H
+
+#include "analytic-model.h"
+
+#include "ns3/data-rate.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+class AlphaBetaModel : public AnalyticModel
+{
+  public:
+    /// The transfer protocol chosen by size (seed table tbl-model-protocol-switch);
+    /// CONSTANT when the protocol switch is off.
+    enum Protocol
+    {
+        EAGER,
+        RENDEZVOUS,
+        PIPELINE,
+        CONSTANT
+    };
+
+    /// Which term of T(n) dominates (seed: n < n* latency-bound, n > n* bandwidth-bound).
+    enum Regime
+    {
+        LATENCY_BOUND,
+        BANDWIDTH_BOUND
+    };
+
+    static TypeId GetTypeId();
+    AlphaBetaModel();
+
+    // --- The seed's formulas, one function each (all SI: seconds, bytes, bytes/s) ---
+
+    /// eq:model-ab-base-latency: T = alpha + n / beta.
+    static double BaseTime(double alphaSeconds, double betaBytesPerSecond, double bytes);
+    /// eq:model-ab-crossover-point: n* = alpha x beta.
+    static double Crossover(double alphaSeconds, double betaBytesPerSecond);
+    /// eq:model-ab-alpha-protocol-switch: alpha_eager below n1, + alpha_RTT from n1,
+    /// + alpha_pipeline from n2.
+    static double ProtocolAlpha(uint64_t bytes,
+                                uint64_t eagerLimit,
+                                uint64_t rendezvousLimit,
+                                double eagerSeconds,
+                                double rttSeconds,
+                                double pipelineSeconds);
+    /// eq:model-ab-beta-scurve: beta(n) = beta_max (1 - exp(-n / n0)).
+    static double SCurveBandwidth(double betaMax, double bytes, double n0Bytes);
+    /// eq:model-ab-beta-eff-multiresource: min(mem_read, link, mem_write) x eta.
+    static double MultiResourceBandwidth(double memRead, double link, double memWrite, double eta);
+
+    // --- The configured model ---
+
+    /// T(n) in seconds: the fast path (>= 1e8 evaluations per second, see
+    /// benchmarks/analytic-bench.cc).
+    double TimeSeconds(uint64_t bytes) const
+    {
+        return AlphaSeconds(bytes) + TransferSeconds(static_cast<double>(bytes));
+    }
+
+    /// T(n) as a Time.
+    Time GetTime(uint64_t bytes) const
+    {
+        return SecondsToTime(TimeSeconds(bytes));
+    }
+
+    /// alpha(n): constant Alpha or the protocol step, plus the software overhead.
+    double AlphaSeconds(uint64_t bytes) const
+    {
+        if (!m_protocolSwitch)
+        {
+            return m_alphaLevel[0];
+        }
+        return bytes < m_eagerLimit ? m_alphaLevel[0]
+                                    : (bytes < m_rendezvousLimit ? m_alphaLevel[1] : m_alphaLevel[2]);
+    }
+
+    Time GetAlpha(uint64_t bytes) const
+    {
+        return SecondsToTime(AlphaSeconds(bytes));
+    }
+
+    /// n / beta(n) in seconds. At n = 0 with the S-curve this is the limit n0 / beta_max.
+    double TransferSeconds(double bytes) const
+    {
+        if (!m_sCurve)
+        {
+            return bytes * m_invBetaMax;
+        }
+        const double x = bytes * m_invN0;
+        if (x == 0)
+        {
+            return m_n0 * m_invBetaMax;
+        }
+        // n / (beta_max (1 - e^{-x})); expm1 keeps precision for n << n0.
+        return bytes * m_invBetaMax / -std::expm1(-x);
+    }
+
+    /// beta(n) in bytes per second (beta_max when the S-curve is off).
+    double BetaBytesPerSecond(uint64_t bytes) const;
+    /// beta_max: Beta, or the multi-resource beta_eff when that switch is on.
+    double MaxBandwidth() const
+    {
+        return m_betaMax;
+    }
+
+    Protocol GetProtocol(uint64_t bytes) const;
+    static std::string ProtocolName(Protocol protocol);
+
+    /// The size n* at which the latency term equals the bandwidth term,
+    /// alpha(n*) = n* / beta(n*); alpha x beta exactly for constant parameters.
+    /// With the S-curve, 0 when even the smallest message is bandwidth-bound.
+    double CrossoverBytes() const;
+    Regime GetRegime(uint64_t bytes) const;
+    static std::string RegimeName(Regime regime);
+
+    /// Throws InputError naming the attribute if the parameters are inconsistent
+    /// (EagerLimit > RendezvousLimit, zero bandwidth or n0, eta outside (0, 1]).
+    void Validate() const;
+
+    // AnalyticModel
+    double GetMessageSeconds(uint64_t bytes) const override
+    {
+        return TimeSeconds(bytes);
+    }
+
+    double GetLatencySeconds(uint64_t bytes) const override
+    {
+        return AlphaSeconds(bytes);
+    }
+
+    double GetBandwidth(uint64_t bytes) const override
+    {
+        return BetaBytesPerSecond(bytes);
+    }
+
+    /// The software overhead occupies the sender's CPU; the NIC sends and
+    /// receives one message at a time, each for n / beta(n).
+    EndpointTiming GetEndpointTiming(uint64_t bytes) const override;
+    std::string GetModelName() const override;
+
+  private:
+    void Update();
+
+    // Attribute setters: each recomputes the cached doubles of the fast path.
+    void SetAlpha(Time t);
+    Time GetAlphaAttr() const;
+    void SetEagerAlpha(Time t);
+    Time GetEagerAlpha() const;
+    void SetRendezvousRtt(Time t);
+    Time GetRendezvousRtt() const;
+    void SetPipelineSetup(Time t);
+    Time GetPipelineSetup() const;
+    void SetSoftwareOverhead(Time t);
+    Time GetSoftwareOverhead() const;
+    void SetProtocolSwitch(bool on);
+    bool GetProtocolSwitch() const;
+    void SetEagerLimit(uint64_t n);
+    uint64_t GetEagerLimit() const;
+    void SetRendezvousLimit(uint64_t n);
+    uint64_t GetRendezvousLimit() const;
+    void SetBeta(DataRate r);
+    DataRate GetBeta() const;
+    void SetSCurve(bool on);
+    bool GetSCurve() const;
+    void SetN0(uint64_t n);
+    uint64_t GetN0() const;
+    void SetMultiResource(bool on);
+    bool GetMultiResource() const;
+    void SetMemRead(DataRate r);
+    DataRate GetMemRead() const;
+    void SetMemWrite(DataRate r);
+    DataRate GetMemWrite() const;
+    void SetEta(double eta);
+    double GetEta() const;
+
+    // Attributes
+    Time m_alpha;
+    Time m_eagerAlpha;
+    Time m_rendezvousRtt;
+    Time m_pipelineSetup;
+    Time m_softwareOverhead;
+    bool m_protocolSwitch;
+    uint64_t m_eagerLimit;
+    uint64_t m_rendezvousLimit;
+    DataRate m_beta;
+    bool m_sCurve;
+    uint64_t m_n0Bytes;
+    bool m_multiResource;
+    DataRate m_memRead;
+    DataRate m_memWrite;
+    double m_eta;
+
+    // Cached for the fast path
+    double m_alphaLevel[3]; // eager (or constant), rendezvous, pipeline; incl. software overhead
+    double m_betaMax;       // bytes/s
+    double m_invBetaMax;
+    double m_n0;
+    double m_invN0;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "analytic-channel.h"
+
+#include "analytic-net-device.h"
+#include "input-error.h"
+
+#include "ns3/abort.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/node-container.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyAnalyticChannel");
+NS_OBJECT_ENSURE_REGISTERED(AnalyticChannel);
+
+namespace
+{
+double
+TickSeconds()
+{
+    static const double tick = 1.0 / static_cast<double>(Seconds(1).GetTimeStep());
+    return tick;
+}
+} // namespace
+
+TypeId
+AnalyticChannel::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::AnalyticChannel")
+            .SetParent<Channel>()
+            .SetGroupName("Analytic")
+            .AddConstructor<AnalyticChannel>()
+            .AddAttribute("Model",
+                          "The algebra that prices each message (an AlphaBetaModel or a LogGpModel).",
+                          PointerValue(),
+                          MakePointerAccessor(&AnalyticChannel::SetModel, &AnalyticChannel::GetModel),
+                          MakePointerChecker<AnalyticModel>())
+            .AddAttribute("ContentionPolicy",
+                          "none: messages independent (pure algebra); endpoint: each device sends "
+                          "and receives one message at a time; shared: max-min fair sharing of the "
+                          "links on routed paths.",
+                          EnumValue(NONE),
+                          MakeEnumAccessor(&AnalyticChannel::SetContentionPolicy,
+                                           &AnalyticChannel::GetContentionPolicy),
+                          MakeEnumChecker(NONE, "none", ENDPOINT, "endpoint", SHARED, "shared"))
+            .AddTraceSource("MessageSent",
+                            "A message was handed to the channel.",
+                            MakeTraceSourceAccessor(&AnalyticChannel::m_sentTrace),
+                            "ns3::AnalyticChannel::SentTracedCallback")
+            .AddTraceSource("MessageDelivered",
+                            "A message was delivered; the second argument is the time it took.",
+                            MakeTraceSourceAccessor(&AnalyticChannel::m_deliveredTrace),
+                            "ns3::AnalyticChannel::DeliveredTracedCallback");
+    return tid;
+}
+
+AnalyticChannel::AnalyticChannel()
+    : m_policy(NONE),
+      m_nextId(0),
+      m_delivered(0),
+      m_bytesDelivered(0),
+      m_pendingSeq(0),
+      m_deliveryGeneration(0),
+      m_deliveryScheduled(false),
+      m_deliveryEventTicks(0)
+{
+}
+
+AnalyticChannel::~AnalyticChannel() = default;
+
+void
+AnalyticChannel::DoDispose()
+{
+    m_completion.Cancel();
+    ++m_deliveryGeneration;
+    m_deliveryScheduled = false;
+    m_pending.clear();
+    m_slots.clear();
+    m_freeSlots.clear();
+    m_devices.clear();
+    m_contexts.clear();
+    m_model = nullptr;
+    m_flows.clear();
+    m_perMessage.clear();
+    m_deliveryCallback = nullptr;
+    Channel::DoDispose();
+}
+
+uint32_t
+AnalyticChannel::Attach(Ptr<AnalyticNetDevice> device)
+{
+    m_devices.push_back(device);
+    m_contexts.push_back(Simulator::NO_CONTEXT);
+    m_endpoint.emplace_back();
+    return static_cast<uint32_t>(m_devices.size() - 1);
+}
+
+std::vector<Ptr<AnalyticNetDevice>>
+AnalyticChannel::Install(const NodeContainer& nodes)
+{
+    std::vector<Ptr<AnalyticNetDevice>> devices;
+    for (uint32_t i = 0; i < nodes.GetN(); ++i)
+    {
+        Ptr<AnalyticNetDevice> d = CreateObject<AnalyticNetDevice>();
+        nodes.Get(i)->AddDevice(d);
+        d->Attach(this);
+        devices.push_back(d);
+    }
+    return devices;
+}
+
+void
+AnalyticChannel::SetModel(Ptr<AnalyticModel> model)
+{
+    m_model = model;
+}
+
+Ptr<AnalyticModel>
+AnalyticChannel::GetModel() const
+{
+    return m_model;
+}
+
+void
+AnalyticChannel::SetContentionPolicy(ContentionPolicy policy)
+{
+    m_policy = policy;
+}
+
+AnalyticChannel::ContentionPolicy
+AnalyticChannel::GetContentionPolicy() const
+{
+    return m_policy;
+}
+
+void
+AnalyticChannel::SetRoute(uint32_t src, uint32_t dst, const std::vector<AnalyticLink>& links)
+{
+    Route route;
+    for (size_t k = 0; k < links.size(); ++k)
+    {
+        const AnalyticLink& l = links[k];
+        const std::string field = "route[" + std::to_string(src) + "->" + std::to_string(dst) + "].links[" +
+                                  std::to_string(k) + "]";
+        const double bw = static_cast<double>(l.bandwidth.GetBitRate()) / 8.0;
+        if (!(bw > 0))
+        {
+            throw InputError(field + ".bandwidth", "expected a bandwidth > 0");
+        }
+        if (l.latency.IsStrictlyNegative())
+        {
+            throw InputError(field + ".latency", "expected a latency >= 0");
+        }
+        auto it = m_linkIndex.find(l.id);
+        uint32_t index;
+        if (it == m_linkIndex.end())
+        {
+            index = static_cast<uint32_t>(m_linkBandwidth.size());
+            m_linkIndex[l.id] = index;
+            m_linkBandwidth.push_back(bw);
+        }
+        else
+        {
+            index = it->second;
+            if (m_linkBandwidth[index] != bw)
+            {
+                throw InputError(field + ".bandwidth",
+                                 "expected the bandwidth link " + std::to_string(l.id) + " was given before");
+            }
+        }
+        route.links.push_back(index);
+        route.latencySeconds += TimeToSeconds(l.latency);
+    }
+    m_routes[(static_cast<uint64_t>(src) << 32) | dst] = std::move(route);
+}
+
+void
+AnalyticChannel::SetDeliveryCallback(DeliveryCallback cb)
+{
+    m_deliveryCallback = std::move(cb);
+}
+
+uint32_t
+AnalyticChannel::ContextOf(uint32_t device) const
+{
+    uint32_t& ctx = m_contexts[device];
+    if (ctx == Simulator::NO_CONTEXT)
+    {
+        // A device may be given its node after it joined the channel.
+        Ptr<Node> node = m_devices[device]->GetNode();
+        if (node)
+        {
+            ctx = node->GetId();
+        }
+    }
+    return ctx;
+}
+
+uint64_t
+AnalyticChannel::SendMessage(uint32_t src,
+                             uint32_t dst,
+                             uint64_t bytes,
+                             DeliveryCallback onDelivered,
+                             Ptr<Packet> packet,
+                             uint16_t protocol)
+{
+    NS_ABORT_MSG_IF(src >= m_devices.size() || dst >= m_devices.size(),
+                    "AnalyticChannel::SendMessage: device " << src << " -> " << dst << " on a channel of "
+                                                            << m_devices.size() << " devices");
+    NS_ABORT_MSG_IF(!m_model, "AnalyticChannel: no Model set");
+    AnalyticMessage msg;
+    msg.id = m_nextId++;
+    msg.src = src;
+    msg.dst = dst;
+    msg.bytes = bytes;
+    msg.sendTime = Simulator::Now();
+    msg.packet = std::move(packet);
+    msg.protocol = protocol;
+    if (onDelivered)
+    {
+        m_perMessage.emplace(msg.id, std::move(onDelivered));
+    }
+    m_sentTrace(msg);
+
+    switch (m_policy)
+    {
+    case NONE:
+        ScheduleDelivery(msg, SecondsToTime(m_model->GetMessageSeconds(bytes)));
+        break;
+    case ENDPOINT: {
+        // Sender side now, receiver side at the arrival (arrivals from several
+        // senders are served in arrival order).
+        const EndpointTiming t = m_model->GetEndpointTiming(bytes);
+        EndpointState& s = m_endpoint[src];
+        const Time cpuEnd = std::max(msg.sendTime, s.cpuFree) + SecondsToTime(t.senderCpuSeconds);
+        s.cpuFree = cpuEnd;
+        const Time injectStart = std::max(cpuEnd, s.nicFree);
+        s.nicFree = injectStart + SecondsToTime(t.injectionSeconds);
+        const Time arrival = injectStart + SecondsToTime(t.flightSeconds);
+        Simulator::ScheduleWithContext(ContextOf(dst),
+                                       arrival - msg.sendTime,
+                                       &AnalyticChannel::EndpointArrive,
+                                       this,
+                                       msg,
+                                       t);
+        break;
+    }
+    case SHARED:
+        StartFlow(msg);
+        break;
+    }
+    return msg.id;
+}
+
+namespace
+{
+// std heap functions build a max-heap: "later" is "less".
+struct LaterDelivery
+{
+    template <typename T>
+    bool operator()(const T& a, const T& b) const
+    {
+        return a.ticks != b.ticks ? a.ticks > b.ticks : a.seq > b.seq;
+    }
+};
+} // namespace
+
+void
+AnalyticChannel::ScheduleDelivery(const AnalyticMessage& msg, Time delay)
+{
+    const int64_t at = (Simulator::Now() + delay).GetTimeStep();
+    uint32_t slot;
+    if (m_freeSlots.empty())
+    {
+        slot = static_cast<uint32_t>(m_slots.size());
+        m_slots.push_back(msg);
+    }
+    else
+    {
+        slot = m_freeSlots.back();
+        m_freeSlots.pop_back();
+        m_slots[slot] = msg;
+    }
+    m_pending.push_back(PendingDelivery{at, m_pendingSeq++, slot});
+    std::push_heap(m_pending.begin(), m_pending.end(), LaterDelivery());
+    if (m_deliveryScheduled && at >= m_deliveryEventTicks)
+    {
+        return; // the pending event comes first
+    }
+    ++m_deliveryGeneration;
+    ScheduleNextDelivery();
+}
+
+void
+AnalyticChannel::ScheduleNextDelivery()
+{
+    const PendingDelivery& head = m_pending.front();
+    m_deliveryEventTicks = head.ticks;
+    m_deliveryScheduled = true;
+    Simulator::ScheduleWithContext(ContextOf(m_slots[head.slot].dst),
+                                   Time(head.ticks) - Simulator::Now(),
+                                   &AnalyticChannel::DeliverNext,
+                                   this,
+                                   m_deliveryGeneration);
+}
+
+void
+AnalyticChannel::DeliverNext(uint64_t generation)
+{
+    if (generation != m_deliveryGeneration)
+    {
+        return; // superseded by an earlier delivery
+    }
+    m_deliveryScheduled = false;
+    // Deliver every message due now in this context (equal sizes finish together
+    // in a collective step): one simulator event for all of them.
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const uint32_t context = Simulator::GetContext();
+    do
+    {
+        std::pop_heap(m_pending.begin(), m_pending.end(), LaterDelivery());
+        const uint32_t slot = m_pending.back().slot;
+        m_pending.pop_back();
+        AnalyticMessage msg = m_slots[slot];
+        m_slots[slot].packet = nullptr;
+        m_freeSlots.push_back(slot);
+        // The callbacks in Deliver may send, and so schedule, again.
+        Deliver(msg);
+    } while (!m_deliveryScheduled && !m_pending.empty() && m_pending.front().ticks == now &&
+             ContextOf(m_slots[m_pending.front().slot].dst) == context);
+    if (!m_pending.empty() && !m_deliveryScheduled)
+    {
+        ScheduleNextDelivery();
+    }
+}
+
+void
+AnalyticChannel::EndpointArrive(AnalyticMessage msg, EndpointTiming t)
+{
+    EndpointState& r = m_endpoint[msg.dst];
+    const Time now = Simulator::Now();
+    const Time streamEnd = std::max(now, r.rxNicFree + SecondsToTime(t.receiveStreamSeconds));
+    r.rxNicFree = streamEnd;
+    const Time delivery = std::max(streamEnd, r.rxCpuFree) + SecondsToTime(t.receiverCpuSeconds);
+    r.rxCpuFree = delivery;
+    ScheduleDelivery(msg, delivery - now);
+}
+
+void
+AnalyticChannel::Deliver(AnalyticMessage& msg)
+{
+    msg.deliveryTime = Simulator::Now();
+    ++m_delivered;
+    m_bytesDelivered += msg.bytes;
+    m_deliveredTrace(msg, msg.deliveryTime - msg.sendTime);
+    m_devices[msg.dst]->Receive(msg);
+    if (m_deliveryCallback)
+    {
+        m_deliveryCallback(msg);
+    }
+    if (!m_perMessage.empty())
+    {
+        auto it = m_perMessage.find(msg.id);
+        if (it != m_perMessage.end())
+        {
+            DeliveryCallback cb = std::move(it->second);
+            m_perMessage.erase(it);
+            cb(msg);
+        }
+    }
+}
+
+// --- shared policy: a fluid model of max-min fair link sharing ---
+
+void
+AnalyticChannel::StartFlow(const AnalyticMessage& msg)
+{
+    AdvanceFlows();
+    Flow f;
+    f.msg = msg;
+    f.remaining = static_cast<double>(msg.bytes);
+    f.rate = 0;
+    f.cap = m_model->GetBandwidth(msg.bytes);
+    if (!(f.cap > 0))
+    {
+        f.cap = std::numeric_limits<double>::infinity();
+    }
+    f.latencySeconds = m_model->GetLatencySeconds(msg.bytes);
+    auto it = m_routes.find((static_cast<uint64_t>(msg.src) << 32) | msg.dst);
+    f.route = it == m_routes.end() ? nullptr : &it->second;
+    if (f.route)
+    {
+        f.latencySeconds += f.route->latencySeconds;
+    }
+    if (msg.bytes == 0 || (std::isinf(f.cap) && (!f.route || f.route->links.empty())))
+    {
+        ScheduleDelivery(msg, SecondsToTime(f.latencySeconds));
+        return;
+    }
+    m_flows.push_back(f);
+    ComputeRates();
+    RescheduleCompletion();
+}
+
+void
+AnalyticChannel::AdvanceFlows()
+{
+    const Time now = Simulator::Now();
+    const double dt = TimeToSeconds(now - m_lastAdvance);
+    m_lastAdvance = now;
+    if (dt <= 0)
+    {
+        return;
+    }
+    for (Flow& f : m_flows)
+    {
+        f.remaining -= f.rate * dt;
+    }
+}
+
+void
+AnalyticChannel::ComputeRates()
+{
+    // Progressive filling: raise every unfrozen flow's rate together; a flow
+    // freezes when it reaches its own cap (the model's beta(n)) or when a link
+    // it crosses is full, which is max-min fairness.
+    const size_t n = m_flows.size();
+    std::vector<char> frozen(n, 0);
+    std::vector<double> rem(m_linkBandwidth);
+    std::vector<uint32_t> cnt(m_linkBandwidth.size(), 0);
+    for (const Flow& f : m_flows)
+    {
+        if (f.route)
+        {
+            for (uint32_t l : f.route->links)
+            {
+                ++cnt[l];
+            }
+        }
+    }
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<char> bottleneck(m_linkBandwidth.size(), 0);
+    size_t left = n;
+    auto freeze = [&](size_t i, double rate) {
+        frozen[i] = 1;
+        --left;
+        m_flows[i].rate = rate;
+        if (m_flows[i].route)
+        {
+            for (uint32_t l : m_flows[i].route->links)
+            {
+                rem[l] = std::max(0.0, rem[l] - rate);
+                --cnt[l];
+            }
+        }
+    };
+    while (left > 0)
+    {
+        double share = inf;
+        for (size_t l = 0; l < rem.size(); ++l)
+        {
+            if (cnt[l] > 0)
+            {
+                share = std::min(share, rem[l] / cnt[l]);
+            }
+        }
+        double cap = inf;
+        for (size_t i = 0; i < n; ++i)
+        {
+            if (!frozen[i])
+            {
+                cap = std::min(cap, m_flows[i].cap);
+            }
+        }
+        if (cap <= share)
+        {
+            for (size_t i = 0; i < n; ++i)
+            {
+                if (!frozen[i] && m_flows[i].cap <= cap)
+                {
+                    freeze(i, m_flows[i].cap);
+                }
+            }
+            continue;
+        }
+        const double tol = share * (1 + 1e-12);
+        for (size_t l = 0; l < rem.size(); ++l)
+        {
+            bottleneck[l] = cnt[l] > 0 && rem[l] / cnt[l] <= tol;
+        }
+        for (size_t i = 0; i < n; ++i)
+        {
+            if (frozen[i] || !m_flows[i].route)
+            {
+                continue;
+            }
+            for (uint32_t l : m_flows[i].route->links)
+            {
+                if (bottleneck[l])
+                {
+                    freeze(i, share);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+void
+AnalyticChannel::RescheduleCompletion()
+{
+    m_completion.Cancel();
+    if (m_flows.empty())
+    {
+        return;
+    }
+    double next = std::numeric_limits<double>::infinity();
+    for (const Flow& f : m_flows)
+    {
+        if (f.rate > 0)
+        {
+            next = std::min(next, std::max(0.0, f.remaining) / f.rate);
+        }
+    }
+    NS_ABORT_MSG_IF(std::isinf(next), "AnalyticChannel: active messages but none makes progress");
+    m_completion = Simulator::Schedule(SecondsToTime(next), &AnalyticChannel::CompleteFlows, this);
+}
+
+void
+AnalyticChannel::CompleteFlows()
+{
+    AdvanceFlows();
+    // A flow is done when what is left would take at most one time step: the
+    // completion time was rounded to the resolution.
+    const double tick = TickSeconds();
+    size_t w = 0;
+    for (size_t i = 0; i < m_flows.size(); ++i)
+    {
+        Flow& f = m_flows[i];
+        if (f.remaining <= f.rate * tick)
+        {
+            ScheduleDelivery(f.msg, SecondsToTime(f.latencySeconds));
+        }
+        else
+        {
+            if (w != i)
+            {
+                m_flows[w] = std::move(f);
+            }
+            ++w;
+        }
+    }
+    m_flows.resize(w);
+    ComputeRates();
+    RescheduleCompletion();
+}
+
+size_t
+AnalyticChannel::GetActiveFlows() const
+{
+    return m_flows.size();
+}
+
+uint64_t
+AnalyticChannel::GetMessagesSent() const
+{
+    return m_nextId;
+}
+
+uint64_t
+AnalyticChannel::GetMessagesDelivered() const
+{
+    return m_delivered;
+}
+
+uint64_t
+AnalyticChannel::GetBytesDelivered() const
+{
+    return m_bytesDelivered;
+}
+
+Ptr<AnalyticNetDevice>
+AnalyticChannel::GetAnalyticDevice(uint32_t i) const
+{
+    return m_devices.at(i);
+}
+
+int32_t
+AnalyticChannel::FindDevice(const Address& address) const
+{
+    for (size_t i = 0; i < m_devices.size(); ++i)
+    {
+        if (m_devices[i]->GetAddress() == address)
+        {
+            return static_cast<int32_t>(i);
+        }
+    }
+    return -1;
+}
+
+std::size_t
+AnalyticChannel::GetNDevices() const
+{
+    return m_devices.size();
+}
+
+Ptr<NetDevice>
+AnalyticChannel::GetDevice(std::size_t i) const
+{
+    return m_devices.at(i);
+}
+
+} // namespace ns3
