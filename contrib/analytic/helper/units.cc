@@ -39,11 +39,11 @@ SplitNumberUnit(const std::string& raw, const std::string& field, const std::str
     }
     if (!std::isfinite(v))
     {
-        throw InputError(field, "expected a finite " + expected + ", got '" + raw + "'");
+        throw InputError(field, "expected " + expected + " (finite), got '" + raw + "'");
     }
     if (v < 0)
     {
-        throw InputError(field, "expected a non-negative " + expected + ", got '" + raw + "'");
+        throw InputError(field, "expected " + expected + " (not negative), got '" + raw + "'");
     }
     return {v, Trim(std::string(end))};
 }

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-helper.h"
+
+#include "credit-flow-control.h"
+#include "ecn-marker.h"
+#include "pfc-flow-control.h"
+
+#include "ns3/boolean.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/uinteger.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+Ptr<FabricSwitch>
+FabricHelper::CreateSwitch() const
+{
+    return CreateObject<FabricSwitch>();
+}
+
+Ptr<FabricSwitch>
+FabricHelper::CreateSwitch(Time forwardingLatency, bool cutThrough) const
+{
+    Ptr<FabricSwitch> sw = CreateObject<FabricSwitch>();
+    sw->SetAttribute("ForwardingLatency", TimeValue(forwardingLatency));
+    sw->SetAttribute("CutThrough", BooleanValue(cutThrough));
+    return sw;
+}
+
+void
+FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& cfg)
+{
+    if (cfg.rate.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("rate: expected a data rate > 0");
+    }
+    if (cfg.mtu == 0)
+    {
+        throw std::invalid_argument("mtu: expected > 0 bytes");
+    }
+    dev->SetDataRate(cfg.rate);
+    dev->SetHeaderBytes(cfg.headerBytes);
+    dev->SetAttribute("MinWireBytes", UintegerValue(cfg.minWireBytes));
+    dev->SetAttribute("ControlFrameBytes", UintegerValue(cfg.controlFrameBytes));
+    dev->SetMtu(cfg.mtu);
+    dev->SetLinkType(cfg.linkType);
+    Ptr<FabricFlowControl> fc = CreateFabricFlowControl(cfg.flowControl);
+    if (cfg.flowControl == FabricFlowControlMode::CREDIT)
+    {
+        fc->SetAttribute("PeerBufferBytes", UintegerValue(cfg.creditBufferBytes));
+        fc->SetAttribute("Piggyback", BooleanValue(cfg.creditPiggyback));
+    }
+    else if (cfg.flowControl == FabricFlowControlMode::PFC)
+    {
+        fc->SetAttribute("LosslessClasses", UintegerValue(cfg.losslessClasses));
+    }
+    dev->SetFlowControl(fc);
+}
+
+FabricLink
+FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, const FabricLinkConfig& cfg) const
+{
+    if (cfg.delay.IsStrictlyNegative())
+    {
+        throw std::invalid_argument("delay: expected a time >= 0");
+    }
+    FabricLink l;
+    l.devA = CreateObject<FabricNetDevice>();
+    l.devB = CreateObject<FabricNetDevice>();
+    ConfigureDevice(l.devA, cfg);
+    ConfigureDevice(l.devB, cfg);
+    a->AddDevice(l.devA);
+    b->AddDevice(l.devB);
+    l.channel = CreateObject<FabricChannel>();
+    l.channel->SetDelay(cfg.delay);
+    l.devA->Attach(l.channel);
+    l.devB->Attach(l.channel);
+    auto join = [&cfg](Ptr<Node> n, Ptr<FabricNetDevice> d) {
+        Ptr<FabricSwitch> sw = DynamicCast<FabricSwitch>(n);
+        if (!sw)
+        {
+            return 0xFFFFFFFFu;
+        }
+        uint32_t port = sw->AddPort(d);
+        if (cfg.headroomBytes > 0)
+        {
+            sw->GetBuffer()->SetHeadroomBytes(port, cfg.headroomBytes);
+        }
+        if (!cfg.ecn)
+        {
+            d->SetEcnMarker(nullptr);
+        }
+        else if (d->GetEcnMarker() && cfg.ecnKminBytes > 0)
+        {
+            d->GetEcnMarker()->SetThresholds(cfg.ecnKminBytes, cfg.ecnKmaxBytes, cfg.ecnPmax);
+        }
+        return port;
+    };
+    l.portA = join(a, l.devA);
+    l.portB = join(b, l.devB);
+    return l;
+}
+
+void
+FabricHelper::EnablePcap(const std::string& prefix, Ptr<FabricNetDevice> dev)
+{
+    uint32_t dlt = 1; // DLT_EN10MB
+    switch (dev->GetLinkType())
+    {
+    case FabricLinkType::ETHERNET:
+        dlt = 1;
+        break;
+    case FabricLinkType::INFINIBAND:
+        dlt = 147; // DLT_USER0
+        break;
+    case FabricLinkType::NVLINK:
+        dlt = 148;
+        break;
+    case FabricLinkType::PCIE:
+        dlt = 149;
+        break;
+    case FabricLinkType::GENERIC:
+        dlt = 150;
+        break;
+    }
+    std::ostringstream name;
+    name << prefix << "-" << (dev->GetNode() ? dev->GetNode()->GetId() : 0) << "-"
+         << dev->GetIfIndex() << ".pcap";
+    Ptr<PcapFileWrapper> file = CreateObject<PcapFileWrapper>();
+    file->Open(name.str(), std::ios::out | std::ios::binary);
+    file->Init(dlt, 65535);
+    dev->SetPcap(file);
+}
+
+void
+FabricHelper::EnablePcap(const std::string& prefix, const NodeContainer& nodes)
+{
+    for (auto it = nodes.Begin(); it != nodes.End(); ++it)
+    {
+        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
+        {
+            Ptr<FabricNetDevice> d = DynamicCast<FabricNetDevice>((*it)->GetDevice(i));
+            if (d)
+            {
+                EnablePcap(prefix, d);
+            }
+        }
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-helper.h"
+
+#include "fabric-net-device.h"
+
+#include "ns3/boolean.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+std::vector<RdmaNicPreset>
+Presets()
+{
+    // PCIe Gen5 x16: 32 GT/s x 16 x 128/130 / 8 = 63.0 GB/s per direction raw
+    // (REFERENCE.md; 54.8 GB/s measured H2D on H100, hardware_anchors.csv).
+    const DataRate gen5("504Gbps");
+    // PCIe Gen4 x16: half of Gen5.
+    const DataRate gen4("252Gbps");
+    return {
+        {"cx7-ndr-ib", DataRate("400Gbps"), 4096, gen5, NanoSeconds(120), Time(0), false, 1, "none",
+         "NVIDIA ConnectX-7 NDR 400 Gb/s InfiniBand (QM97X0 manual: NDR 400 Gb/s per port), IB MTU "
+         "4096, PCIe Gen5 x16; IB runs credit flow control, no DCQCN. PCIe latency: assumption "
+         "(6 crossings + wire = 0.8 us EDR ib_send_lat back to back, REFERENCE.md)"},
+        {"dgx-h100-nic", DataRate("400Gbps"), 4096, gen5, NanoSeconds(220), Time(0), false, 1, "none",
+         "DGX H100: eight ConnectX-7 NDR, one per GPU, each on PCIe Gen5 x16 behind a PCIe switch; "
+         "the switch hop adds ~100 ns each way (assumption)"},
+        {"roce-100g", DataRate("100Gbps"), 1024, gen4, NanoSeconds(120), Time(0), false, 1,
+         "dcqcn:production",
+         "RoCEv2 100 GbE ConnectX (PCIe Gen4 x16), IB MTU 1024 on a 1500-byte Ethernet MTU, DCQCN "
+         "with the HPCC authors' production set"},
+        {"roce-400g", DataRate("400Gbps"), 4096, gen5, NanoSeconds(120), Time(0), false, 1,
+         "dcqcn:production",
+         "RoCEv2 400 GbE ConnectX-7 (PCIe Gen5 x16), IB MTU 4096 on jumbo frames, DCQCN with the "
+         "production set scaled to 400 Gb/s"},
+        {"nvlink4", DataRate("3600Gbps"), 256, DataRate("26800Gbps"), Time(0), NanoSeconds(600),
+         true, 64, "none",
+         "H100 NVLink 4: 450 GB/s per direction (18 x 25 GB/s), 256-byte packets with the "
+         "transport fields in the 16-byte header flit (HeadersInTag); the GPU reads HBM3 "
+         "(3.35 TB/s, H100 SXM datasheet) with no PCIe; startup 0.6 us = NCCL's NVLink hwLat "
+         "for LL (src/graph/tuning.cc) for an SM-driven transfer; one completion "
+         "acknowledgement per 64 packets (16 KiB; assumption: NVLink is reliable per link, the "
+         "end-to-end acknowledgement only completes the transfer)"},
+    };
+}
+} // namespace
+
+std::vector<std::string>
+RdmaHelper::PresetNames()
+{
+    std::vector<std::string> v;
+    for (const auto& p : Presets())
+    {
+        v.push_back(p.name);
+    }
+    return v;
+}
+
+RdmaNicPreset
+RdmaHelper::Preset(const std::string& name)
+{
+    for (const auto& p : Presets())
+    {
+        if (p.name == name)
+        {
+            return p;
+        }
+    }
+    std::string list;
+    for (const auto& n : PresetNames())
+    {
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    throw std::invalid_argument("rdma preset: expected one of " + list + ", got '" + name + "'");
+}
+
+Ptr<RdmaCongestionControl>
+RdmaHelper::CreateCongestionControl(const std::string& spec, DataRate lineRate)
+{
+    if (lineRate.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("congestion-control line rate: expected a rate > 0, got 0");
+    }
+    if (spec == "none")
+    {
+        return CreateObject<RdmaCcNone>();
+    }
+    std::string preset;
+    if (spec == "dcqcn")
+    {
+        preset = "paper";
+    }
+    else if (spec.rfind("dcqcn:", 0) == 0)
+    {
+        preset = spec.substr(6);
+    }
+    else
+    {
+        throw std::invalid_argument("congestion-control: expected none, dcqcn, dcqcn:paper, "
+                                    "dcqcn:production or dcqcn:connectx, got '" +
+                                    spec + "'");
+    }
+    Ptr<Dcqcn> d = CreateObject<Dcqcn>();
+    d->ApplyPreset(preset, lineRate);
+    return d;
+}
+
+Ptr<RdmaNic>
+RdmaHelper::Install(Ptr<FabricNetDevice> port, const std::string& name) const
+{
+    RdmaNicPreset p = Preset(name);
+    if (port->GetDataRate() != p.lineRate)
+    {
+        throw std::invalid_argument("rdma preset " + name + ": expected a port of " +
+                                    std::to_string(p.lineRate.GetBitRate() / 1000000000) +
+                                    " Gb/s, got " +
+                                    std::to_string(port->GetDataRate().GetBitRate() / 1000000000) +
+                                    " Gb/s");
+    }
+    Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+    nic->SetAttribute("HeadersInTag", BooleanValue(p.headersInTag));
+    nic->SetAttribute("Mtu", UintegerValue(p.mtu));
+    nic->SetAttribute("PcieRate", DataRateValue(p.pcieRate));
+    nic->SetAttribute("PcieLatency", TimeValue(p.pcieLatency));
+    nic->SetAttribute("EngineStartup", TimeValue(p.engineStartup));
+    nic->SetAttribute("AckInterval", UintegerValue(p.ackInterval));
+    nic->SetCongestionControl(CreateCongestionControl(p.congestion, port->GetDataRate()));
+    nic->Attach(port);
+    return nic;
+}
+
+Ptr<RdmaEndpoint>
+RdmaHelper::CreateEndpoint() const
+{
+    return CreateObject<RdmaEndpoint>();
+}
+
+} // namespace ns3

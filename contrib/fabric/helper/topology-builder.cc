@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "topology-builder.h"
+
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyFabricNetwork");
+NS_OBJECT_ENSURE_REGISTERED(FabricNetwork);
+
+FabricFlowControlMode
+ToFabricFlowControl(TopologyFlowControl fc)
+{
+    switch (fc)
+    {
+    case TopologyFlowControl::NONE:
+        return FabricFlowControlMode::NONE;
+    case TopologyFlowControl::PFC:
+        return FabricFlowControlMode::PFC;
+    case TopologyFlowControl::CREDIT:
+        return FabricFlowControlMode::CREDIT;
+    }
+    return FabricFlowControlMode::NONE;
+}
+
+FabricLinkType
+ToFabricLinkType(const std::string& protocol)
+{
+    if (protocol == "roce" || protocol == "ethernet")
+    {
+        return FabricLinkType::ETHERNET;
+    }
+    if (protocol == "infiniband")
+    {
+        return FabricLinkType::INFINIBAND;
+    }
+    if (protocol == "nvlink")
+    {
+        return FabricLinkType::NVLINK;
+    }
+    if (protocol == "pcie")
+    {
+        return FabricLinkType::PCIE;
+    }
+    return FabricLinkType::GENERIC;
+}
+
+FabricLinkConfig
+MakeFabricLinkConfig(const TopologyTier& tier, uint32_t lanes)
+{
+    FabricLinkConfig c;
+    c.rate = DataRate(tier.laneRate.GetBitRate() * lanes);
+    c.delay = tier.delay;
+    c.headerBytes = tier.headerBytes;
+    c.linkType = ToFabricLinkType(tier.protocol);
+    const bool ethernet = c.linkType == FabricLinkType::ETHERNET;
+    // Ethernet frames are padded to 64 B (+ 20 B preamble and gap) and a PFC
+    // frame is a minimum frame; the other links have no padding, and their
+    // credit returns are short link packets (PCIe UpdateFC DLLP 8 B, IB flow
+    // control packet 6 B, an NVLink flit 16 B): at least 8 B or the framing.
+    c.minWireBytes = ethernet ? 84 : 0;
+    c.controlFrameBytes = ethernet ? 84 : std::max<uint32_t>(8, tier.headerBytes);
+    if (tier.mtuBytes == 0 || tier.mtuBytes > 65535)
+    {
+        throw std::invalid_argument("tiers[" + tier.name + "].mtu_bytes: expected 1 to 65535 bytes, got " +
+                                    std::to_string(tier.mtuBytes));
+    }
+    c.mtu = static_cast<uint16_t>(tier.mtuBytes);
+    c.flowControl = ToFabricFlowControl(tier.flowControl);
+    if (tier.portBufferBytes > 0)
+    {
+        c.creditBufferBytes = tier.portBufferBytes;
+    }
+    // ECN marking matters where endpoints react to it (RoCE's DCQCN).
+    c.ecn = ethernet;
+    return c;
+}
+
+TypeId
+FabricNetwork::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricNetwork")
+            .SetParent<Object>()
+            .SetGroupName("Fabric")
+            .AddConstructor<FabricNetwork>()
+            .AddAttribute("EcmpSeed",
+                          "Seed of every switch's ECMP hash (FabricSwitch::EcmpSeed).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetwork::m_ecmpSeed),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("WatchdogStallTime",
+                          "Stall time of the watchdog InstallWatchdog() starts.",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(&FabricNetwork::m_watchdogStall),
+                          MakeTimeChecker(PicoSeconds(1)));
+    return tid;
+}
+
+FabricNetwork::FabricNetwork() = default;
+FabricNetwork::~FabricNetwork() = default;
+
+void
+FabricNetwork::DoDispose()
+{
+    m_links.clear();
+    m_deviceLink.clear();
+    m_nodes.clear();
+    m_all = NodeContainer();
+    m_endpoints = NodeContainer();
+    m_switches = NodeContainer();
+    Object::DoDispose();
+}
+
+void
+FabricNetwork::Build(const TopologyDescription& description)
+{
+    if (m_graph)
+    {
+        throw std::logic_error("FabricNetwork::Build called twice");
+    }
+    m_graph = std::make_unique<TopologyGraph>(description);
+    const TopologyGraph& g = *m_graph;
+    FabricHelper helper;
+    for (uint32_t v = 0; v < g.NodeCount(); ++v)
+    {
+        Ptr<Node> node;
+        if (IsEndpointKind(g.Node(v).kind))
+        {
+            node = CreateObject<Node>();
+        }
+        else
+        {
+            const TopologyTier* t = g.NodeTier(v);
+            Ptr<FabricSwitch> sw = helper.CreateSwitch(t->forwardingLatency, t->cutThrough);
+            sw->SetAttribute("EcmpSeed", UintegerValue(m_ecmpSeed));
+            if (t->switchBufferBytes > 0)
+            {
+                sw->GetBuffer()->SetAttribute("BufferBytes", UintegerValue(t->switchBufferBytes));
+            }
+            m_switches.Add(sw);
+            node = sw;
+        }
+        m_nodes.push_back(node);
+        m_all.Add(node);
+    }
+    for (uint32_t r = 0; r < g.EndpointCount(); ++r)
+    {
+        m_endpoints.Add(m_nodes[g.EndpointNode(r)]);
+    }
+    for (uint32_t l = 0; l < g.LinkCount(); ++l)
+    {
+        FabricLinkConfig cfg = MakeFabricLinkConfig(g.LinkTier(l), g.Link(l).lanes);
+        FabricLink link = helper.Connect(m_nodes[g.LinkA(l)], m_nodes[g.LinkB(l)], cfg);
+        for (bool a : {true, false})
+        {
+            uint32_t v = a ? g.LinkA(l) : g.LinkB(l);
+            int rank = g.RankOf(v);
+            if (rank >= 0)
+            {
+                (a ? link.devA : link.devB)->SetFabricAddress(static_cast<uint32_t>(rank));
+            }
+        }
+        m_deviceLink[PeekPointer(link.devA)] = l;
+        m_deviceLink[PeekPointer(link.devB)] = l;
+        m_linkPortA.push_back(link.portA);
+        m_linkPortB.push_back(link.portB);
+        m_links.push_back(link);
+    }
+    // Routes: a switch's egress candidates for each endpoint, as its port indices.
+    std::vector<uint32_t> ports;
+    for (uint32_t v = 0; v < g.NodeCount(); ++v)
+    {
+        Ptr<FabricSwitch> sw = GetSwitch(v);
+        if (!sw)
+        {
+            continue;
+        }
+        for (uint32_t r = 0; r < g.EndpointCount(); ++r)
+        {
+            ports.clear();
+            for (const auto& h : g.NextHops(v, r))
+            {
+                ports.push_back(g.LinkA(h.link) == v ? m_linkPortA[h.link] : m_linkPortB[h.link]);
+            }
+            if (!ports.empty())
+            {
+                sw->AddRoute(r, ports);
+            }
+        }
+    }
+    NS_LOG_INFO("built " << g.NodeCount() << " nodes (" << m_switches.GetN()
+                         << " switches/NICs), " << g.LinkCount() << " links");
+}
+
+void
+FabricNetwork::CheckBuilt() const
+{
+    if (!m_graph)
+    {
+        throw std::logic_error("FabricNetwork: Build() has not been called");
+    }
+}
+
+const TopologyGraph&
+FabricNetwork::GetTopology() const
+{
+    CheckBuilt();
+    return *m_graph;
+}
+
+uint32_t
+FabricNetwork::GetNEndpoints() const
+{
+    return GetTopology().EndpointCount();
+}
+
+Ptr<Node>
+FabricNetwork::GetNode(uint32_t topologyNode) const
+{
+    CheckBuilt();
+    return m_nodes.at(topologyNode);
+}
+
+Ptr<Node>
+FabricNetwork::GetEndpointNode(uint32_t rank) const
+{
+    return GetNode(GetTopology().EndpointNode(rank));
+}
+
+std::vector<Ptr<FabricNetDevice>>
+FabricNetwork::GetEndpointDevices(uint32_t rank) const
+{
+    const TopologyGraph& g = GetTopology();
+    uint32_t v = g.EndpointNode(rank);
+    std::vector<Ptr<FabricNetDevice>> devs;
+    for (uint32_t l : g.PortsOf(v))
+    {
+        devs.push_back(GetLinkDevice(l, g.LinkA(l) == v));
+    }
+    return devs;
+}
+
+Ptr<FabricNetDevice>
+FabricNetwork::GetEndpointDevice(uint32_t rank) const
+{
+    return GetEndpointDevices(rank).at(0);
+}
+
+Ptr<FabricNetDevice>
+FabricNetwork::GetEgressDevice(uint32_t srcRank, uint32_t dstRank, uint32_t flowId) const
+{
+    const TopologyGraph& g = GetTopology();
+    uint32_t v = g.EndpointNode(srcRank);
+    g.EndpointNode(dstRank); // range check
+    TopologyNextHops nh = g.NextHops(v, dstRank);
+    if (nh.empty())
+    {
+        return nullptr; // src == dst
+    }
+    const TopologyNextHop& h = nh[flowId % nh.size()];
+    return GetLinkDevice(h.link, g.LinkA(h.link) == v);
+}
+
+Ptr<FabricSwitch>
+FabricNetwork::GetSwitch(uint32_t topologyNode) const
+{
+    return DynamicCast<FabricSwitch>(GetNode(topologyNode));
+}
+
+Ptr<FabricNetDevice>
+FabricNetwork::GetLinkDevice(uint32_t link, bool a) const
+{
+    CheckBuilt();
+    const FabricLink& l = m_links.at(link);
+    return a ? l.devA : l.devB;
+}
+
+Ptr<FabricChannel>
+FabricNetwork::GetLinkChannel(uint32_t link) const
+{
+    CheckBuilt();
+    return m_links.at(link).channel;
+}
+
+TopologyPath
+FabricNetwork::Path(uint32_t srcRank, uint32_t dstRank, uint64_t flow) const
+{
+    return GetTopology().Path(srcRank, dstRank, flow);
+}
+
+TopologyPath
+FabricNetwork::PacketPath(uint32_t srcRank, uint32_t dstRank, uint32_t flowId, uint8_t priority) const
+{
+    const TopologyGraph& g = GetTopology();
+    TopologyPath path;
+    path.srcRank = srcRank;
+    path.dstRank = dstRank;
+    path.srcNode = g.EndpointNode(srcRank);
+    path.dstNode = g.EndpointNode(dstRank);
+    const FabricHeader header(srcRank, dstRank, flowId, priority);
+    Ptr<FabricNetDevice> dev = GetEgressDevice(srcRank, dstRank, flowId);
+    uint32_t at = path.srcNode;
+    while (dev && at != path.dstNode && path.hops.size() <= g.NodeCount())
+    {
+        uint32_t link = m_deviceLink.at(PeekPointer(dev));
+        path.hops.push_back(g.MakeHop(link, at, path.dstNode));
+        at = g.Peer(link, at);
+        Ptr<FabricSwitch> sw = GetSwitch(at);
+        if (!sw)
+        {
+            break;
+        }
+        uint32_t port = sw->SelectEgress(header);
+        if (port == 0xFFFFFFFFu)
+        {
+            throw std::logic_error("FabricNetwork: no route at " + g.Node(at).name);
+        }
+        dev = sw->GetPort(port);
+    }
+    if (at != path.dstNode)
+    {
+        throw std::logic_error("FabricNetwork: packet path from rank " + std::to_string(srcRank) +
+                               " does not reach rank " + std::to_string(dstRank));
+    }
+    return path;
+}
+
+std::vector<FabricPortReport>
+FabricNetwork::CollectCounters() const
+{
+    CheckBuilt();
+    return FabricHelper::CollectCounters(m_all);
+}
+
+FabricConservation
+FabricNetwork::CheckConservation() const
+{
+    CheckBuilt();
+    return FabricHelper::CheckConservation(m_all);
+}
+
+void
+FabricNetwork::AssertConservation() const
+{
+    FabricConservation c = CheckConservation();
+    if (!c.ok)
+    {
+        throw std::runtime_error(c.message);
+    }
+}
+
+Ptr<FabricWatchdog>
+FabricNetwork::InstallWatchdog()
+{
+    return InstallWatchdog(m_watchdogStall);
+}
+
+Ptr<FabricWatchdog>
+FabricNetwork::InstallWatchdog(Time stallTime)
+{
+    CheckBuilt();
+    Ptr<FabricWatchdog> w = CreateObject<FabricWatchdog>();
+    w->SetAttribute("StallTime", TimeValue(stallTime));
+    w->Install(m_all);
+    return w;
+}
+
+void
+FabricNetwork::EnablePcap(const std::string& prefix) const
+{
+    CheckBuilt();
+    FabricHelper::EnablePcap(prefix, m_all);
+}
+
+int64_t
+FabricNetwork::AssignStreams(int64_t stream)
+{
+    CheckBuilt();
+    int64_t used = 0;
+    for (uint32_t i = 0; i < m_switches.GetN(); ++i)
+    {
+        used += DynamicCast<FabricSwitch>(m_switches.Get(i))->AssignStreams(stream + used);
+    }
+    return used;
+}
+
+} // namespace ns3

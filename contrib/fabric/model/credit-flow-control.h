@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Credit-based link-level flow control as InfiniBand (per-VL flow-control
+// packets with cumulative credit limits) and NVLink do it: the sender starts
+// with credits equal to the receiver's buffer for each class (PeerBufferBytes)
+// and sends a packet only when its on-wire bytes fit the remaining credit; the
+// receiver returns credits as its buffer drains, in cumulative credit-update
+// frames that merge while one is waiting to be sent. No packet is ever
+// dropped on such a link, by construction.
+#ifndef HOCKNEY_CREDIT_FLOW_CONTROL_H
+#define HOCKNEY_CREDIT_FLOW_CONTROL_H
+
+#include "fabric-flow-control.h"
+
+#include <array>
+
+namespace ns3
+{
+
+class FabricCreditFlowControl : public FabricFlowControl
+{
+  public:
+    static TypeId GetTypeId();
+    FabricCreditFlowControl();
+    ~FabricCreditFlowControl() override;
+
+    FabricFlowControlMode GetMode() const override { return FabricFlowControlMode::CREDIT; }
+    bool IsLossless(uint8_t cls) const override { return true; }
+    uint64_t GetSendBudget(uint8_t cls) const override;
+    void NotifyTransmit(uint8_t cls, uint32_t wireBytes) override;
+    void ReceiveControl(const FabricHeader& header, Ptr<Packet> packet) override;
+    void IngressFreed(uint8_t cls, uint32_t wireBytes) override;
+    bool HasControlFrame() const override { return m_pending; }
+    bool CanPiggyback() const override { return m_piggyback; }
+    Ptr<Packet> TakeControlFrame() override;
+
+    /// Receiver buffer per class that the peer grants (attribute PeerBufferBytes).
+    uint64_t GetPeerBufferBytes() const { return m_peerBuffer; }
+
+  private:
+    uint64_t m_peerBuffer{65536};     ///< attribute PeerBufferBytes (per class)
+    uint32_t m_updateThreshold{1};    ///< attribute UpdateThresholdBytes
+    bool m_piggyback{true};           ///< attribute Piggyback
+    std::array<uint64_t, kFabricClasses> m_sent{};       ///< sender: bytes sent
+    std::array<uint64_t, kFabricClasses> m_peerFreed{};  ///< sender: latest cumulative freed
+    std::array<uint64_t, kFabricClasses> m_freed{};      ///< receiver: cumulative freed
+    std::array<uint64_t, kFabricClasses> m_reported{};   ///< receiver: last value sent
+    bool m_pending{false};
+};
+
+} // namespace ns3
+
+#endif

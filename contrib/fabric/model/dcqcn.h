@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments",
+// SIGCOMM 2015): the reaction point (rate cut on a CNP, alpha EWMA, rate
+// increase by a timer AND a byte counter through fast recovery, additive and
+// hyper increase) and the notification point (at most one CNP per flow per N).
+// The switch side (RED/ECN marking on the egress queue) is the switch's.
+#ifndef HOCKNEY_DCQCN_H
+#define HOCKNEY_DCQCN_H
+
+#include "rdma-congestion-control.h"
+
+#include "ns3/event-id.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// ECN marking values that belong with a DCQCN preset (they are set on the
+/// switches, not on the NIC).
+struct DcqcnMarking
+{
+    uint64_t kminBytes;
+    uint64_t kmaxBytes;
+    double pmax;
+};
+
+class Dcqcn : public RdmaCongestionControl
+{
+  public:
+    static TypeId GetTypeId();
+    Dcqcn();
+
+    std::string GetName() const override { return "Dcqcn"; }
+    Ptr<RdmaCongestionControl> Fork() const override;
+
+    void FlowStart(Ptr<RdmaRateState> state) override;
+    void CnpReceived(Ptr<RdmaRateState> state) override;
+    void BytesSent(Ptr<RdmaRateState> state, uint32_t bytes) override;
+    bool DataReceived(Ptr<RdmaRateState> state, bool ceMarked) override;
+    void Stop() override;
+
+    /**
+     * Sets every parameter to a named set, scaled to the port's line rate where
+     * the set is defined that way: "paper", "production", "connectx".
+     * \throws std::invalid_argument for an unknown name or a zero rate.
+     */
+    void ApplyPreset(const std::string& name, DataRate lineRate);
+    /// The switch ECN marking that goes with a preset at a link rate.
+    static DcqcnMarking PresetMarking(const std::string& name, DataRate lineRate);
+    static std::vector<std::string> PresetNames();
+
+    /// alpha now, including the decays of K intervals that passed while the
+    /// flow was at line rate and the timer was parked.
+    double GetAlpha() const;
+    uint32_t GetTimerStage() const { return m_timerStage; }
+    uint32_t GetByteStage() const { return m_byteStage; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void SetG(double g);
+    void SetInitialAlpha(double a);
+    void SetAlphaInterval(Time t);
+    void SetRateIncreaseInterval(Time t);
+    void SetCnpInterval(Time t);
+    void SetRateDecreaseInterval(Time t);
+    double GetG() const { return m_g; }
+    double GetInitialAlpha() const { return m_initialAlpha; }
+    Time GetAlphaInterval() const { return m_alphaInterval; }
+    Time GetRateIncreaseInterval() const { return m_increaseInterval; }
+    Time GetCnpInterval() const { return m_cnpInterval; }
+    Time GetRateDecreaseInterval() const { return m_decreaseInterval; }
+
+    void CatchUpAlpha();
+    void AlphaTimer();
+    void IncreaseTimer();
+    void Cut();
+    void Increase();
+    void ParkIfAtLineRate();
+
+    // Parameters (attributes).
+    double m_g;
+    double m_initialAlpha;
+    Time m_alphaInterval;    ///< K
+    Time m_increaseInterval; ///< T
+    uint64_t m_byteCounter;  ///< B, 0 = timer-only increase
+    uint32_t m_fastRecovery; ///< F
+    DataRate m_rai;
+    DataRate m_rhai;
+    DataRate m_minRate;
+    Time m_decreaseInterval; ///< 0: cut on every CNP
+    bool m_clampTargetRate;
+    Time m_cnpInterval; ///< N
+    bool m_cnpPerPort;
+
+    // Per-flow variables.
+    Ptr<RdmaRateState> m_state;
+    TracedValue<double> m_alpha;
+    Time m_lastAlphaTick;
+    bool m_limited{false}; ///< rate limiter engaged (below line rate)
+    uint32_t m_timerStage{0};
+    uint32_t m_byteStage{0};
+    uint64_t m_byteAcc{0};
+    bool m_increasedSinceCut{false};
+    bool m_cutPending{false};
+    Time m_lastCut;
+    bool m_everCut{false};
+    EventId m_alphaEvent;
+    EventId m_increaseEvent;
+    EventId m_decreaseEvent;
+    /// Time of the last CNP this notification point sent (shared between the
+    /// forks of one NIC when CNPs are paced per port, as ConnectX does).
+    struct NpClock
+    {
+        bool sent{false};
+        Time last;
+    };
+
+    std::shared_ptr<NpClock> m_np;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "ecn-marker.h"
+
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricEcnMarker);
+
+TypeId
+FabricEcnMarker::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricEcnMarker")
+            .SetParent<Object>()
+            .SetGroupName("Fabric")
+            .AddConstructor<FabricEcnMarker>()
+            .AddAttribute("Kmin", "Queue bytes below which nothing is marked.",
+                          UintegerValue(400000),
+                          MakeUintegerAccessor(&FabricEcnMarker::m_kmin),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Kmax", "Queue bytes above which everything ECT is marked.",
+                          UintegerValue(1600000),
+                          MakeUintegerAccessor(&FabricEcnMarker::m_kmax),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Pmax", "Mark probability reached at Kmax.",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&FabricEcnMarker::m_pmax),
+                          MakeDoubleChecker<double>(0.0, 1.0));
+    return tid;
+}
+
+FabricEcnMarker::FabricEcnMarker()
+    : m_rng(CreateObject<UniformRandomVariable>())
+{
+}
+
+FabricEcnMarker::~FabricEcnMarker() = default;
+
+void
+FabricEcnMarker::DoDispose()
+{
+    m_rng = nullptr;
+    Object::DoDispose();
+}
+
+void
+FabricEcnMarker::SetThresholds(uint64_t kminBytes, uint64_t kmaxBytes, double pmax)
+{
+    if (kmaxBytes < kminBytes)
+    {
+        throw std::invalid_argument("ecn-kmax: expected Kmax >= Kmin");
+    }
+    if (pmax < 0.0 || pmax > 1.0)
+    {
+        throw std::invalid_argument("ecn-pmax: expected a probability in [0, 1]");
+    }
+    m_kmin = kminBytes;
+    m_kmax = kmaxBytes;
+    m_pmax = pmax;
+}
+
+void
+FabricEcnMarker::DefaultsForRate(DataRate rate, uint64_t& kmin, uint64_t& kmax, double& pmax)
+{
+    // REFERENCE.md (HPCC authors' production-style set), KB = 1000 B.
+    uint64_t gbps = rate.GetBitRate() / 1000000000ull;
+    uint64_t kminKB = 100;
+    uint64_t kmaxKB = 400;
+    if (gbps >= 400)
+    {
+        kminKB = 800;
+        kmaxKB = 3200;
+    }
+    else if (gbps >= 200)
+    {
+        kminKB = 600;
+        kmaxKB = 2400;
+    }
+    else if (gbps >= 100)
+    {
+        kminKB = 400;
+        kmaxKB = 1600;
+    }
+    kmin = kminKB * 1000;
+    kmax = kmaxKB * 1000;
+    pmax = 0.2;
+}
+
+void
+FabricEcnMarker::ConfigureForRate(DataRate rate)
+{
+    DefaultsForRate(rate, m_kmin, m_kmax, m_pmax);
+}
+
+double
+FabricEcnMarker::MarkProbability(uint64_t q) const
+{
+    if (q <= m_kmin)
+    {
+        return 0.0;
+    }
+    if (q > m_kmax)
+    {
+        return 1.0;
+    }
+    return m_pmax * double(q - m_kmin) / double(m_kmax - m_kmin);
+}
+
+bool
+FabricEcnMarker::ShouldMark(uint64_t q)
+{
+    if (q <= m_kmin)
+    {
+        return false;
+    }
+    if (q > m_kmax)
+    {
+        return true;
+    }
+    return m_rng->GetValue() < MarkProbability(q);
+}
+
+int64_t
+FabricEcnMarker::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+} // namespace ns3

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// ECN marking at a switch egress, RED on the instantaneous queue as DCQCN's
+// congestion point does it (Zhu et al., SIGCOMM 2015): no mark below Kmin,
+// probability rising linearly from 0 at Kmin to Pmax at Kmax, always above
+// Kmax. Only ECT packets are marked (to CE). The queue a packet sees is the
+// bytes of its class still queued at the egress when it starts transmission.
+// Defaults per link rate (REFERENCE.md, production-style set, KB = 1000 B,
+// Pmax 0.2): <=25G 100/400, 100G 400/1600, 200G 600/2400, >=400G 800/3200;
+// a rate between table rows takes the row below it.
+#ifndef HOCKNEY_ECN_MARKER_H
+#define HOCKNEY_ECN_MARKER_H
+
+#include "ns3/data-rate.h"
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+class FabricEcnMarker : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    FabricEcnMarker();
+    ~FabricEcnMarker() override;
+
+    /// RED line: mark probability for a queue of `queueBytes`.
+    double MarkProbability(uint64_t queueBytes) const;
+    /// Draws once against MarkProbability (no draw below Kmin or above Kmax).
+    bool ShouldMark(uint64_t queueBytes);
+
+    /// Sets Kmin, Kmax, Pmax from the per-link-rate table.
+    void ConfigureForRate(DataRate rate);
+    static void DefaultsForRate(DataRate rate, uint64_t& kmin, uint64_t& kmax, double& pmax);
+
+    void SetThresholds(uint64_t kminBytes, uint64_t kmaxBytes, double pmax);
+    uint64_t GetKmin() const { return m_kmin; }
+    uint64_t GetKmax() const { return m_kmax; }
+    double GetPmax() const { return m_pmax; }
+
+    /// Fixes the random stream; returns the number of streams used (1).
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    uint64_t m_kmin{400000};
+    uint64_t m_kmax{1600000};
+    double m_pmax{0.2};
+    Ptr<UniformRandomVariable> m_rng;
+};
+
+} // namespace ns3
+
+#endif

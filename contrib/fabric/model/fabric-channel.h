@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// A full-duplex point-to-point link between two FabricNetDevices with a
+// propagation Delay. The sending port serializes; the channel only schedules
+// the reception on the peer node (ScheduleWithContext, as ns-3's distributed
+// simulator requires: the Delay is the lookahead). A receiving port in
+// cut-through mode is handed the packet once its header has arrived, with the
+// time its last bit arrives; otherwise at the last bit.
+#ifndef HOCKNEY_FABRIC_CHANNEL_H
+#define HOCKNEY_FABRIC_CHANNEL_H
+
+#include "fabric-header.h"
+
+#include "ns3/channel.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+
+namespace ns3
+{
+
+class FabricNetDevice;
+
+class FabricChannel : public Channel
+{
+  public:
+    static TypeId GetTypeId();
+    FabricChannel();
+    ~FabricChannel() override;
+
+    /// Attaches a device; a channel takes exactly two. False if full.
+    bool Attach(Ptr<FabricNetDevice> device);
+    /// The other end of `device` (nullptr if not attached yet).
+    Ptr<FabricNetDevice> GetPeer(const FabricNetDevice* device) const;
+
+    /// Called by `src` when a packet starts serialization of `txTime`, whose
+    /// header takes `headerTime` (<= txTime) to serialize.
+    void Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
+                  Time txTime, Time headerTime);
+
+    Time GetDelay() const { return m_delay; }
+    void SetDelay(Time delay) { m_delay = delay; }
+
+    std::size_t GetNDevices() const override;
+    Ptr<NetDevice> GetDevice(std::size_t i) const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Time m_delay;
+    Ptr<FabricNetDevice> m_dev[2];
+};
+
+} // namespace ns3
+
+#endif

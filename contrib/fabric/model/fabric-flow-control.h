@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Link-level flow control as a small strategy a FabricNetDevice consults
+// before it sends (as ns-3 TCP consults TcpCongestionOps). One transmit state
+// machine serves every port kind; the strategy says how many bytes a class may
+// send now, consumes the peer's link-local frames (pause, credit) and produces
+// its own when the local ingress accounting asks for it.
+//
+//   sender side   : GetSendBudget(c), NotifyTransmit(c, bytes), ReceiveControl(frame)
+//   receiver side : IngressCongested(c) / IngressUncongested(c)  (PFC XOFF / XON)
+//                   IngressFreed(c, bytes)                         (credit return)
+//                   HasControlFrame() / TakeControlFrame()         (polled by the port)
+//
+// All byte counts are on-wire bytes of the link (see fabric-header.h).
+#ifndef HOCKNEY_FABRIC_FLOW_CONTROL_H
+#define HOCKNEY_FABRIC_FLOW_CONTROL_H
+
+#include "fabric-header.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace ns3
+{
+
+class FabricNetDevice;
+
+/// Flow-control scheme of a link (both ends use the same one).
+enum class FabricFlowControlMode
+{
+    NONE,  ///< lossy: tail drop at the switch buffer, counted
+    PFC,   ///< IEEE 802.1Qbb priority flow control (RoCE)
+    CREDIT ///< credit-based link-level flow control (InfiniBand, NVLink)
+};
+
+/// "none" / "pfc" / "credit".
+std::string ToString(FabricFlowControlMode m);
+/// Parses "none", "pfc", "credit"; throws std::invalid_argument
+/// ("flow-control: expected none, pfc or credit") otherwise.
+FabricFlowControlMode ParseFabricFlowControlMode(const std::string& s);
+
+/**
+ * \brief Base of the flow-control strategies; on its own it is "none":
+ * never blocks, produces no frames, is not lossless.
+ */
+class FabricFlowControl : public Object
+{
+  public:
+    static constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
+
+    static TypeId GetTypeId();
+    ~FabricFlowControl() override;
+
+    /// Called once by the device that owns the strategy.
+    virtual void Attach(FabricNetDevice* device);
+    FabricNetDevice* GetDevice() const { return m_device; }
+
+    virtual FabricFlowControlMode GetMode() const { return FabricFlowControlMode::NONE; }
+    /// True when packets of class cls are never dropped on this link.
+    virtual bool IsLossless(uint8_t cls) const { return false; }
+
+    /// On-wire bytes class cls may start sending now; 0 = blocked (paused or
+    /// out of credits), kUnlimited = not limited.
+    virtual uint64_t GetSendBudget(uint8_t cls) const { return kUnlimited; }
+    /// A data packet of wireBytes in class cls started transmission.
+    virtual void NotifyTransmit(uint8_t cls, uint32_t wireBytes) {}
+    /// A link-local frame arrived from the peer (packet still begins with its FabricHeader).
+    virtual void ReceiveControl(const FabricHeader& header, Ptr<Packet> packet) {}
+
+    /// Local ingress accounting of class cls on this port crossed XOFF.
+    virtual void IngressCongested(uint8_t cls) {}
+    /// Local ingress accounting of class cls on this port fell back to XON.
+    virtual void IngressUncongested(uint8_t cls) {}
+    /// wireBytes of class cls that arrived on this port left the local buffer.
+    virtual void IngressFreed(uint8_t cls, uint32_t wireBytes) {}
+
+    /// True while a link-local frame waits to be sent (strict priority on the port).
+    virtual bool HasControlFrame() const { return false; }
+    /// True if a pending frame may ride on an outgoing data packet at no wire
+    /// cost (NVLink credits travel in flit headers); it is then delivered with
+    /// that packet's last bit. A standalone frame is sent only when no data is
+    /// ready. PFC pause frames never piggyback.
+    virtual bool CanPiggyback() const { return false; }
+    /// Builds the pending frame from the current state (so frames merge) and
+    /// clears the pending flag; nullptr if none.
+    virtual Ptr<Packet> TakeControlFrame() { return nullptr; }
+
+  protected:
+    void DoDispose() override;
+    FabricNetDevice* m_device{nullptr}; ///< owner; same node, never null after Attach
+};
+
+/**
+ * \brief Creates the strategy for a mode with its default attributes.
+ */
+Ptr<FabricFlowControl> CreateFabricFlowControl(FabricFlowControlMode mode);
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The header every packet on the fabric begins with, and the bodies of the two
+// link-local control frames (PFC pause, credit update).
+//
+// The FabricHeader stands in for the link and network framing a packet does
+// not physically carry in the simulation: a port counts a packet's on-wire
+// bytes as (packet size - FabricHeader::kSerializedSize) + the port's
+// HeaderBytes attribute (RoCEv2: Eth 14 + IPv4 20 + UDP 8 + ICRC 4 + FCS 4 +
+// preamble 8 + IFG 12 = 70; IB: LRH 8 + ICRC 4 + VCRC 2 = 14; ...). Transport
+// headers that are physically in the payload (the RDMA NIC's BTH) count as
+// payload bytes. Goodput = rate x payload / (payload + headers) then emerges.
+#ifndef HOCKNEY_FABRIC_HEADER_H
+#define HOCKNEY_FABRIC_HEADER_H
+
+#include "ns3/header.h"
+
+#include <array>
+#include <cstdint>
+
+namespace ns3
+{
+
+/// Number of priority classes of every fabric port (IEEE 802.1p / 802.1Qbb).
+constexpr uint8_t kFabricClasses = 8;
+
+/// Fabric endpoint address that means "none" (switch ports have no address).
+constexpr uint32_t kFabricNoAddress = 0xFFFFFFFFu;
+
+/**
+ * \brief Fabric framing: src/dst endpoint ids, flow id, class, ECN, kind.
+ *
+ * Serialized layout (16 bytes, network order): src u32, dst u32, flow u32,
+ * u8 (priority in bits 0-2, ECN codepoint in bits 3-4), u8 kind, u16 zero.
+ */
+class FabricHeader : public Header
+{
+  public:
+    /// ECN codepoint, with the values of the two ECN bits of IPv4's TOS (RFC 3168).
+    enum Ecn : uint8_t
+    {
+        NOT_ECT = 0,
+        ECT1 = 1,
+        ECT0 = 2,
+        CE = 3
+    };
+
+    /// What a packet is. Only DATA is forwarded by switches; the others are
+    /// link-local frames consumed by the receiving port's flow control.
+    enum Kind : uint8_t
+    {
+        DATA = 0,         ///< anything endpoints exchange (payload, ACKs, CNPs, ...)
+        PFC_PAUSE = 1,    ///< IEEE 802.1Qbb pause; body: FabricPauseBody
+        CREDIT_UPDATE = 2 ///< link-level credit return; body: FabricCreditBody
+    };
+
+    static constexpr uint32_t kSerializedSize = 16;
+
+    FabricHeader() = default;
+    FabricHeader(uint32_t src, uint32_t dst, uint32_t flowId, uint8_t priority,
+                 Ecn ecn = NOT_ECT, Kind kind = DATA);
+
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint32_t GetSource() const { return m_src; }
+    uint32_t GetDestination() const { return m_dst; }
+    /// Flow identity: the ECMP hash input together with src and dst; the NIC's QP/flow id.
+    uint32_t GetFlowId() const { return m_flow; }
+    /// Priority class 0-7.
+    uint8_t GetPriority() const { return m_priority; }
+    Ecn GetEcn() const { return m_ecn; }
+    Kind GetKind() const { return m_kind; }
+    /// True for ECT(0) and ECT(1): the packet's transport reacts to CE.
+    bool IsEctCapable() const { return m_ecn == ECT0 || m_ecn == ECT1; }
+
+    void SetSource(uint32_t v) { m_src = v; }
+    void SetDestination(uint32_t v) { m_dst = v; }
+    void SetFlowId(uint32_t v) { m_flow = v; }
+    /// \param v class 0-7 (values above 7 throw std::invalid_argument)
+    void SetPriority(uint8_t v);
+    void SetEcn(Ecn v) { m_ecn = v; }
+    void SetKind(Kind v) { m_kind = v; }
+
+  private:
+    uint32_t m_src{kFabricNoAddress};
+    uint32_t m_dst{kFabricNoAddress};
+    uint32_t m_flow{0};
+    uint8_t m_priority{0};
+    Ecn m_ecn{NOT_ECT};
+    Kind m_kind{DATA};
+};
+
+/**
+ * \brief Body of a PFC pause frame (IEEE 802.1Qbb): class-enable vector and
+ * eight pause timers in quanta of 512 bit times at the link rate.
+ *
+ * A timer of 0 for an enabled class is an XON (resume). Serialized as in the
+ * standard's MAC control frame after the opcode: u16 vector, 8 x u16 timers.
+ */
+class FabricPauseBody : public Header
+{
+  public:
+    static constexpr uint32_t kSerializedSize = 18;
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint16_t classEnable{0};               ///< bit c set: timer c applies to class c
+    std::array<uint16_t, kFabricClasses> quanta{}; ///< pause time, units of 512 bit times
+};
+
+/**
+ * \brief Body of a credit update: for each class, the total buffer bytes the
+ * receiver has freed since the link came up (cumulative, as InfiniBand's FCCL,
+ * so a lost or merged update is harmless). The sender's credit for class c is
+ * limit_c + freed_c - sent_c, all in on-wire bytes of that link.
+ */
+class FabricCreditBody : public Header
+{
+  public:
+    static constexpr uint32_t kSerializedSize = 8 * kFabricClasses;
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    std::array<uint64_t, kFabricClasses> freedBytes{};
+};
+
+} // namespace ns3
+
+#endif

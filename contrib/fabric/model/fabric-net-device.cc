@@ -1,0 +1,1021 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-net-device.h"
+
+#include "ecn-marker.h"
+#include "fabric-channel.h"
+#include "fabric-switch.h"
+
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyFabricNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(FabricNetDevice);
+
+namespace
+{
+constexpr uint32_t kNoPort = 0xFFFFFFFFu;
+constexpr uint32_t kHdr = FabricHeader::kSerializedSize;
+
+std::string
+WeightsToString(const std::array<uint32_t, kFabricClasses>& w)
+{
+    std::ostringstream os;
+    for (uint8_t c = 0; c < kFabricClasses; ++c)
+    {
+        os << (c ? "," : "") << w[c];
+    }
+    return os.str();
+}
+} // namespace
+
+TypeId
+FabricNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("Fabric")
+            .AddConstructor<FabricNetDevice>()
+            .AddAttribute("DataRate",
+                          "Line rate of the transmitter.",
+                          DataRateValue(DataRate("100Gbps")),
+                          MakeDataRateAccessor(&FabricNetDevice::SetDataRate,
+                                               &FabricNetDevice::GetDataRate),
+                          MakeDataRateChecker())
+            .AddAttribute("HeaderBytes",
+                          "On-wire framing bytes per packet in place of the FabricHeader "
+                          "(RoCEv2 Ethernet 70, IB 14 + ...; see fabric.md).",
+                          UintegerValue(70),
+                          MakeUintegerAccessor(&FabricNetDevice::m_headerBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("MinWireBytes",
+                          "Smallest frame on the wire in bytes (Ethernet 64 + 20 preamble/IFG "
+                          "= 84; 0 = no floor).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetDevice::m_minWireBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("ControlFrameBytes",
+                          "On-wire bytes of a link-local frame (PFC pause: 64 + 20 = 84).",
+                          UintegerValue(84),
+                          MakeUintegerAccessor(&FabricNetDevice::m_controlFrameBytes),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Mtu",
+                          "Largest packet in bytes after the FabricHeader (transport "
+                          "headers + payload).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&FabricNetDevice::SetMtu,
+                                               &FabricNetDevice::GetMtu),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("FabricAddress",
+                          "Endpoint id of this port (0xFFFFFFFF on switch ports).",
+                          UintegerValue(kFabricNoAddress),
+                          MakeUintegerAccessor(&FabricNetDevice::m_address),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("MaxQueueBytes",
+                          "Per-class limit of the Send() queues in bytes (0 = unlimited); "
+                          "switch egress queues are bounded by the switch buffer instead.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetDevice::m_maxQueueBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("CutThrough",
+                          "Receive side: hand packets up once their header has arrived.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FabricNetDevice::m_cutThrough),
+                          MakeBooleanChecker())
+            .AddAttribute("Scheduler",
+                          "Scheduling among non-strict data classes.",
+                          EnumValue(ROUND_ROBIN),
+                          MakeEnumAccessor(&FabricNetDevice::m_scheduler),
+                          MakeEnumChecker(ROUND_ROBIN, "RoundRobin", DWRR, "Dwrr"))
+            .AddAttribute("ClassWeights",
+                          "DWRR weights of classes 0-7, comma separated.",
+                          StringValue("1,1,1,1,1,1,1,1"),
+                          MakeStringAccessor(&FabricNetDevice::SetClassWeights,
+                                             &FabricNetDevice::GetClassWeights),
+                          MakeStringChecker())
+            .AddAttribute("DwrrQuantum",
+                          "DWRR quantum per unit weight, in payload bytes.",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&FabricNetDevice::m_dwrrQuantum),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("StrictPriorityClasses",
+                          "Bit mask of classes served by strict priority (higher class "
+                          "first) before the others; default class 7 (ACKs, CNPs).",
+                          UintegerValue(0x80),
+                          MakeUintegerAccessor(&FabricNetDevice::m_strictMask),
+                          MakeUintegerChecker<uint8_t>())
+            .AddTraceSource("PhyTxBegin",
+                            "A packet (data or link-local) starts serialization.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxBeginTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxEnd",
+                            "A packet's last bit left the transmitter.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxEnd",
+                            "A packet was received (at its header on cut-through ports).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyRxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacTxDrop",
+                            "A packet was dropped at this port (queue full, switch ingress "
+                            "admission, no route).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_macTxDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacRx",
+                            "A DATA packet is handed up at an endpoint.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_macRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcPause",
+                            "The peer paused a class of this transmitter (class).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_pfcPauseTrace),
+                            "ns3::TracedValueCallback::Uint8")
+            .AddTraceSource("PfcResume",
+                            "A paused class of this transmitter resumed (class).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_pfcResumeTrace),
+                            "ns3::TracedValueCallback::Uint8")
+            .AddTraceSource("EcnMark",
+                            "This egress set CE on a packet (packet, class queue bytes).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_ecnMarkTrace),
+                            "ns3::FabricNetDevice::EcnMarkCallback")
+            .AddTraceSource("QueueLength",
+                            "Bytes queued in a class changed (class, bytes).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_queueLengthTrace),
+                            "ns3::FabricNetDevice::QueueLengthCallback");
+    return tid;
+}
+
+FabricNetDevice::FabricNetDevice()
+{
+    m_weights.fill(1);
+    m_fc = CreateObject<FabricFlowControl>();
+    m_fc->Attach(this);
+}
+
+FabricNetDevice::~FabricNetDevice() = default;
+
+void
+FabricNetDevice::DoInitialize()
+{
+    NetDevice::DoInitialize();
+}
+
+void
+FabricNetDevice::DoDispose()
+{
+    m_txEvent.Cancel();
+    m_txPending = false;
+    for (auto& q : m_queues)
+    {
+        q.items.clear();
+        q.bytes = 0;
+    }
+    m_queuedBytes = 0;
+    m_queuedPackets = 0;
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_peer = nullptr;
+    m_switch = nullptr;
+    if (m_fc)
+    {
+        m_fc->Dispose();
+    }
+    m_fc = nullptr;
+    m_ecn = nullptr;
+    m_pcap = nullptr;
+    m_source = TxSource();
+    m_fabricRx = FabricRxCallback();
+    m_rxCallback = NetDevice::ReceiveCallback();
+    NetDevice::DoDispose();
+}
+
+// ---------------------------------------------------------------- config
+
+void
+FabricNetDevice::SetClassWeights(std::string s)
+{
+    std::array<uint32_t, kFabricClasses> w{};
+    std::istringstream is(s);
+    std::string tok;
+    uint8_t c = 0;
+    while (std::getline(is, tok, ','))
+    {
+        if (c >= kFabricClasses || tok.empty() ||
+            tok.find_first_not_of("0123456789") != std::string::npos)
+        {
+            throw std::invalid_argument("ClassWeights: expected 8 comma-separated integers");
+        }
+        w[c++] = std::stoul(tok);
+    }
+    if (c != kFabricClasses)
+    {
+        throw std::invalid_argument("ClassWeights: expected 8 comma-separated integers");
+    }
+    m_weights = w;
+}
+
+std::string
+FabricNetDevice::GetClassWeights() const
+{
+    return WeightsToString(m_weights);
+}
+
+void
+FabricNetDevice::SetDataRate(DataRate rate)
+{
+    if (rate.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("rate: expected a data rate > 0");
+    }
+    m_rate = rate;
+}
+
+void
+FabricNetDevice::SetFabricAddress(uint32_t address)
+{
+    m_address = address;
+}
+
+void
+FabricNetDevice::SetFlowControl(Ptr<FabricFlowControl> fc)
+{
+    if (m_fc)
+    {
+        m_fc->Dispose();
+    }
+    m_fc = fc ? fc : CreateObject<FabricFlowControl>();
+    m_fc->Attach(this);
+}
+
+void
+FabricNetDevice::Attach(Ptr<FabricChannel> channel)
+{
+    if (!channel->Attach(this))
+    {
+        throw std::invalid_argument("channel: expected a channel with a free end");
+    }
+    m_channel = channel;
+    // Cache the peer on both ends once the second joins.
+    Ptr<FabricNetDevice> peer = channel->GetPeer(this);
+    if (peer)
+    {
+        m_peer = PeekPointer(peer);
+        peer->m_peer = this;
+    }
+}
+
+Ptr<FabricNetDevice>
+FabricNetDevice::GetPeer() const
+{
+    return m_peer;
+}
+
+void
+FabricNetDevice::SetSwitch(FabricSwitch* sw, uint32_t portIndex)
+{
+    m_switch = sw;
+    m_portIndex = portIndex;
+}
+
+// ---------------------------------------------------------------- timing
+
+uint32_t
+FabricNetDevice::WireBytes(uint32_t packetSize) const
+{
+    uint32_t payload = packetSize > kHdr ? packetSize - kHdr : 0;
+    return std::max(payload + m_headerBytes, m_minWireBytes);
+}
+
+Time
+FabricNetDevice::SerializationTime(uint64_t wireBytes) const
+{
+    // Integer picoseconds, rounded to nearest: bytes * 8e12 / bps. A double
+    // would drift by a picosecond at some sizes and rates.
+    unsigned __int128 bps = m_rate.GetBitRate();
+    unsigned __int128 num = (unsigned __int128)wireBytes * 8u * 1000000000000ull;
+    uint64_t ps = uint64_t((num + bps / 2) / bps);
+    return PicoSeconds(ps);
+}
+
+// ---------------------------------------------------------------- sending
+
+bool
+FabricNetDevice::SendFabric(Ptr<Packet> packet)
+{
+    FabricHeader h;
+    if (packet->GetSize() < kHdr)
+    {
+        throw std::invalid_argument("packet: expected a FabricHeader at the front");
+    }
+    packet->PeekHeader(h);
+    uint32_t payload = packet->GetSize() - kHdr;
+    uint8_t c = h.GetPriority();
+    if (payload > m_mtu || (m_maxQueueBytes && m_queues[c].bytes + payload > m_maxQueueBytes))
+    {
+        m_macTxDropTrace(packet);
+        return false;
+    }
+    Enqueue(Item{packet, h, payload, kNoPort, 0, Time(), Time()});
+    return true;
+}
+
+bool
+FabricNetDevice::SendFabric(Ptr<Packet> packet, const FabricHeader& header)
+{
+    FabricHeader h = header;
+    if (h.GetSource() == kFabricNoAddress)
+    {
+        h.SetSource(m_address);
+    }
+    packet->AddHeader(h);
+    return SendFabric(packet);
+}
+
+void
+FabricNetDevice::SetTxSource(TxSource source, uint8_t classMask)
+{
+    m_source = source;
+    m_sourceMask = source.IsNull() ? 0 : classMask;
+    if (!m_source.IsNull())
+    {
+        TryTransmit();
+    }
+}
+
+void
+FabricNetDevice::NotifyTxReady()
+{
+    TryTransmit();
+}
+
+void
+FabricNetDevice::Enqueue(Item&& item)
+{
+    uint8_t c = item.header.GetPriority();
+    ClassQueue& q = m_queues[c];
+    q.bytes += item.payloadBytes;
+    m_queuedBytes += item.payloadBytes;
+    ++m_queuedPackets;
+    q.items.push_back(std::move(item));
+    m_nonEmptyMask |= uint8_t(1u << c);
+    if (m_queuedBytes > m_counters.maxQueueBytes)
+    {
+        m_counters.maxQueueBytes = m_queuedBytes;
+    }
+    m_queueLengthTrace(c, q.bytes);
+    TryTransmit();
+}
+
+void
+FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header,
+                                  uint32_t ingressPort, uint32_t ingressWireBytes, Time ready,
+                                  Time rxEnd)
+{
+    uint32_t payload = packet->GetSize() - kHdr;
+    Item item{packet, header, payload, ingressPort, ingressWireBytes, ready, rxEnd};
+    // Fast path of an idle port (the common case in an uncongested fabric):
+    // nothing queued, nothing to signal, the class may send -> start now,
+    // with exactly the decision the scheduler would take.
+    Time now = Simulator::Now();
+    if (m_nonEmptyMask == 0 && m_sourceMask == 0 && !m_txPending && now >= m_txFreeAt &&
+        ready <= now && m_channel && m_peer && !m_fc->HasControlFrame() &&
+        m_fc->GetSendBudget(header.GetPriority()) >= WireBytes(payload + kHdr))
+    {
+        StartTransmission(item);
+        return;
+    }
+    Enqueue(std::move(item));
+}
+
+bool
+FabricNetDevice::IsBusy() const
+{
+    return Simulator::Now() < m_txFreeAt;
+}
+
+void
+FabricNetDevice::TransmitReadyEvent()
+{
+    m_txPending = false;
+    TryTransmit();
+}
+
+void
+FabricNetDevice::TryTransmit()
+{
+    if (!m_channel || !m_peer)
+    {
+        return;
+    }
+    Time now = Simulator::Now();
+    if (now < m_txFreeAt)
+    {
+        if (!m_txPending)
+        {
+            m_txPending = true;
+            m_txEvent = Simulator::Schedule(m_txFreeAt - now, &FabricNetDevice::TransmitReadyEvent,
+                                            this);
+        }
+        return;
+    }
+    if (m_txPending)
+    {
+        // Only a wait for a forwarding-latency deadline can be pending here.
+        m_txPending = false;
+        m_txEvent.Cancel();
+    }
+    bool control = m_fc->HasControlFrame();
+    if (control && !m_fc->CanPiggyback())
+    {
+        StartControl(m_fc->TakeControlFrame());
+        return;
+    }
+    Item item;
+    Time notBefore = Time::Max();
+    if (PickData(item, notBefore))
+    {
+        StartTransmission(item); // carries a piggybacked frame, if any
+        return;
+    }
+    if (control)
+    {
+        StartControl(m_fc->TakeControlFrame());
+        return;
+    }
+    if (notBefore != Time::Max())
+    {
+        m_txPending = true;
+        m_txEvent = Simulator::Schedule(notBefore - now, &FabricNetDevice::TransmitReadyEvent, this);
+    }
+}
+
+bool
+FabricNetDevice::TakeFromClass(uint8_t c, uint64_t budget, Item& out, Time& notBefore)
+{
+    if (budget == 0)
+    {
+        return false;
+    }
+    ClassQueue& q = m_queues[c];
+    if (!q.items.empty())
+    {
+        Item& head = q.items.front();
+        if (WireBytes(head.payloadBytes + kHdr) > budget)
+        {
+            return false; // out of credit for the head: wait for an update
+        }
+        if (head.ready > Simulator::Now())
+        {
+            notBefore = std::min(notBefore, head.ready);
+            return false;
+        }
+        out = std::move(head);
+        q.items.pop_front();
+        if (q.items.empty())
+        {
+            m_nonEmptyMask &= uint8_t(~(1u << c));
+        }
+        q.bytes -= out.payloadBytes;
+        m_queuedBytes -= out.payloadBytes;
+        --m_queuedPackets;
+        m_queueLengthTrace(c, q.bytes);
+        return true;
+    }
+    if (!((m_sourceMask >> c) & 1u))
+    {
+        return false;
+    }
+    uint64_t maxSize = uint64_t(m_mtu) + kHdr;
+    if (budget != FabricFlowControl::kUnlimited)
+    {
+        if (budget < m_minWireBytes || budget < m_headerBytes)
+        {
+            return false;
+        }
+        maxSize = std::min<uint64_t>(maxSize, budget - m_headerBytes + kHdr);
+    }
+    Ptr<Packet> p = m_source(c, uint32_t(maxSize));
+    if (!p)
+    {
+        return false;
+    }
+    FabricHeader h;
+    p->PeekHeader(h);
+    out = Item{p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()};
+    return true;
+}
+
+bool
+FabricNetDevice::PickData(Item& out, Time& notBefore)
+{
+    // Only classes with a queued packet or a source can send.
+    uint8_t candidates = m_nonEmptyMask | m_sourceMask;
+    if (!candidates)
+    {
+        return false;
+    }
+    // Strict-priority classes, highest first.
+    if (m_strictMask & candidates)
+    {
+        for (int c = kFabricClasses - 1; c >= 0; --c)
+        {
+            if (((m_strictMask & candidates) >> c) & 1u &&
+                TakeFromClass(uint8_t(c), m_fc->GetSendBudget(uint8_t(c)), out, notBefore))
+            {
+                return true;
+            }
+        }
+    }
+    if (m_scheduler == ROUND_ROBIN)
+    {
+        for (uint8_t k = 0; k < kFabricClasses; ++k)
+        {
+            uint8_t c = (m_rrNext + k) % kFabricClasses;
+            if (((candidates & ~m_strictMask) >> c) & 1u &&
+                TakeFromClass(c, m_fc->GetSendBudget(c), out, notBefore))
+            {
+                m_rrNext = (c + 1) % kFabricClasses;
+                return true;
+            }
+        }
+        return false;
+    }
+    // DWRR: a class may send while its deficit is positive; a visit with an
+    // exhausted deficit adds weight x quantum and moves on. Deficits of
+    // classes that had nothing to send are reset, so idle classes bank nothing.
+    for (int pass = 0; pass < 64; ++pass)
+    {
+        bool starved = false;
+        for (uint8_t k = 0; k < kFabricClasses; ++k)
+        {
+            uint8_t c = (m_rrNext + k) % kFabricClasses;
+            if ((m_strictMask >> c) & 1u || m_weights[c] == 0)
+            {
+                continue;
+            }
+            if (!((candidates >> c) & 1u))
+            {
+                m_deficit[c] = 0;
+                continue;
+            }
+            if (m_deficit[c] <= 0)
+            {
+                m_deficit[c] += int64_t(m_weights[c]) * m_dwrrQuantum;
+                if (m_deficit[c] <= 0)
+                {
+                    starved = true;
+                    continue;
+                }
+            }
+            if (TakeFromClass(c, m_fc->GetSendBudget(c), out, notBefore))
+            {
+                m_deficit[c] -= out.payloadBytes;
+                m_rrNext = m_deficit[c] > 0 ? c : (c + 1) % kFabricClasses;
+                return true;
+            }
+            m_deficit[c] = 0;
+        }
+        if (!starved)
+        {
+            return false;
+        }
+    }
+    return false;
+}
+
+void
+FabricNetDevice::ScheduleNext(Time end)
+{
+    // Count packets, not bytes: a queue of zero-payload packets (ACKs) still waits.
+    bool more = m_queuedPackets > 0 || m_sourceMask || m_fc->HasControlFrame();
+    if (more && !m_txPending)
+    {
+        m_txPending = true;
+        m_txEvent = Simulator::Schedule(end - Simulator::Now(),
+                                        &FabricNetDevice::TransmitReadyEvent, this);
+    }
+}
+
+void
+FabricNetDevice::StartControl(Ptr<Packet> p)
+{
+    if (!p)
+    {
+        return;
+    }
+    FabricHeader h;
+    p->PeekHeader(h);
+    uint32_t wire = m_controlFrameBytes;
+    Time tx = SerializationTime(wire);
+    Time now = Simulator::Now();
+    m_txFreeAt = now + tx;
+    ++m_counters.controlTx;
+    m_counters.busyTime += tx;
+    m_phyTxBeginTrace(p);
+    if (m_pcap)
+    {
+        WritePcap(p, h);
+    }
+    m_channel->Transmit(p, h, this, tx, tx);
+    if (!m_phyTxEndTrace.IsEmpty())
+    {
+        Simulator::Schedule(tx, &FabricNetDevice::TransmitComplete, this, p);
+    }
+    ScheduleNext(m_txFreeAt);
+}
+
+void
+FabricNetDevice::StartTransmission(Item& item)
+{
+    Time now = Simulator::Now();
+    uint8_t c = item.header.GetPriority();
+    uint32_t wire = WireBytes(item.payloadBytes + kHdr);
+    Time tx = SerializationTime(wire);
+    Time end = now + tx;
+    if (item.rxEnd > end)
+    {
+        // Cut-through: the last bit cannot leave before it has arrived.
+        end = item.rxEnd;
+    }
+    // Busy from here on: the calls below may re-enter TryTransmit (a hairpin
+    // port's own XON).
+    m_txFreeAt = end;
+    if (m_ecn && item.header.IsEctCapable() && m_ecn->ShouldMark(m_queues[c].bytes))
+    {
+        // Copy on write: the sender may still hold this packet for retransmission.
+        Ptr<Packet> p = item.packet->Copy();
+        FabricHeader old;
+        p->RemoveHeader(old);
+        item.header.SetEcn(FabricHeader::CE);
+        p->AddHeader(item.header);
+        item.packet = p;
+        ++m_counters.ecnMarks;
+        m_ecnMarkTrace(p, m_queues[c].bytes);
+    }
+    if (item.ingressPort != kNoPort)
+    {
+        m_switch->NotifyDequeued(item.ingressPort, c, item.ingressWireBytes);
+    }
+    m_fc->NotifyTransmit(c, wire);
+    ++m_counters.txPackets;
+    m_counters.txBytes += item.payloadBytes;
+    m_counters.txWireBytes += wire;
+    m_counters.busyTime += end - now;
+    m_phyTxBeginTrace(item.packet);
+    if (m_pcap)
+    {
+        WritePcap(item.packet, item.header);
+    }
+    Time headerTime = SerializationTime(std::min(wire, m_headerBytes));
+    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime);
+    if (m_fc->CanPiggyback() && m_fc->HasControlFrame())
+    {
+        // Rides in this packet's framing: no transmitter time, arrives with its last bit.
+        Ptr<Packet> c = m_fc->TakeControlFrame();
+        FabricHeader ch;
+        c->PeekHeader(ch);
+        ++m_counters.controlTx;
+        m_channel->Transmit(c, ch, this, end - now, end - now);
+    }
+    if (!m_phyTxEndTrace.IsEmpty())
+    {
+        Simulator::Schedule(end - now, &FabricNetDevice::TransmitComplete, this,
+                            ConstCast<const Packet>(item.packet));
+    }
+    ScheduleNext(end);
+}
+
+void
+FabricNetDevice::TransmitComplete(Ptr<const Packet> packet)
+{
+    m_phyTxEndTrace(packet);
+}
+
+// ---------------------------------------------------------------- receiving
+
+void
+FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd)
+{
+    m_phyRxEndTrace(packet);
+    if (m_pcap)
+    {
+        WritePcap(packet, header);
+    }
+    if (header.GetKind() != FabricHeader::DATA)
+    {
+        ++m_counters.controlRx;
+        m_fc->ReceiveControl(header, packet);
+        return;
+    }
+    uint32_t payload = packet->GetSize() - kHdr;
+    ++m_counters.rxPackets;
+    m_counters.rxBytes += payload;
+    if (m_switch)
+    {
+        m_switch->Receive(m_portIndex, packet, header, WireBytes(packet->GetSize()), rxEnd);
+        return;
+    }
+    // An endpoint consumes at line rate: its buffer drains at once.
+    m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize()));
+    m_macRxTrace(packet);
+    if (!m_fabricRx.IsNull())
+    {
+        m_fabricRx(this, packet, header);
+    }
+    else if (!m_rxCallback.IsNull())
+    {
+        Ptr<Packet> q = packet->Copy();
+        FabricHeader h;
+        q->RemoveHeader(h);
+        m_rxCallback(this, q, 0, AddressToMac(header.GetSource()));
+    }
+}
+
+// ---------------------------------------------------------------- state
+
+void
+FabricNetDevice::NotifyPauseState(uint8_t cls, bool paused)
+{
+    uint8_t bit = uint8_t(1u << cls);
+    if (paused && !(m_pausedMask & bit))
+    {
+        m_pausedMask |= bit;
+        m_pauseStart[cls] = Simulator::Now();
+        m_pfcPauseTrace(cls);
+    }
+    else if (!paused && (m_pausedMask & bit))
+    {
+        m_pausedMask &= uint8_t(~bit);
+        m_counters.pausedTime += Simulator::Now() - m_pauseStart[cls];
+        m_pfcResumeTrace(cls);
+    }
+}
+
+void
+FabricNetDevice::CountPfcFrameSent(bool pause)
+{
+    if (pause)
+    {
+        ++m_counters.pausesSent;
+    }
+    else
+    {
+        ++m_counters.resumesSent;
+    }
+}
+
+void
+FabricNetDevice::CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes)
+{
+    ++m_counters.drops;
+    m_counters.dropBytes += payloadBytes;
+    m_macTxDropTrace(packet);
+}
+
+FabricPortCounters
+FabricNetDevice::GetCounters() const
+{
+    FabricPortCounters c = m_counters;
+    for (uint8_t k = 0; k < kFabricClasses; ++k)
+    {
+        if ((m_pausedMask >> k) & 1u)
+        {
+            c.pausedTime += Simulator::Now() - m_pauseStart[k];
+        }
+    }
+    return c;
+}
+
+uint8_t
+FabricNetDevice::GetBlockedClasses() const
+{
+    uint8_t mask = 0;
+    for (uint8_t c = 0; c < kFabricClasses; ++c)
+    {
+        uint64_t budget = m_fc->GetSendBudget(c);
+        const ClassQueue& q = m_queues[c];
+        bool blocked = budget == 0 ||
+                       (!q.items.empty() && WireBytes(q.items.front().payloadBytes + kHdr) > budget);
+        if (blocked)
+        {
+            mask |= uint8_t(1u << c);
+        }
+    }
+    return mask;
+}
+
+// ---------------------------------------------------------------- pcap
+
+namespace
+{
+void
+Put16(uint8_t*& b, uint16_t v)
+{
+    *b++ = uint8_t(v >> 8);
+    *b++ = uint8_t(v);
+}
+
+void
+PutMac(uint8_t*& b, uint32_t address)
+{
+    uint8_t mac[6];
+    FabricNetDevice::AddressToMac(address).CopyTo(mac);
+    std::copy(mac, mac + 6, b);
+    b += 6;
+}
+
+void
+PutIp(uint8_t*& b, uint32_t address)
+{
+    // 10.a.b.c from the low 24 bits of the endpoint id.
+    *b++ = 10;
+    *b++ = uint8_t(address >> 16);
+    *b++ = uint8_t(address >> 8);
+    *b++ = uint8_t(address);
+}
+} // namespace
+
+void
+FabricNetDevice::WritePcap(Ptr<const Packet> packet, const FabricHeader& h)
+{
+    uint32_t size = packet->GetSize();
+    std::vector<uint8_t> raw(size);
+    packet->CopyData(raw.data(), size);
+    Time now = Simulator::Now();
+    if (m_linkType != FabricLinkType::ETHERNET)
+    {
+        m_pcap->Write(now, raw.data(), size);
+        return;
+    }
+    uint32_t payload = size - kHdr;
+    std::vector<uint8_t> frame(18 + 20 + 8 + payload + 4 + 64, 0);
+    uint8_t* b = frame.data();
+    if (h.GetKind() == FabricHeader::PFC_PAUSE)
+    {
+        // IEEE 802.1Qbb: MAC control frame to 01:80:C2:00:00:01, EtherType
+        // 0x8808, opcode 0x0101, then vector and timers; padded to 60 bytes.
+        const uint8_t dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+        std::copy(dst, dst + 6, b);
+        b += 6;
+        PutMac(b, m_node ? (m_node->GetId() << 8 | m_ifIndex) : 0);
+        Put16(b, 0x8808);
+        Put16(b, 0x0101);
+        std::copy(raw.begin() + kHdr, raw.end(), b);
+        b += payload;
+        uint32_t len = std::max<uint32_t>(60, uint32_t(b - frame.data()));
+        m_pcap->Write(now, frame.data(), len);
+        return;
+    }
+    if (h.GetKind() != FabricHeader::DATA)
+    {
+        // Credit updates have no Ethernet form; a local experimental EtherType.
+        PutMac(b, h.GetDestination());
+        PutMac(b, h.GetSource());
+        Put16(b, 0x88B5);
+        std::copy(raw.begin(), raw.end(), b);
+        b += size;
+        m_pcap->Write(now, frame.data(), uint32_t(b - frame.data()));
+        return;
+    }
+    PutMac(b, h.GetDestination());
+    PutMac(b, h.GetSource());
+    Put16(b, 0x8100); // 802.1Q tag carrying the class as PCP
+    Put16(b, uint16_t(h.GetPriority()) << 13);
+    Put16(b, 0x0800);
+    uint8_t* ip = b;
+    uint16_t ipLen = uint16_t(20 + 8 + payload + 4);
+    *b++ = 0x45;
+    *b++ = uint8_t((h.GetPriority() << 5) | h.GetEcn()); // DSCP CSn, ECN bits
+    Put16(b, ipLen);
+    Put16(b, 0);
+    Put16(b, 0x4000); // DF
+    *b++ = 64;
+    *b++ = 17;
+    Put16(b, 0);
+    PutIp(b, h.GetSource());
+    PutIp(b, h.GetDestination());
+    uint32_t sum = 0;
+    for (int i = 0; i < 20; i += 2)
+    {
+        sum += (uint32_t(ip[i]) << 8) | ip[i + 1];
+    }
+    while (sum >> 16)
+    {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    ip[10] = uint8_t(~sum >> 8);
+    ip[11] = uint8_t(~sum);
+    // RoCEv2 takes UDP source-port entropy from the flow.
+    Put16(b, uint16_t(0xC000 | (h.GetFlowId() & 0x3FFF)));
+    Put16(b, 4791);
+    Put16(b, uint16_t(8 + payload + 4));
+    Put16(b, 0);
+    std::copy(raw.begin() + kHdr, raw.end(), b);
+    b += payload;
+    b += 4; // ICRC (not computed)
+    m_pcap->Write(now, frame.data(), uint32_t(b - frame.data()));
+}
+
+// ---------------------------------------------------------------- NetDevice
+
+Mac48Address
+FabricNetDevice::AddressToMac(uint32_t address)
+{
+    uint8_t mac[6] = {0x02, 0x00, uint8_t(address >> 24), uint8_t(address >> 16),
+                      uint8_t(address >> 8), uint8_t(address)};
+    Mac48Address m;
+    m.CopyFrom(mac);
+    return m;
+}
+
+Ptr<Channel>
+FabricNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+FabricNetDevice::SetAddress(Address address)
+{
+    uint8_t mac[6];
+    Mac48Address::ConvertFrom(address).CopyTo(mac);
+    m_address = (uint32_t(mac[2]) << 24) | (uint32_t(mac[3]) << 16) | (uint32_t(mac[4]) << 8) |
+                mac[5];
+}
+
+Address
+FabricNetDevice::GetAddress() const
+{
+    return AddressToMac(m_address);
+}
+
+bool
+FabricNetDevice::SetMtu(const uint16_t mtu)
+{
+    if (mtu == 0)
+    {
+        return false;
+    }
+    m_mtu = mtu;
+    return true;
+}
+
+bool
+FabricNetDevice::IsLinkUp() const
+{
+    return m_channel && m_peer;
+}
+
+Address
+FabricNetDevice::GetBroadcast() const
+{
+    return Mac48Address("ff:ff:ff:ff:ff:ff");
+}
+
+Address
+FabricNetDevice::GetMulticast(Ipv4Address) const
+{
+    return Mac48Address("01:00:5e:00:00:00");
+}
+
+Address
+FabricNetDevice::GetMulticast(Ipv6Address) const
+{
+    return Mac48Address("33:33:00:00:00:00");
+}
+
+bool
+FabricNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t)
+{
+    uint8_t mac[6];
+    Mac48Address::ConvertFrom(dest).CopyTo(mac);
+    uint32_t dst = (uint32_t(mac[2]) << 24) | (uint32_t(mac[3]) << 16) |
+                   (uint32_t(mac[4]) << 8) | mac[5];
+    return SendFabric(packet, FabricHeader(m_address, dst, 0, 0));
+}
+
+bool
+FabricNetDevice::SendFrom(Ptr<Packet> packet, const Address&, const Address& dest, uint16_t proto)
+{
+    return Send(packet, dest, proto);
+}
+
+void
+FabricNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+} // namespace ns3

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// A fabric port: one full-duplex point-to-point port with 8 priority classes,
+// serialization at DataRate, link-level flow control as a strategy
+// (fabric-flow-control.h), and either an endpoint role (it has a fabric
+// address and hands packets up) or a switch role (it belongs to a FabricSwitch
+// that forwards what it receives).
+//
+// Transmit path (one state machine for every port kind): when the transmitter
+// is free it sends, in this order, (1) a pending link-local frame of the flow
+// control (pause; a credit update goes standalone only if no data is ready,
+// else it rides on the data packet, see FabricFlowControl::CanPiggyback), (2) the highest strict-priority class
+// (StrictPriorityClasses) that has a packet and budget, (3) the data classes
+// in round robin or DWRR (Scheduler, ClassWeights), skipping classes the flow
+// control blocks. Within a class, packets queued with Send()/SendFabric() go
+// before the packets pulled from a registered transmit source.
+//
+// Events: a departure schedules the peer's reception (ScheduleWithContext on
+// the peer node) and, only if more work is queued, one event at the end of
+// serialization to start the next packet. Packets are never copied on the way,
+// except when a switch sets CE (the copy-on-write keeps a sender's retained
+// reference intact).
+//
+// Contract for NICs (pull interface): register a TxSource. When the
+// transmitter is free and class c is neither paused nor out of credit, the
+// device calls source(c, maxBytes); the source returns a packet (beginning
+// with a FabricHeader of priority c) whose size is at most maxBytes, or
+// nullptr if it has nothing for c now. When the NIC later has a packet ready,
+// it calls NotifyTxReady(). Received DATA packets go to the fabric receive
+// callback with the FabricHeader still at the front of the packet and the
+// parsed header beside it (ECN CE visible).
+#ifndef HOCKNEY_FABRIC_NET_DEVICE_H
+#define HOCKNEY_FABRIC_NET_DEVICE_H
+
+#include "ecn-marker.h"
+#include "fabric-flow-control.h"
+#include "fabric-header.h"
+
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/node.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+class FabricChannel;
+class FabricSwitch;
+
+/// Link technology of a port; decides the pcap link type and framing only.
+enum class FabricLinkType
+{
+    ETHERNET,   ///< RoCEv2: pcap DLT_EN10MB with synthesized Eth/IPv4/UDP(4791)
+    INFINIBAND, ///< pcap DLT_USER0 (raw FabricHeader + payload)
+    NVLINK,     ///< pcap DLT_USER1
+    PCIE,       ///< pcap DLT_USER2
+    GENERIC     ///< pcap DLT_USER3
+};
+
+/// Per-port counters; bytes are packet bytes after the FabricHeader
+/// ("payload": what endpoints handed in) unless named wire.
+struct FabricPortCounters
+{
+    uint64_t txPackets{0};     ///< DATA packets whose transmission started
+    uint64_t txBytes{0};       ///< their payload bytes
+    uint64_t txWireBytes{0};   ///< their on-wire bytes
+    uint64_t rxPackets{0};     ///< DATA packets received
+    uint64_t rxBytes{0};       ///< their payload bytes
+    uint64_t drops{0};         ///< DATA packets dropped here (queue full / ingress admission / no route)
+    uint64_t dropBytes{0};     ///< their payload bytes
+    uint64_t controlTx{0};     ///< link-local frames sent (pause, credit)
+    uint64_t controlRx{0};     ///< link-local frames received
+    uint64_t pausesSent{0};    ///< PFC frames with quanta > 0 sent (one per frame)
+    uint64_t resumesSent{0};   ///< PFC frames that only resume (XON)
+    uint64_t pausesReceived{0}; ///< PFC frames with quanta > 0 received
+    Time pausedTime;           ///< summed over classes: time a class was held paused by the peer
+    uint64_t ecnMarks{0};      ///< packets this port set to CE
+    uint64_t maxQueueBytes{0}; ///< largest summed queue (payload bytes) seen
+    Time busyTime;             ///< time the transmitter was serializing
+};
+
+class FabricNetDevice : public NetDevice
+{
+  public:
+    /// Scheduling among the data classes that are not strict priority.
+    enum SchedulerType
+    {
+        ROUND_ROBIN, ///< one packet per class per turn
+        DWRR         ///< deficit weighted round robin, quantum = weight x DwrrQuantum
+    };
+
+    /// Pull source: (class, max packet bytes) -> packet or nullptr.
+    using TxSource = Callback<Ptr<Packet>, uint8_t, uint32_t>;
+    /// Receive: (device, packet with FabricHeader at the front, parsed header).
+    using FabricRxCallback = Callback<void, Ptr<FabricNetDevice>, Ptr<Packet>, const FabricHeader&>;
+
+    static TypeId GetTypeId();
+    FabricNetDevice();
+    ~FabricNetDevice() override;
+
+    // ---- configuration -------------------------------------------------
+    void SetDataRate(DataRate rate);
+    DataRate GetDataRate() const { return m_rate; }
+    /// Framing bytes per packet on the wire in place of the FabricHeader.
+    void SetHeaderBytes(uint32_t bytes) { m_headerBytes = bytes; }
+    uint32_t GetHeaderBytes() const { return m_headerBytes; }
+    /// Endpoint fabric address (kFabricNoAddress on switch ports).
+    void SetFabricAddress(uint32_t address);
+    uint32_t GetFabricAddress() const { return m_address; }
+    /// Installs the flow-control strategy (replaces the current one).
+    void SetFlowControl(Ptr<FabricFlowControl> fc);
+    Ptr<FabricFlowControl> GetFlowControl() const { return m_fc; }
+    /// Egress ECN marking (switch ports); nullptr = no marking.
+    void SetEcnMarker(Ptr<FabricEcnMarker> marker) { m_ecn = marker; }
+    Ptr<FabricEcnMarker> GetEcnMarker() const { return m_ecn; }
+    void SetLinkType(FabricLinkType t) { m_linkType = t; }
+    FabricLinkType GetLinkType() const { return m_linkType; }
+    /// Receiving side of cut-through: packets are handed to this port once
+    /// their header has arrived (the peer's channel honours it).
+    bool IsCutThrough() const { return m_cutThrough; }
+    void SetCutThrough(bool on) { m_cutThrough = on; }
+    /// DWRR weights of classes 0-7 as "w0,w1,...,w7"; throws std::invalid_argument.
+    void SetClassWeights(std::string weights);
+    std::string GetClassWeights() const;
+    void Attach(Ptr<FabricChannel> channel);
+    /// The device at the other end of the channel (nullptr before Attach of both).
+    Ptr<FabricNetDevice> GetPeer() const;
+
+    // ---- timing --------------------------------------------------------
+    /// On-wire bytes of a packet of `packetSize` bytes (FabricHeader included).
+    uint32_t WireBytes(uint32_t packetSize) const;
+    /// Serialization time of `wireBytes` at DataRate, exact in picoseconds
+    /// (rounded to the nearest ps).
+    Time SerializationTime(uint64_t wireBytes) const;
+
+    // ---- endpoint sending ----------------------------------------------
+    /// Queues a packet that already begins with a FabricHeader (class from the
+    /// header). False (and MacTxDrop) if the class queue is full or the packet
+    /// exceeds the MTU.
+    bool SendFabric(Ptr<Packet> packet);
+    /// Adds `header` to `packet` and queues it (source address filled in if unset).
+    bool SendFabric(Ptr<Packet> packet, const FabricHeader& header);
+    /// Registers the NIC's pull source (replaces a previous one; null callback
+    /// removes). The device asks it only for classes in `classMask`.
+    void SetTxSource(TxSource source, uint8_t classMask = 0xFF);
+    /// The NIC has a packet ready: start transmitting if the port is idle.
+    void NotifyTxReady();
+    void SetFabricReceiveCallback(FabricRxCallback cb) { m_fabricRx = cb; }
+
+    // ---- state and statistics -------------------------------------------
+    /// True while the transmitter is serializing.
+    bool IsBusy() const;
+    /// Payload bytes queued in class cls (switch egress or Send() queue).
+    uint64_t GetQueueBytes(uint8_t cls) const { return m_queues[cls].bytes; }
+    uint32_t GetQueuePackets(uint8_t cls) const { return m_queues[cls].items.size(); }
+    uint64_t GetTotalQueueBytes() const { return m_queuedBytes; }
+    /// Counters; pausedTime includes pauses still in progress.
+    FabricPortCounters GetCounters() const;
+    /// Bitmask of classes the flow control currently blocks.
+    uint8_t GetBlockedClasses() const;
+    /// The switch this port belongs to (nullptr on endpoints) and its index there.
+    FabricSwitch* GetSwitch() const { return m_switch; }
+    uint32_t GetPortIndex() const { return m_portIndex; }
+    /// Writes every packet sent and received by this port to `file`.
+    void SetPcap(Ptr<PcapFileWrapper> file) { m_pcap = file; }
+
+    // ---- hooks used by the fabric's own classes -------------------------
+    /// Called by FabricSwitch::AddPort.
+    void SetSwitch(FabricSwitch* sw, uint32_t portIndex);
+    /// Switch egress: queue a forwarded packet; it may start at `ready`;
+    /// its last bit arrived (or will arrive, cut-through) at `rxEnd`.
+    void EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header, uint32_t ingressPort,
+                          uint32_t ingressWireBytes, Time ready, Time rxEnd);
+    /// Called by the channel in this node's context.
+    void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd);
+    /// Flow control: a frame is pending or a class unblocked; try to send.
+    void NotifyFlowControl() { TryTransmit(); }
+    /// Flow control: class cls is now held paused (true) or released (false) by the peer.
+    void NotifyPauseState(uint8_t cls, bool paused);
+    /// Counts a drop at this port (switch ingress admission / no route).
+    void CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes);
+    /// PFC: a pause frame was sent (pause = some class got quanta > 0, else XON only).
+    void CountPfcFrameSent(bool pause);
+    /// PFC: a pause frame with quanta > 0 was received.
+    void CountPfcFrameReceived() { ++m_counters.pausesReceived; }
+
+    // ---- NetDevice -------------------------------------------------------
+    void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }
+    uint32_t GetIfIndex() const override { return m_ifIndex; }
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override { return m_mtu; }
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override {}
+    bool IsBroadcast() const override { return false; }
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override { return false; }
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsBridge() const override { return false; }
+    bool IsPointToPoint() const override { return true; }
+    /// Adds a FabricHeader (dst from the Mac48 address, class 0, flow 0).
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override { return m_node; }
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override { return false; }
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override { m_rxCallback = cb; }
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override {}
+    bool SupportsSendFrom() const override { return false; }
+
+    /// Mac48 address derived from a fabric address: 02:00:a3:a2:a1:a0.
+    static Mac48Address AddressToMac(uint32_t address);
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+
+  private:
+    struct Item
+    {
+        Ptr<Packet> packet;
+        FabricHeader header;
+        uint32_t payloadBytes;     ///< packet size - FabricHeader
+        uint32_t ingressPort;      ///< switch ingress port (UINT32_MAX on endpoints)
+        uint32_t ingressWireBytes; ///< bytes charged to the ingress buffer
+        Time ready;                ///< earliest start (forwarding latency)
+        Time rxEnd;                ///< last bit at this node (cut-through bound)
+    };
+
+    struct ClassQueue
+    {
+        std::deque<Item> items;
+        uint64_t bytes{0};
+    };
+
+    void TryTransmit();
+    void TransmitReadyEvent();
+    void TransmitComplete(Ptr<const Packet> packet);
+    void StartControl(Ptr<Packet> packet);
+    void ScheduleNext(Time end);
+    bool PickData(Item& out, Time& notBefore);
+    bool TakeFromClass(uint8_t cls, uint64_t budget, Item& out, Time& notBefore);
+    void StartTransmission(Item& item);
+    void Enqueue(Item&& item);
+    void WritePcap(Ptr<const Packet> packet, const FabricHeader& header);
+    void UpdateMaxQueue();
+
+    Ptr<Node> m_node;
+    Ptr<FabricChannel> m_channel;
+    FabricNetDevice* m_peer{nullptr}; ///< cached at attach: read only for IsCutThrough
+    uint32_t m_peerNodeId{0};
+    uint32_t m_ifIndex{0};
+    uint16_t m_mtu{4096};
+    uint32_t m_address{kFabricNoAddress};
+    DataRate m_rate{"100Gbps"};
+    uint32_t m_headerBytes{70};
+    uint32_t m_minWireBytes{0};
+    uint32_t m_controlFrameBytes{84};
+    uint64_t m_maxQueueBytes{0}; ///< per class limit for Send(); 0 = unlimited
+    bool m_cutThrough{false};
+    FabricLinkType m_linkType{FabricLinkType::ETHERNET};
+    SchedulerType m_scheduler{ROUND_ROBIN};
+    uint8_t m_strictMask{0x80};
+    uint32_t m_dwrrQuantum{4096};
+    std::array<uint32_t, kFabricClasses> m_weights{};
+    std::array<int64_t, kFabricClasses> m_deficit{};
+    uint8_t m_rrNext{0};
+
+    std::array<ClassQueue, kFabricClasses> m_queues;
+    uint64_t m_queuedBytes{0};
+    uint64_t m_queuedPackets{0}; //!< packets in the class queues (some may carry 0 payload bytes)
+    uint8_t m_nonEmptyMask{0}; ///< classes with a queued packet
+    Time m_txFreeAt;
+    EventId m_txEvent;
+    bool m_txPending{false}; ///< m_txEvent is scheduled (cheaper than EventId::IsRunning)
+    TxSource m_source;
+    uint8_t m_sourceMask{0};
+    FabricRxCallback m_fabricRx;
+    NetDevice::ReceiveCallback m_rxCallback;
+    Ptr<FabricFlowControl> m_fc;
+    Ptr<FabricEcnMarker> m_ecn;
+    FabricSwitch* m_switch{nullptr};
+    uint32_t m_portIndex{0xFFFFFFFFu};
+    Ptr<PcapFileWrapper> m_pcap;
+
+    FabricPortCounters m_counters;
+    std::array<Time, kFabricClasses> m_pauseStart{};
+    uint8_t m_pausedMask{0};
+
+    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;
+    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;
+    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;
+    TracedCallback<Ptr<const Packet>> m_macTxDropTrace;
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;
+    TracedCallback<uint8_t> m_pfcPauseTrace;
+    TracedCallback<uint8_t> m_pfcResumeTrace;
+    TracedCallback<Ptr<const Packet>, uint64_t> m_ecnMarkTrace;
+    TracedCallback<uint8_t, uint64_t> m_queueLengthTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-switch.h"
+
+#include "ecn-marker.h"
+#include "fabric-channel.h"
+#include "fabric-net-device.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyFabricSwitch");
+NS_OBJECT_ENSURE_REGISTERED(FabricSwitch);
+
+namespace
+{
+const std::vector<uint32_t> kNoRoute;
+// Endpoint ids below this index a flat table (one lookup per hop); larger,
+// sparse ids go to a hash map.
+constexpr uint32_t kDenseRouteLimit = 1u << 20;
+
+uint64_t
+Mix(uint64_t x)
+{
+    // splitmix64 finalizer: every input bit affects every output bit, so
+    // neighbouring flow ids spread evenly.
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+} // namespace
+
+TypeId
+FabricSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricSwitch")
+            .SetParent<Node>()
+            .SetGroupName("Fabric")
+            .AddConstructor<FabricSwitch>()
+            .AddAttribute("ForwardingLatency",
+                          "Time from a packet's reception (last bit, or header when "
+                          "cut-through) to the earliest start at the egress.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&FabricSwitch::m_latency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CutThrough",
+                          "Forward once the header has arrived (IB, NVSwitch) instead of "
+                          "store-and-forward; applies to ports added afterwards.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FabricSwitch::m_cutThrough),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnEnabled",
+                          "Mark ECT packets at the egress with RED (per-rate defaults).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FabricSwitch::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcmpSeed",
+                          "Seed of the ECMP hash of (src, dst, flow id, switch id).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricSwitch::m_seed),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("HeadroomBytes",
+                          "PFC headroom per ingress port; 0 = 3 x rate x link delay.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricSwitch::m_headroomOverride),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Buffer",
+                          "The shared buffer.",
+                          PointerValue(),
+                          MakePointerAccessor(&FabricSwitch::m_buffer),
+                          MakePointerChecker<FabricSwitchBuffer>())
+            .AddTraceSource("Drop",
+                            "A packet was dropped (packet, ingress port).",
+                            MakeTraceSourceAccessor(&FabricSwitch::m_dropTrace),
+                            "ns3::FabricSwitch::DropCallback");
+    return tid;
+}
+
+FabricSwitch::FabricSwitch()
+    : m_buffer(CreateObject<FabricSwitchBuffer>())
+{
+}
+
+FabricSwitch::~FabricSwitch() = default;
+
+void
+FabricSwitch::DoDispose()
+{
+    m_ports.clear();
+    m_routes.clear();
+    m_sparseRoutes.clear();
+    m_buffer = nullptr;
+    Node::DoDispose();
+}
+
+uint32_t
+FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
+{
+    if (!device->GetNode())
+    {
+        AddDevice(device);
+    }
+    uint32_t index = m_ports.size();
+    m_ports.push_back(device);
+    device->SetSwitch(this, index);
+    device->SetCutThrough(m_cutThrough);
+    FabricFlowControlMode mode = device->GetFlowControl()->GetMode();
+    uint64_t headroom = m_headroomOverride;
+    uint8_t lossless = 0;
+    if (mode == FabricFlowControlMode::PFC)
+    {
+        for (uint8_t c = 0; c < kFabricClasses; ++c)
+        {
+            lossless |= uint8_t(device->GetFlowControl()->IsLossless(c) << c);
+        }
+        if (headroom == 0)
+        {
+            // Bytes that keep arriving after XOFF: the pause frame's trip and
+            // the reaction, ~3 x rate x one-way delay (REFERENCE.md).
+            Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(device->GetChannel());
+            Time delay = ch ? ch->GetDelay() : Time(0);
+            unsigned __int128 bits = (unsigned __int128)device->GetDataRate().GetBitRate() *
+                                     uint64_t(delay.GetPicoSeconds());
+            headroom = uint64_t(3 * bits / 8 / 1000000000000ull);
+        }
+    }
+    m_buffer->AddPort(index,
+                      mode == FabricFlowControlMode::PFC      ? FabricSwitchBuffer::LOSSLESS
+                      : mode == FabricFlowControlMode::CREDIT ? FabricSwitchBuffer::CREDIT
+                                                              : FabricSwitchBuffer::LOSSY,
+                      headroom,
+                      lossless);
+    if (m_ecnEnabled)
+    {
+        Ptr<FabricEcnMarker> marker = CreateObject<FabricEcnMarker>();
+        marker->ConfigureForRate(device->GetDataRate());
+        device->SetEcnMarker(marker);
+    }
+    return index;
+}
+
+Ptr<FabricNetDevice>
+FabricSwitch::GetPort(uint32_t index) const
+{
+    return m_ports.at(index);
+}
+
+void
+FabricSwitch::AddRoute(uint32_t dst, const std::vector<uint32_t>& ports)
+{
+    if (ports.empty())
+    {
+        throw std::invalid_argument("route: expected at least one egress port");
+    }
+    for (uint32_t p : ports)
+    {
+        if (p >= m_ports.size())
+        {
+            throw std::invalid_argument("route: expected a port index below " +
+                                        std::to_string(m_ports.size()) + ", got " +
+                                        std::to_string(p));
+        }
+    }
+    if (dst == kFabricNoAddress)
+    {
+        throw std::invalid_argument("route: expected an endpoint address");
+    }
+    if (dst >= kDenseRouteLimit)
+    {
+        m_sparseRoutes[dst] = ports;
+        return;
+    }
+    if (dst >= m_routes.size())
+    {
+        m_routes.resize(dst + 1);
+    }
+    m_routes[dst] = ports;
+}
+
+const std::vector<uint32_t>&
+FabricSwitch::GetRoute(uint32_t dst) const
+{
+    if (dst < m_routes.size())
+    {
+        return m_routes[dst];
+    }
+    if (dst >= kDenseRouteLimit)
+    {
+        auto it = m_sparseRoutes.find(dst);
+        return it == m_sparseRoutes.end() ? kNoRoute : it->second;
+    }
+    return kNoRoute;
+}
+
+uint32_t
+FabricSwitch::SelectEgress(const FabricHeader& h) const
+{
+    const std::vector<uint32_t>& r = GetRoute(h.GetDestination());
+    if (r.empty())
+    {
+        return 0xFFFFFFFFu;
+    }
+    if (r.size() == 1)
+    {
+        return r[0];
+    }
+    uint64_t x = Mix((uint64_t(h.GetSource()) << 32 | h.GetDestination()) ^
+                     Mix(uint64_t(h.GetFlowId()) ^ (uint64_t(m_seed) << 32)) ^
+                     Mix(GetId()));
+    return r[x % r.size()];
+}
+
+int64_t
+FabricSwitch::AssignStreams(int64_t stream)
+{
+    int64_t n = 0;
+    for (auto& p : m_ports)
+    {
+        if (p->GetEcnMarker())
+        {
+            n += p->GetEcnMarker()->AssignStreams(stream + n);
+        }
+    }
+    return n;
+}
+
+void
+FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& header,
+                      uint32_t inWireBytes, Time rxEnd)
+{
+    uint32_t out = SelectEgress(header);
+    uint8_t c = header.GetPriority();
+    FabricNetDevice* in = PeekPointer(m_ports[inPort]);
+    if (out == 0xFFFFFFFFu || !m_buffer->Admit(inPort, c, inWireBytes))
+    {
+        NS_LOG_LOGIC("drop at switch " << GetId() << " port " << inPort);
+        ++m_drops;
+        in->CountDrop(packet, packet->GetSize() - FabricHeader::kSerializedSize);
+        m_dropTrace(packet, inPort);
+        return;
+    }
+    if (m_buffer->IsXoffCondition(inPort, c))
+    {
+        PeekPointer(in->GetFlowControl())->IngressCongested(c);
+    }
+    m_ports[out]->EnqueueForwarded(packet, header, inPort, inWireBytes,
+                                   Simulator::Now() + m_latency, rxEnd);
+}
+
+void
+FabricSwitch::NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes)
+{
+    m_buffer->Release(inPort, cls, inWireBytes);
+    FabricFlowControl* fc = PeekPointer(m_ports[inPort]->GetFlowControl());
+    switch (fc->GetMode())
+    {
+    case FabricFlowControlMode::PFC:
+        if (m_buffer->IsXonCondition(inPort, cls))
+        {
+            fc->IngressUncongested(cls);
+        }
+        break;
+    case FabricFlowControlMode::CREDIT:
+        fc->IngressFreed(cls, inWireBytes);
+        break;
+    case FabricFlowControlMode::NONE:
+        break;
+    }
+}
+
+} // namespace ns3

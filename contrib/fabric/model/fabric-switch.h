@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// A switch: a Node whose FabricNetDevice ports feed one forwarding engine.
+// A packet received on port i (at its last bit, or at its header in
+// cut-through mode) is looked up by destination in a precomputed table
+// (dst -> equal-cost egress ports), one port chosen by a seedable hash of
+// (src, dst, flow id, switch id), charged to the shared buffer's
+// (ingress port, class) account (which may XOFF the ingress link or drop), and
+// queued at the egress, where it may start ForwardingLatency later. The
+// buffer is released when the packet starts leaving; that drives XON and
+// credit returns on the ingress link.
+#ifndef HOCKNEY_FABRIC_SWITCH_H
+#define HOCKNEY_FABRIC_SWITCH_H
+
+#include "fabric-header.h"
+#include "switch-buffer.h"
+
+#include "ns3/node.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class FabricNetDevice;
+
+class FabricSwitch : public Node
+{
+  public:
+    static TypeId GetTypeId();
+    FabricSwitch();
+    ~FabricSwitch() override;
+
+    /// Adds `device` (already attached to its channel, with its flow control
+    /// set) as the next port; returns its port index (0, 1, ...). The buffer
+    /// account is LOSSLESS for PFC, CREDIT for credit links, LOSSY otherwise;
+    /// headroom = HeadroomBytes if nonzero, else 3 x rate x link delay
+    /// (REFERENCE.md; 100 Gb/s, 1 us: 37.5 KB). Egress ECN marking is set up
+    /// from the link rate when EcnEnabled.
+    uint32_t AddPort(Ptr<FabricNetDevice> device);
+    uint32_t GetNPorts() const { return m_ports.size(); }
+    Ptr<FabricNetDevice> GetPort(uint32_t index) const;
+
+    /// Route to endpoint `dst` over the equal-cost egress `ports` (replaces a
+    /// previous route). Throws std::invalid_argument for an empty list or an
+    /// unknown port.
+    void AddRoute(uint32_t dst, const std::vector<uint32_t>& ports);
+    /// Egress candidates for `dst` (empty if no route).
+    const std::vector<uint32_t>& GetRoute(uint32_t dst) const;
+    /// The egress port ECMP picks for this header (UINT32_MAX if no route).
+    uint32_t SelectEgress(const FabricHeader& header) const;
+    void ClearRoutes()
+    {
+        m_routes.clear();
+        m_sparseRoutes.clear();
+    }
+
+    Ptr<FabricSwitchBuffer> GetBuffer() const { return m_buffer; }
+    Time GetForwardingLatency() const { return m_latency; }
+    bool IsCutThrough() const { return m_cutThrough; }
+
+    /// Fixes the random streams of every port's ECN marker; returns the count used.
+    int64_t AssignStreams(int64_t stream);
+
+    // ---- called by this switch's ports ----------------------------------
+    /// A DATA packet arrived on port `inPort`.
+    void Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& header,
+                 uint32_t inWireBytes, Time rxEnd);
+    /// A forwarded packet from `inPort` started leaving: release its buffer.
+    void NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes);
+
+    /// Packets dropped by ingress admission or for lack of a route.
+    uint64_t GetDrops() const { return m_drops; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    std::vector<Ptr<FabricNetDevice>> m_ports;
+    std::vector<std::vector<uint32_t>> m_routes; ///< indexed by dst id (ids < 2^20)
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_sparseRoutes; ///< larger ids
+    Ptr<FabricSwitchBuffer> m_buffer;
+    Time m_latency;
+    bool m_cutThrough{false};
+    bool m_ecnEnabled{true};
+    uint32_t m_seed{0};
+    uint64_t m_headroomOverride{0};
+    uint64_t m_drops{0};
+    TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "pfc-flow-control.h"
+
+#include "fabric-net-device.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+#include "ns3/double.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyFabricPfc");
+
+namespace
+{
+// Pause timers are long (up to 335 us at 100 Gb/s): a cancelled event would
+// still advance the clock to its time at the end of a run, so remove it.
+void
+Drop(EventId& e)
+{
+    if (e.IsRunning())
+    {
+        Simulator::Remove(e);
+    }
+    e = EventId();
+}
+} // namespace
+NS_OBJECT_ENSURE_REGISTERED(FabricPfcFlowControl);
+
+TypeId
+FabricPfcFlowControl::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricPfcFlowControl")
+            .SetParent<FabricFlowControl>()
+            .SetGroupName("Fabric")
+            .AddConstructor<FabricPfcFlowControl>()
+            .AddAttribute("LosslessClasses",
+                          "Bit mask of the priority classes PFC protects (others are lossy).",
+                          UintegerValue(0xFF),
+                          MakeUintegerAccessor(&FabricPfcFlowControl::m_losslessMask),
+                          MakeUintegerChecker<uint8_t>())
+            .AddAttribute("PauseQuanta",
+                          "Pause time sent in an XOFF frame, in quanta of 512 bit times "
+                          "(IEEE 802.1Qbb; 0xFFFF = 335.5 us at 100 Gb/s).",
+                          UintegerValue(0xFFFF),
+                          MakeUintegerAccessor(&FabricPfcFlowControl::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("RefreshFraction",
+                          "While congested, the XOFF frame is re-sent after this fraction "
+                          "of its pause time, so the peer never resumes early.",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&FabricPfcFlowControl::m_refreshFraction),
+                          MakeDoubleChecker<double>(0.01, 0.99));
+    return tid;
+}
+
+FabricPfcFlowControl::FabricPfcFlowControl() = default;
+FabricPfcFlowControl::~FabricPfcFlowControl() = default;
+
+void
+FabricPfcFlowControl::DoDispose()
+{
+    for (auto& e : m_refresh)
+    {
+        e.Cancel();
+    }
+    for (auto& e : m_expire)
+    {
+        e.Cancel();
+    }
+    FabricFlowControl::DoDispose();
+}
+
+bool
+FabricPfcFlowControl::IsLossless(uint8_t cls) const
+{
+    return (m_losslessMask >> cls) & 1u;
+}
+
+Time
+FabricPfcFlowControl::QuantaToTime(uint16_t quanta) const
+{
+    // One quantum is 512 bit times = 64 bytes at the link rate.
+    return m_device->SerializationTime(uint64_t(quanta) * 64);
+}
+
+void
+FabricPfcFlowControl::IngressCongested(uint8_t cls)
+{
+    if (!IsLossless(cls) || IsAsserting(cls))
+    {
+        return;
+    }
+    NS_LOG_LOGIC("XOFF class " << unsigned(cls));
+    m_assertMask |= uint8_t(1u << cls);
+    m_pendingMask |= uint8_t(1u << cls);
+    m_device->NotifyFlowControl();
+}
+
+void
+FabricPfcFlowControl::IngressUncongested(uint8_t cls)
+{
+    if (!IsAsserting(cls))
+    {
+        return;
+    }
+    NS_LOG_LOGIC("XON class " << unsigned(cls));
+    m_assertMask &= uint8_t(~(1u << cls));
+    Drop(m_refresh[cls]);
+    m_pendingMask |= uint8_t(1u << cls);
+    m_device->NotifyFlowControl();
+}
+
+void
+FabricPfcFlowControl::Refresh(uint8_t cls)
+{
+    if (IsAsserting(cls))
+    {
+        m_pendingMask |= uint8_t(1u << cls);
+        m_device->NotifyFlowControl();
+    }
+}
+
+Ptr<Packet>
+FabricPfcFlowControl::TakeControlFrame()
+{
+    if (m_pendingMask == 0)
+    {
+        return nullptr;
+    }
+    FabricPauseBody body;
+    body.classEnable = m_pendingMask;
+    bool pause = false;
+    Time refresh = Time(QuantaToTime(m_pauseQuanta).GetTimeStep() * m_refreshFraction);
+    for (uint8_t c = 0; c < kFabricClasses; ++c)
+    {
+        if (!((m_pendingMask >> c) & 1u))
+        {
+            continue;
+        }
+        if (IsAsserting(c))
+        {
+            body.quanta[c] = m_pauseQuanta;
+            pause = true;
+            Drop(m_refresh[c]);
+            m_refresh[c] = Simulator::Schedule(refresh, &FabricPfcFlowControl::Refresh, this, c);
+        }
+    }
+    m_pendingMask = 0;
+    m_device->CountPfcFrameSent(pause);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(body);
+    p->AddHeader(FabricHeader(m_device->GetFabricAddress(), kFabricNoAddress, 0, 7,
+                              FabricHeader::NOT_ECT, FabricHeader::PFC_PAUSE));
+    return p;
+}
+
+void
+FabricPfcFlowControl::ReceiveControl(const FabricHeader& header, Ptr<Packet> packet)
+{
+    if (header.GetKind() != FabricHeader::PFC_PAUSE)
+    {
+        return;
+    }
+    Ptr<Packet> q = packet->Copy();
+    FabricHeader h;
+    q->RemoveHeader(h);
+    FabricPauseBody body;
+    q->RemoveHeader(body);
+    bool anyPause = false;
+    bool resumed = false;
+    for (uint8_t c = 0; c < kFabricClasses; ++c)
+    {
+        if (!((body.classEnable >> c) & 1u))
+        {
+            continue;
+        }
+        bool was = IsPaused(c);
+        Drop(m_expire[c]);
+        if (body.quanta[c] > 0)
+        {
+            anyPause = true;
+            m_expire[c] = Simulator::Schedule(QuantaToTime(body.quanta[c]),
+                                              &FabricPfcFlowControl::PauseExpired, this, c);
+            if (!was)
+            {
+                m_pausedMask |= uint8_t(1u << c);
+                m_device->NotifyPauseState(c, true);
+            }
+        }
+        else if (was)
+        {
+            m_pausedMask &= uint8_t(~(1u << c));
+            m_device->NotifyPauseState(c, false);
+            resumed = true;
+        }
+    }
+    if (anyPause)
+    {
+        m_device->CountPfcFrameReceived();
+    }
+    if (resumed)
+    {
+        m_device->NotifyFlowControl();
+    }
+}
+
+void
+FabricPfcFlowControl::PauseExpired(uint8_t cls)
+{
+    m_expire[cls] = EventId();
+    m_pausedMask &= uint8_t(~(1u << cls));
+    m_device->NotifyPauseState(cls, false);
+    m_device->NotifyFlowControl();
+}
+
+} // namespace ns3

@@ -1,0 +1,1096 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-nic.h"
+
+#include "fabric-net-device.h"
+
+#include "ns3/boolean.h"
+#include "ns3/buffer.h"
+#include "ns3/tag.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyRdmaNic");
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+namespace
+{
+bool
+IsFirst(uint8_t op)
+{
+    return op == bth::kSendFirst || op == bth::kSendOnly || op == bth::kSendOnlyImm ||
+           op == bth::kWriteFirst || op == bth::kWriteOnly || op == bth::kWriteOnlyImm;
+}
+
+bool
+IsLast(uint8_t op)
+{
+    return op == bth::kSendLast || op == bth::kSendLastImm || op == bth::kSendOnly ||
+           op == bth::kSendOnlyImm || op == bth::kWriteLast || op == bth::kWriteLastImm ||
+           op == bth::kWriteOnly || op == bth::kWriteOnlyImm;
+}
+
+bool
+HasImm(uint8_t op)
+{
+    return op == bth::kSendLastImm || op == bth::kSendOnlyImm || op == bth::kWriteLastImm ||
+           op == bth::kWriteOnlyImm;
+}
+
+bool
+HasReth(uint8_t op)
+{
+    return op == bth::kWriteFirst || op == bth::kWriteOnly || op == bth::kWriteOnlyImm;
+}
+
+bool
+IsData(uint8_t op)
+{
+    return op <= bth::kWriteOnlyImm;
+}
+
+/// RoCEv2 CNP: BTH followed by 16 reserved bytes (RoCEv2 annex A17.9.3).
+constexpr uint32_t kCnpReservedBytes = 16;
+} // namespace
+
+/// The transport fields of a packet on a link whose own header carries them
+/// (NVLink: address and sequence in the 16-byte header flit the port's
+/// framing already counts): they ride as a tag and cost no payload bytes.
+class RdmaTransportTag : public Tag
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RdmaTransportTag")
+                                .SetParent<Tag>()
+                                .SetGroupName("Fabric")
+                                .AddConstructor<RdmaTransportTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+
+    uint32_t GetSerializedSize() const override { return BthHeader::kSize + 6; }
+
+    void Serialize(TagBuffer i) const override
+    {
+        Buffer b;
+        b.AddAtStart(BthHeader::kSize);
+        bth.Serialize(b.Begin());
+        uint8_t raw[BthHeader::kSize];
+        b.CopyData(raw, BthHeader::kSize);
+        i.Write(raw, BthHeader::kSize);
+        i.WriteU32(immediate);
+        i.WriteU8(syndrome);
+        i.WriteU8(pad);
+    }
+
+    void Deserialize(TagBuffer i) override
+    {
+        uint8_t raw[BthHeader::kSize];
+        i.Read(raw, BthHeader::kSize);
+        Buffer b;
+        b.AddAtStart(BthHeader::kSize);
+        b.Begin().Write(raw, BthHeader::kSize);
+        bth.Deserialize(b.Begin());
+        immediate = i.ReadU32();
+        syndrome = i.ReadU8();
+        pad = i.ReadU8();
+    }
+
+    void Print(std::ostream& os) const override { bth.Print(os); }
+
+    BthHeader bth;
+    uint32_t immediate{0};
+    uint8_t syndrome{AethHeader::kAck};
+    uint8_t pad{0}; ///< payload bytes that are not data (an empty message's ImmDt)
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaTransportTag);
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("Fabric")
+            .AddConstructor<RdmaNic>()
+            .AddAttribute("Mtu",
+                          "Path MTU: payload bytes per packet (IB MTU: 256-4096; RoCEv2 "
+                          "1024 on 1500-byte Ethernet, 4096 with jumbo frames)",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&RdmaNic::SetMtu, &RdmaNic::GetMtuAttr),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PcieRate",
+                          "Rate of the NIC's PCIe link for DMA (default PCIe Gen5 x16 raw, "
+                          "63 GB/s per direction, REFERENCE.md)",
+                          DataRateValue(DataRate("504Gbps")),
+                          MakeDataRateAccessor(&RdmaNic::SetPcieRate, &RdmaNic::GetPcieRate),
+                          MakeDataRateChecker())
+            // Assumption: chosen so that doorbell (1) + WQE fetch (2) + payload
+            // read (2) + receive write (1) one-way PCIe latencies plus a
+            // 100 Gb/s wire give the 0.8 us one-way ib_send_lat of EDR back to
+            // back (REFERENCE.md).
+            .AddAttribute("PcieLatency",
+                          "One-way latency of the NIC's PCIe link",
+                          TimeValue(NanoSeconds(120)),
+                          MakeTimeAccessor(&RdmaNic::SetPcieLatency, &RdmaNic::GetPcieLatency),
+                          MakeTimeChecker())
+            // H100 SXM HBM3, 3.35 TB/s (NVIDIA H100 datasheet): never the
+            // bottleneck of one NIC, but part of min(memory, PCIe, link).
+            .AddAttribute("MemoryRate",
+                          "Rate of the memory the DMA engine reads and writes",
+                          DataRateValue(DataRate("26800Gbps")),
+                          MakeDataRateAccessor(&RdmaNic::SetMemoryRate, &RdmaNic::GetMemoryRate),
+                          MakeDataRateChecker())
+            .AddAttribute("EngineStartup",
+                          "Fixed cost per message after the doorbell (copy-engine or SM "
+                          "launch on NVLink; 0 for a NIC)",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaNic::SetEngineStartup, &RdmaNic::GetEngineStartup),
+                          MakeTimeChecker())
+            .AddAttribute("WqeBytes",
+                          "Bytes of a work-queue element the NIC fetches per message",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&RdmaNic::m_wqeBytes),
+                          MakeUintegerChecker<uint32_t>())
+            // Assumption: enough to keep a 400 Gb/s port busy behind a PCIe
+            // round trip (8 x 4 KiB = 655 ns at 400 Gb/s > 2 x 120 ns).
+            .AddAttribute("DmaPrefetch",
+                          "Packets whose payload a QP reads ahead of transmission",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&RdmaNic::m_prefetch),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("AckInterval",
+                          "The requester asks for an ACK every N packets (and on the last "
+                          "packet of each message): ACK coalescing",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RetransmitTimeout",
+                          "Go-back-N from the oldest unacknowledged packet after this long "
+                          "without progress (IB's local ACK timeout)",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(&RdmaNic::SetRetransmitTimeout,
+                                           &RdmaNic::GetRetransmitTimeout),
+                          MakeTimeChecker())
+            .AddAttribute("WindowBytes",
+                          "Max unacknowledged payload bytes in flight per QP (0: no limit)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::m_windowBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("CnpPriority",
+                          "Class of CNPs (the port's strict-priority class; ConnectX marks "
+                          "them DSCP 48 / 802.1p 6 for the switches' strict queue)",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RdmaNic::m_cnpPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("HeadersInTag",
+                          "Carry BTH/RETH/ImmDt/AETH as a packet tag of 0 bytes instead of "
+                          "payload bytes: for links whose own header holds them (NVLink)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_headersInTag),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnCapable",
+                          "Data packets carry ECT(0) so switches mark CE instead of dropping",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_ecnCapable),
+                          MakeBooleanChecker())
+            .AddAttribute("CongestionControl",
+                          "TypeId of the rate control (a subclass of "
+                          "ns3::RdmaCongestionControl), forked per QP",
+                          TypeIdValue(RdmaCcNone::GetTypeId()),
+                          MakeTypeIdAccessor(&RdmaNic::m_ccType),
+                          MakeTypeIdChecker())
+            .AddTraceSource("CnpTx",
+                            "A CNP left for the QP's requester (arg: local qpn)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_cnpTxTrace),
+                            "ns3::TracedValueCallback::Uint32")
+            .AddTraceSource("CnpRx",
+                            "A CNP arrived for a local QP (arg: qpn)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_cnpRxTrace),
+                            "ns3::TracedValueCallback::Uint32")
+            .AddTraceSource("Retransmit",
+                            "Go-back-N restarted a QP (qpn, first PSN resent)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_retransmitTrace),
+                            "ns3::RdmaNic::RetransmitCallback")
+            .AddTraceSource("SendComplete",
+                            "A message was fully acknowledged",
+                            MakeTraceSourceAccessor(&RdmaNic::m_sendDoneTrace),
+                            "ns3::RdmaNic::CompletionCallback")
+            .AddTraceSource("ReceiveComplete",
+                            "A message was written to memory at the receiver",
+                            MakeTraceSourceAccessor(&RdmaNic::m_recvDoneTrace),
+                            "ns3::RdmaNic::CompletionCallback");
+    return tid;
+}
+
+RdmaNic::RdmaNic()
+    : m_byClass(kFabricClasses),
+      m_rrNext(kFabricClasses, 0)
+{
+}
+
+RdmaNic::~RdmaNic() = default;
+
+void
+RdmaNic::DoDispose()
+{
+    m_wake.Cancel();
+    for (auto& qp : m_qps)
+    {
+        qp.rto.Cancel();
+        if (qp.cc)
+        {
+            qp.cc->Stop();
+            qp.cc->Dispose();
+        }
+        qp.cc = nullptr;
+        qp.rate = nullptr;
+        qp.sq.clear();
+        qp.rxInline = nullptr;
+    }
+    m_qps.clear();
+    if (m_port)
+    {
+        m_port->SetTxSource(FabricNetDevice::TxSource());
+        m_port->SetFabricReceiveCallback(FabricNetDevice::FabricRxCallback());
+    }
+    m_port = nullptr;
+    m_ccProto = nullptr;
+    m_sendDone = CompletionCallback();
+    m_recvDone = CompletionCallback();
+    Object::DoDispose();
+}
+
+void
+RdmaNic::SetMtu(uint32_t mtu)
+{
+    if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)
+    {
+        throw std::invalid_argument(
+            "RdmaNic::Mtu: expected 256, 512, 1024, 2048 or 4096 bytes, got " +
+            std::to_string(mtu));
+    }
+    if (m_port && mtu + TransportOverhead() > m_port->GetMtu())
+    {
+        throw std::invalid_argument("RdmaNic::Mtu: expected at most the port MTU " +
+                                    std::to_string(m_port->GetMtu()) + " - " +
+                                    std::to_string(TransportOverhead()) +
+                                    " transport header bytes, got " + std::to_string(mtu));
+    }
+    m_mtu = mtu;
+}
+
+void
+RdmaNic::SetPcieRate(DataRate r)
+{
+    if (r.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("RdmaNic::PcieRate: expected a rate > 0, got 0");
+    }
+    m_pcieRate = r;
+}
+
+void
+RdmaNic::SetMemoryRate(DataRate r)
+{
+    if (r.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("RdmaNic::MemoryRate: expected a rate > 0, got 0");
+    }
+    m_memoryRate = r;
+}
+
+void
+RdmaNic::SetPcieLatency(Time t)
+{
+    if (t.IsStrictlyNegative())
+    {
+        throw std::invalid_argument("RdmaNic::PcieLatency: expected a time >= 0");
+    }
+    m_pcieLatency = t;
+}
+
+void
+RdmaNic::SetEngineStartup(Time t)
+{
+    if (t.IsStrictlyNegative())
+    {
+        throw std::invalid_argument("RdmaNic::EngineStartup: expected a time >= 0");
+    }
+    m_engineStartup = t;
+}
+
+void
+RdmaNic::SetRetransmitTimeout(Time t)
+{
+    if (!t.IsStrictlyPositive())
+    {
+        throw std::invalid_argument("RdmaNic::RetransmitTimeout: expected a time > 0");
+    }
+    m_rto = t;
+}
+
+void
+RdmaNic::Attach(Ptr<FabricNetDevice> port)
+{
+    NS_ABORT_MSG_IF(!port, "RdmaNic::Attach: null port");
+    if (port->GetDataRate().GetBitRate() == 0)
+    {
+        throw std::invalid_argument("RdmaNic port DataRate: expected a rate > 0, got 0");
+    }
+    if (m_mtu + TransportOverhead() > port->GetMtu())
+    {
+        throw std::invalid_argument("RdmaNic::Mtu: expected at most the port MTU " +
+                                    std::to_string(port->GetMtu()) + " - " +
+                                    std::to_string(TransportOverhead()) +
+                                    " transport header bytes, got " + std::to_string(m_mtu));
+    }
+    if (!m_ccType.IsChildOf(RdmaCongestionControl::GetTypeId()))
+    {
+        throw std::invalid_argument(
+            "RdmaNic::CongestionControl: expected a subclass of ns3::RdmaCongestionControl, "
+            "got " +
+            m_ccType.GetName());
+    }
+    m_port = port;
+    m_lineRate = port->GetDataRate();
+    if (!m_ccProto)
+    {
+        ObjectFactory f;
+        f.SetTypeId(m_ccType);
+        m_ccProto = f.Create<RdmaCongestionControl>();
+    }
+    port->SetTxSource(MakeCallback(&RdmaNic::Pull, this));
+    port->SetFabricReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
+}
+
+uint32_t
+RdmaNic::GetAddress() const
+{
+    return m_port ? m_port->GetFabricAddress() : kFabricNoAddress;
+}
+
+void
+RdmaNic::SetCongestionControl(Ptr<RdmaCongestionControl> prototype)
+{
+    NS_ABORT_MSG_IF(!prototype, "RdmaNic::SetCongestionControl: null");
+    m_ccProto = prototype;
+}
+
+uint32_t
+RdmaNic::CreateQp(uint8_t priority)
+{
+    NS_ABORT_MSG_IF(!m_port, "RdmaNic::CreateQp before Attach");
+    if (priority >= kFabricClasses)
+    {
+        throw std::invalid_argument("RdmaNic QP priority: expected a class 0-7, got " +
+                                    std::to_string(priority));
+    }
+    m_qps.emplace_back();
+    Qp& qp = m_qps.back();
+    qp.qpn = static_cast<uint32_t>(m_qps.size()); // QPN 0 is reserved (SMI) in IB
+    qp.priority = priority;
+    qp.rate = CreateObject<RdmaRateState>();
+    qp.rate->qpNumber = qp.qpn;
+    qp.rate->SetLineRate(m_lineRate);
+    qp.cc = m_ccProto->Fork();
+    qp.cc->FlowStart(qp.rate);
+    qp.rate->SetRateChangedCallback(MakeCallback(&RdmaNic::RateChanged, this).Bind(qp.qpn));
+    m_byClass[priority].push_back(qp.qpn);
+    return qp.qpn;
+}
+
+void
+RdmaNic::ConnectQp(uint32_t qpn, uint32_t peerAddress, uint32_t peerQpn)
+{
+    Qp& qp = GetQp(qpn);
+    qp.peerAddress = peerAddress;
+    qp.peerQpn = peerQpn;
+    qp.connected = true;
+}
+
+std::pair<uint32_t, uint32_t>
+RdmaNic::Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b, uint8_t priority)
+{
+    uint32_t qa = a->CreateQp(priority);
+    uint32_t qb = b->CreateQp(priority);
+    a->ConnectQp(qa, b->GetAddress(), qb);
+    b->ConnectQp(qb, a->GetAddress(), qa);
+    return {qa, qb};
+}
+
+RdmaNic::Qp&
+RdmaNic::GetQp(uint32_t qpn)
+{
+    NS_ABORT_MSG_IF(qpn == 0 || qpn > m_qps.size(), "RdmaNic: no QP " << qpn);
+    return m_qps[qpn - 1];
+}
+
+const RdmaNic::Qp&
+RdmaNic::GetQp(uint32_t qpn) const
+{
+    NS_ABORT_MSG_IF(qpn == 0 || qpn > m_qps.size(), "RdmaNic: no QP " << qpn);
+    return m_qps[qpn - 1];
+}
+
+Ptr<RdmaRateState>
+RdmaNic::GetRateState(uint32_t qpn) const
+{
+    return GetQp(qpn).rate;
+}
+
+Ptr<RdmaCongestionControl>
+RdmaNic::GetQpCongestionControl(uint32_t qpn) const
+{
+    return GetQp(qpn).cc;
+}
+
+uint64_t
+RdmaNic::GetOutstandingBytes(uint32_t qpn) const
+{
+    return GetQp(qpn).outstandingBytes;
+}
+
+DataRate
+RdmaNic::DmaRate() const
+{
+    return std::min(m_pcieRate, m_memoryRate);
+}
+
+Time
+RdmaNic::DmaTime(uint64_t bytes) const
+{
+    // Exact in picoseconds; CalculateBytesTxTime takes 32-bit sizes.
+    return PicoSeconds(static_cast<int64_t>(
+        std::llround(static_cast<double>(bytes) * 8e12 / DmaRate().GetBitRate())));
+}
+
+uint32_t
+RdmaNic::TransportOverhead() const
+{
+    return m_headersInTag ? 0 : kMaxTransportHeader;
+}
+
+uint32_t
+RdmaNic::DataWireBytes(uint32_t payload, bool first, bool last, bool write) const
+{
+    uint32_t size = FabricHeader::kSerializedSize + payload;
+    if (!m_headersInTag)
+    {
+        size += BthHeader::kSize + (write && first ? RethHeader::kSize : 0) +
+                (last ? ImmDtHeader::kSize : 0);
+    }
+    return m_port->WireBytes(size);
+}
+
+uint64_t
+RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immediate,
+                  Ptr<Packet> inlineData)
+{
+    Qp& qp = GetQp(qpn);
+    NS_ABORT_MSG_IF(!qp.connected, "RdmaNic::PostSend on unconnected QP " << qpn);
+    if (inlineData)
+    {
+        NS_ABORT_MSG_IF(inlineData->GetSize() > m_mtu, "RdmaNic: inline data above one MTU");
+        bytes = inlineData->GetSize();
+    }
+    Message m;
+    m.wrId = m_nextWrId++;
+    m.bytes = bytes;
+    m.write = rdmaWrite;
+    m.immediate = immediate;
+    m.firstPsn = qp.nextPsn;
+    m.npkts = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
+    m.posted = Simulator::Now();
+    m.inlineData = inlineData;
+    // Doorbell (an MMIO write: one PCIe crossing), then the WQE read: a DMA
+    // read, whose data returns a round trip after the request, in its slot on
+    // the PCIe link.
+    Time doorbell = Simulator::Now() + m_pcieLatency + m_engineStartup;
+    Time slot = std::max(doorbell + 2 * m_pcieLatency, m_txDmaFreeAt);
+    m.wqeDone = slot + DmaTime(m_wqeBytes);
+    m_txDmaFreeAt = m.wqeDone;
+    qp.nextPsn += m.npkts;
+    qp.outstandingBytes += bytes;
+    qp.sq.push_back(m);
+    ++m_counters.messagesPosted;
+    m_counters.bytesPosted += bytes;
+    IssueReads(qp);
+    NS_LOG_DEBUG("qp " << qpn << " post " << bytes << " B psn " << m.firstPsn << "+" << m.npkts);
+    ScheduleWake(EligibleAt(qp));
+    return m.wrId;
+}
+
+const RdmaNic::Message*
+RdmaNic::FindMessage(const Qp& qp, uint64_t psn) const
+{
+    // sq is ordered by PSN; go-back-N looks near the front, new data near the back.
+    for (const auto& m : qp.sq)
+    {
+        if (psn >= m.firstPsn && psn < m.firstPsn + m.npkts)
+        {
+            return &m;
+        }
+    }
+    return nullptr;
+}
+
+uint32_t
+RdmaNic::PacketPayload(const Message& m, uint64_t psn) const
+{
+    uint64_t off = (psn - m.firstPsn) * m_mtu;
+    return static_cast<uint32_t>(std::min<uint64_t>(m_mtu, m.bytes - off));
+}
+
+bool
+RdmaNic::HasWork(const Qp& qp) const
+{
+    if (!qp.connected || qp.sndNxt >= qp.nextPsn)
+    {
+        return false;
+    }
+    if (m_windowBytes > 0 && (qp.sndNxt - qp.sndUna) * m_mtu >= m_windowBytes)
+    {
+        return false;
+    }
+    return true;
+}
+
+Time
+RdmaNic::EligibleAt(const Qp& qp) const
+{
+    if (!HasWork(qp))
+    {
+        return Time::Max();
+    }
+    Time t = qp.nextTx;
+    if (qp.sndNxt >= qp.highSent)
+    {
+        // First transmission: the payload must have arrived over PCIe.
+        if (qp.readReady.empty())
+        {
+            return Time::Max(); // read not issued yet (prefetch window full)
+        }
+        t = std::max(t, qp.readReady.front());
+    }
+    return t;
+}
+
+void
+RdmaNic::IssueReadsOf(uint32_t qpn)
+{
+    Qp& qp = GetQp(qpn);
+    IssueReads(qp);
+    ScheduleWake(EligibleAt(qp));
+}
+
+void
+RdmaNic::IssueReads(Qp& qp)
+{
+    // Payload reads run ahead of transmission by up to DmaPrefetch packets
+    // per QP; requests of all QPs share the PCIe link in issue order, each
+    // data return a round trip after its request.
+    Time now = Simulator::Now();
+    while (qp.readPsn < qp.nextPsn && qp.readPsn - qp.highSent < m_prefetch)
+    {
+        const Message* m = FindMessage(qp, qp.readPsn);
+        if (m->wqeDone > now)
+        {
+            // Issued when the WQE has been read, in time order with the
+            // other QPs' requests.
+            Simulator::Schedule(m->wqeDone - now, &RdmaNic::IssueReadsOf, this, qp.qpn);
+            return;
+        }
+        Time issue = now;
+        Time slot = std::max(issue + 2 * m_pcieLatency, m_txDmaFreeAt);
+        m_txDmaFreeAt = slot + DmaTime(PacketPayload(*m, qp.readPsn));
+        qp.readReady.push_back(m_txDmaFreeAt);
+        ++qp.readPsn;
+    }
+}
+
+Ptr<Packet>
+RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
+{
+    auto& list = m_byClass[cls];
+    const uint32_t n = list.size();
+    if (n == 0)
+    {
+        return nullptr;
+    }
+    Time now = Simulator::Now();
+    Time earliest = Time::Max();
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        uint32_t idx = (m_rrNext[cls] + i) % n;
+        Qp& qp = GetQp(list[idx]);
+        Time t = EligibleAt(qp);
+        if (t > now)
+        {
+            earliest = std::min(earliest, t);
+            continue;
+        }
+        Ptr<Packet> p = BuildDataPacket(qp, qp.sndNxt);
+        if (p->GetSize() > maxBytes)
+        {
+            // The flow control's budget is smaller than the packet: undo and
+            // wait for the port to offer more (credit return).
+            --qp.sndNxt;
+            continue;
+        }
+        m_rrNext[cls] = (idx + 1) % n;
+        // Commit the transmission: counters, rate limiter, CC, timer.
+        const Message* m = FindMessage(qp, qp.sndNxt - 1);
+        uint32_t payload = PacketPayload(*m, qp.sndNxt - 1);
+        uint32_t wire = m_port->WireBytes(p->GetSize());
+        ++m_counters.dataPacketsSent;
+        if (qp.sndNxt - 1 >= qp.highSent)
+        {
+            m_counters.bytesSent += payload;
+            qp.highSent = qp.sndNxt;
+            qp.readReady.pop_front();
+            IssueReads(qp);
+        }
+        else
+        {
+            m_counters.bytesRetransmitted += payload;
+            ++m_counters.packetsRetransmitted;
+        }
+        qp.lastTxStart = now;
+        qp.lastTxWire = wire;
+        // At line rate the port's own serialization is the pacing.
+        qp.nextTx = qp.rate->GetRate() >= m_lineRate
+                        ? now
+                        : now + qp.rate->GetRate().CalculateBytesTxTime(wire);
+        qp.cc->BytesSent(qp.rate, wire);
+        ArmRto(qp);
+        return p;
+    }
+    if (earliest != Time::Max())
+    {
+        ScheduleWake(earliest);
+    }
+    return nullptr;
+}
+
+Ptr<Packet>
+RdmaNic::BuildDataPacket(Qp& qp, uint64_t psn)
+{
+    const Message* m = FindMessage(qp, psn);
+    NS_ASSERT(m);
+    uint64_t k = psn - m->firstPsn;
+    bool first = k == 0;
+    bool last = k + 1 == m->npkts;
+    uint32_t len = PacketPayload(*m, psn);
+    Ptr<Packet> p = (m->inlineData && m->npkts == 1) ? m->inlineData->Copy() : Create<Packet>(len);
+    uint8_t op;
+    if (m->write)
+    {
+        op = first && last ? bth::kWriteOnlyImm
+             : first       ? bth::kWriteFirst
+             : last        ? bth::kWriteLastImm
+                           : bth::kWriteMiddle;
+    }
+    else
+    {
+        op = first && last ? bth::kSendOnlyImm
+             : first       ? bth::kSendFirst
+             : last        ? bth::kSendLastImm
+                           : bth::kSendMiddle;
+    }
+    BthHeader bh;
+    bh.opcode = op;
+    bh.destQp = qp.peerQpn & 0xFFFFFF;
+    bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
+    bh.ackReq = last || (psn + 1) % m_ackInterval == 0;
+    if (m_headersInTag)
+    {
+        RdmaTransportTag tag;
+        tag.bth = bh;
+        tag.immediate = m->immediate;
+        if (p->GetSize() == 0)
+        {
+            // An empty message still carries its immediate (and the port
+            // needs a non-empty packet, see SendControl).
+            tag.pad = ImmDtHeader::kSize;
+            p = Create<Packet>(ImmDtHeader::kSize);
+        }
+        p->AddPacketTag(tag);
+    }
+    else
+    {
+        if (last)
+        {
+            ImmDtHeader imm;
+            imm.immediate = m->immediate;
+            p->AddHeader(imm);
+        }
+        if (m->write && first)
+        {
+            RethHeader reth;
+            reth.dmaLength = static_cast<uint32_t>(std::min<uint64_t>(m->bytes, 0xFFFFFFFFu));
+            p->AddHeader(reth);
+        }
+        p->AddHeader(bh);
+    }
+    FabricHeader fh(GetAddress(),
+                    qp.peerAddress,
+                    (GetAddress() << 12) ^ qp.qpn,
+                    qp.priority,
+                    m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
+    p->AddHeader(fh);
+    ++qp.sndNxt;
+    return p;
+}
+
+void
+RdmaNic::ScheduleWake(Time at)
+{
+    if (at == Time::Max())
+    {
+        return;
+    }
+    Time now = Simulator::Now();
+    at = std::max(at, now);
+    if (m_wake.IsRunning() && Time(m_wake.GetTs()) <= at)
+    {
+        return;
+    }
+    m_wake.Cancel();
+    m_wake = Simulator::Schedule(at - now, &RdmaNic::Wake, this);
+}
+
+void
+RdmaNic::Wake()
+{
+    if (m_port)
+    {
+        m_port->NotifyTxReady();
+    }
+}
+
+void
+RdmaNic::RateChanged(uint32_t qpn)
+{
+    Qp& qp = GetQp(qpn);
+    if (qp.lastTxWire > 0)
+    {
+        qp.nextTx = qp.rate->GetRate() >= m_lineRate
+                        ? qp.lastTxStart
+                        : qp.lastTxStart + qp.rate->GetRate().CalculateBytesTxTime(qp.lastTxWire);
+    }
+    ScheduleWake(EligibleAt(qp));
+}
+
+void
+RdmaNic::ArmRto(Qp& qp)
+{
+    if (!qp.rto.IsRunning())
+    {
+        qp.rto = Simulator::Schedule(m_rto, &RdmaNic::RtoExpired, this, qp.qpn);
+    }
+}
+
+void
+RdmaNic::RtoExpired(uint32_t qpn)
+{
+    Qp& qp = GetQp(qpn);
+    if (qp.sndUna >= qp.sndNxt && qp.sndUna >= qp.highSent)
+    {
+        return;
+    }
+    ++m_counters.timeouts;
+    NS_LOG_DEBUG("qp " << qpn << " timeout, go back to " << qp.sndUna);
+    m_retransmitTrace(qpn, qp.sndUna);
+    qp.sndNxt = qp.sndUna;
+    qp.nextTx = Simulator::Now();
+    ScheduleWake(EligibleAt(qp));
+}
+
+void
+RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t flow,
+                     uint8_t opcode, uint64_t psn, bool nak)
+{
+    Ptr<Packet> p;
+    AethHeader a;
+    a.syndrome = nak ? AethHeader::kNakPsnError : AethHeader::kAck;
+    if (m_headersInTag)
+    {
+        // The AETH's 4 bytes as the response payload. (Also keeps every
+        // packet non-empty: FabricNetDevice schedules its next transmission
+        // on queued payload bytes, so a queue of 0-byte packets would stall.)
+        p = Create<Packet>(AethHeader::kSize);
+    }
+    else if (opcode == bth::kCnp)
+    {
+        p = Create<Packet>(kCnpReservedBytes);
+    }
+    else
+    {
+        p = Create<Packet>();
+        p->AddHeader(a);
+    }
+    BthHeader bh;
+    bh.opcode = opcode;
+    bh.destQp = dstQpn & 0xFFFFFF;
+    bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
+    if (opcode == bth::kCnp)
+    {
+        bh.becn = true;
+    }
+    if (m_headersInTag)
+    {
+        RdmaTransportTag tag;
+        tag.bth = bh;
+        tag.syndrome = a.syndrome;
+        p->AddPacketTag(tag);
+    }
+    else
+    {
+        p->AddHeader(bh);
+    }
+    FabricHeader fh(GetAddress(), dst, flow, priority, FabricHeader::NOT_ECT);
+    p->AddHeader(fh);
+    NS_LOG_LOGIC("to " << dst << " qp " << dstQpn << " opcode " << unsigned(opcode) << " psn "
+                       << psn << (nak ? " NAK" : ""));
+    if (!m_port->SendFabric(p))
+    {
+        NS_LOG_WARN("control packet dropped at the local port");
+    }
+}
+
+uint64_t
+RdmaNic::Unwrap(uint64_t reference, uint32_t psn24)
+{
+    int64_t diff = static_cast<int64_t>((psn24 - (reference & 0xFFFFFF)) & 0xFFFFFF);
+    if (diff >= (1 << 23))
+    {
+        diff -= (1 << 24);
+    }
+    return static_cast<uint64_t>(static_cast<int64_t>(reference) + diff);
+}
+
+void
+RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header)
+{
+    Ptr<Packet> p = packet->Copy();
+    FabricHeader fh;
+    p->RemoveHeader(fh);
+    BthHeader bh;
+    RdmaTransportTag tag;
+    bool tagged = p->RemovePacketTag(tag);
+    if (tagged)
+    {
+        bh = tag.bth;
+    }
+    else
+    {
+        p->RemoveHeader(bh);
+    }
+    uint32_t qpn = bh.destQp;
+    if (qpn == 0 || qpn > m_qps.size())
+    {
+        NS_LOG_WARN("packet for unknown QP " << qpn << " dropped");
+        return;
+    }
+    Qp& qp = GetQp(qpn);
+    if (bh.opcode == bth::kCnp)
+    {
+        ++m_counters.cnpsReceived;
+        m_cnpRxTrace(qpn);
+        qp.cc->CnpReceived(qp.rate);
+        return;
+    }
+    if (bh.opcode == bth::kAcknowledge)
+    {
+        AethHeader a;
+        if (tagged)
+        {
+            a.syndrome = tag.syndrome;
+        }
+        else
+        {
+            p->RemoveHeader(a);
+        }
+        ReceiveAck(qp, bh, a);
+        return;
+    }
+    if (IsData(bh.opcode))
+    {
+        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr);
+    }
+}
+
+void
+RdmaNic::ReceiveData(Qp& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Packet> p,
+                     const RdmaTransportTag* tag)
+{
+    // Notification point: the CE mark counts whether or not the packet is
+    // in sequence.
+    if (qp.cc->DataReceived(qp.rate, fh.GetEcn() == FabricHeader::CE))
+    {
+        ++m_counters.cnpsSent;
+        m_cnpTxTrace(qp.qpn);
+        SendControl(fh.GetSource(), qp.peerQpn, m_cnpPriority, fh.GetFlowId(), bth::kCnp, 0,
+                    false);
+    }
+    uint64_t psn = Unwrap(qp.ePsn, bh.psn);
+    if (psn > qp.ePsn)
+    {
+        ++m_counters.outOfOrderDropped;
+        if (!qp.nakSent)
+        {
+            qp.nakSent = true;
+            ++m_counters.naksSent;
+            SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(),
+                        bth::kAcknowledge, qp.ePsn, true);
+        }
+        return;
+    }
+    if (psn < qp.ePsn)
+    {
+        // Duplicate of a packet already accepted (its ACK was lost or a
+        // go-back-N resent it): acknowledge again so the requester moves on.
+        if (bh.ackReq)
+        {
+            ++m_counters.acksSent;
+            SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(),
+                        bth::kAcknowledge, qp.ePsn - 1, false);
+        }
+        return;
+    }
+    uint32_t imm = 0;
+    if (tag)
+    {
+        imm = tag->immediate;
+        if (tag->pad > 0)
+        {
+            p->RemoveAtEnd(tag->pad);
+        }
+    }
+    else
+    {
+        if (HasReth(bh.opcode))
+        {
+            RethHeader r;
+            p->RemoveHeader(r);
+        }
+        if (HasImm(bh.opcode))
+        {
+            ImmDtHeader h;
+            p->RemoveHeader(h);
+            imm = h.immediate;
+        }
+    }
+    uint32_t len = p->GetSize();
+    if (IsFirst(bh.opcode))
+    {
+        qp.rxMsgBytes = 0;
+    }
+    qp.rxMsgBytes += len;
+    m_counters.bytesDelivered += len;
+    ++qp.ePsn;
+    qp.nakSent = false;
+    // Posted writes of the payload into memory on the receive DMA engine.
+    Time writeDone = std::max(Simulator::Now(), m_rxDmaFreeAt) + DmaTime(len);
+    m_rxDmaFreeAt = writeDone;
+    if (IsLast(bh.opcode))
+    {
+        RdmaCompletion c;
+        c.qpn = qp.qpn;
+        c.bytes = qp.rxMsgBytes;
+        c.immediate = imm;
+        if (IsFirst(bh.opcode))
+        {
+            c.inlineData = p;
+        }
+        ++m_counters.messagesReceived;
+        Time at = writeDone + m_pcieLatency; // data and CQE visible to the host
+        Simulator::Schedule(at - Simulator::Now(), [this, c]() {
+            m_recvDoneTrace(c);
+            if (!m_recvDone.IsNull())
+            {
+                m_recvDone(c);
+            }
+        });
+    }
+    if (bh.ackReq)
+    {
+        ++m_counters.acksSent;
+        SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(),
+                    bth::kAcknowledge, psn, false);
+    }
+}
+
+void
+RdmaNic::ReceiveAck(Qp& qp, const BthHeader& bh, const AethHeader& a)
+{
+    uint64_t psn = Unwrap(qp.sndUna, bh.psn);
+    uint64_t newUna = a.IsNak() ? psn : psn + 1;
+    NS_LOG_LOGIC("qp " << qp.qpn << (a.IsNak() ? " NAK " : " ACK ") << psn << " una " << qp.sndUna
+                       << " high " << qp.highSent);
+    if (newUna > qp.highSent)
+    {
+        return; // stale or corrupt
+    }
+    bool progress = newUna > qp.sndUna;
+    if (progress)
+    {
+        qp.sndUna = newUna;
+    }
+    if (a.IsNak())
+    {
+        ++m_counters.naksReceived;
+        if (qp.sndNxt > psn)
+        {
+            NS_LOG_DEBUG("qp " << qp.qpn << " NAK, go back to " << psn);
+            m_retransmitTrace(qp.qpn, psn);
+            qp.sndNxt = psn;
+        }
+    }
+    if (qp.sndNxt < qp.sndUna)
+    {
+        qp.sndNxt = qp.sndUna;
+    }
+    while (!qp.sq.empty() && qp.sq.front().firstPsn + qp.sq.front().npkts <= qp.sndUna)
+    {
+        const Message& m = qp.sq.front();
+        RdmaCompletion c;
+        c.qpn = qp.qpn;
+        c.wrId = m.wrId;
+        c.bytes = m.bytes;
+        c.immediate = m.immediate;
+        c.posted = m.posted;
+        qp.outstandingBytes -= m.bytes;
+        ++m_counters.messagesCompleted;
+        qp.sq.pop_front();
+        Simulator::Schedule(m_pcieLatency, [this, c]() {
+            m_sendDoneTrace(c);
+            if (!m_sendDone.IsNull())
+            {
+                m_sendDone(c);
+            }
+        });
+    }
+    if (progress || a.IsNak())
+    {
+        qp.rto.Cancel();
+        if (qp.sndUna < qp.highSent)
+        {
+            ArmRto(qp);
+        }
+    }
+    ScheduleWake(EligibleAt(qp));
+}
+
+} // namespace ns3

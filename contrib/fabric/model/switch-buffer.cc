@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "switch-buffer.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyFabricSwitchBuffer");
+NS_OBJECT_ENSURE_REGISTERED(FabricSwitchBuffer);
+
+TypeId
+FabricSwitchBuffer::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricSwitchBuffer")
+            .SetParent<Object>()
+            .SetGroupName("Fabric")
+            .AddConstructor<FabricSwitchBuffer>()
+            .AddAttribute("BufferBytes",
+                          "Total packet buffer of the switch (REFERENCE.md: 12-32 MB).",
+                          UintegerValue(12000000),
+                          MakeUintegerAccessor(&FabricSwitchBuffer::m_bufferBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("ReserveBytes",
+                          "Private reserve of each (ingress port, class), 4 KiB as in the "
+                          "public Broadcom-style simulations.",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&FabricSwitchBuffer::m_reserve),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ResumeOffsetBytes",
+                          "XON once shared use + this <= the dynamic threshold (3 KiB).",
+                          UintegerValue(3072),
+                          MakeUintegerAccessor(&FabricSwitchBuffer::m_resumeOffset),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Alpha",
+                          "alpha_DT of the dynamic threshold T = alpha x free shared buffer.",
+                          DoubleValue(0.125),
+                          MakeDoubleAccessor(&FabricSwitchBuffer::m_alpha),
+                          MakeDoubleChecker<double>(0.0));
+    return tid;
+}
+
+FabricSwitchBuffer::FabricSwitchBuffer() = default;
+FabricSwitchBuffer::~FabricSwitchBuffer() = default;
+
+void
+FabricSwitchBuffer::AddPort(uint32_t port, PortMode mode, uint64_t headroomBytes,
+                            uint8_t losslessMask)
+{
+    if (port != m_ports.size())
+    {
+        throw std::invalid_argument("port: expected ports added in order 0, 1, ...");
+    }
+    Port p;
+    p.mode = mode;
+    p.losslessMask = losslessMask;
+    p.headroom = mode == LOSSLESS ? headroomBytes : 0;
+    m_ports.push_back(p);
+    m_sumHeadroom += p.headroom;
+    if (mode != CREDIT)
+    {
+        ++m_reservedPorts;
+    }
+}
+
+void
+FabricSwitchBuffer::SetHeadroomBytes(uint32_t port, uint64_t bytes)
+{
+    Port& p = m_ports.at(port);
+    if (p.mode != LOSSLESS)
+    {
+        return;
+    }
+    m_sumHeadroom = m_sumHeadroom - p.headroom + bytes;
+    p.headroom = bytes;
+}
+
+uint64_t
+FabricSwitchBuffer::GetThreshold() const
+{
+    // Reserve summed here, not at AddPort, so ReserveBytes may change later.
+    uint64_t fixed =
+        m_sumHeadroom + uint64_t(m_reservedPorts) * kFabricClasses * m_reserve + m_sharedUsed;
+    if (fixed >= m_bufferBytes)
+    {
+        return 0;
+    }
+    return uint64_t(m_alpha * double(m_bufferBytes - fixed));
+}
+
+uint64_t
+FabricSwitchBuffer::GetUsed(uint32_t port, uint8_t cls) const
+{
+    const Port& p = m_ports[port];
+    return p.reserveUsed[cls] + p.shared[cls] + p.headroomUsed[cls];
+}
+
+bool
+FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
+{
+    Port& p = m_ports[port];
+    if (p.mode == CREDIT)
+    {
+        // Dedicated space: the credit the sender was granted.
+        p.reserveUsed[cls] += bytes;
+        m_totalUsed += bytes;
+        return true;
+    }
+    uint64_t toReserve = 0;
+    if (p.reserveUsed[cls] < m_reserve)
+    {
+        toReserve = std::min<uint64_t>(bytes, m_reserve - p.reserveUsed[cls]);
+    }
+    uint64_t rest = bytes - toReserve;
+    uint64_t toShared = 0;
+    uint64_t toHeadroom = 0;
+    if (rest > 0)
+    {
+        if (p.headroomUsed[cls] == 0 && p.shared[cls] + rest <= GetThreshold())
+        {
+            toShared = rest;
+        }
+        else if (p.mode == LOSSLESS && ((p.losslessMask >> cls) & 1u) &&
+                 p.headroomUsed[cls] + rest <= p.headroom)
+        {
+            toHeadroom = rest;
+        }
+        else
+        {
+            ++m_drops;
+            return false;
+        }
+    }
+    p.reserveUsed[cls] += toReserve;
+    p.shared[cls] += toShared;
+    p.headroomUsed[cls] += toHeadroom;
+    m_sharedUsed += toShared;
+    m_totalUsed += bytes;
+    return true;
+}
+
+void
+FabricSwitchBuffer::Release(uint32_t port, uint8_t cls, uint32_t bytes)
+{
+    Port& p = m_ports[port];
+    m_totalUsed -= bytes;
+    if (p.mode == CREDIT)
+    {
+        p.reserveUsed[cls] -= bytes;
+        return;
+    }
+    uint64_t left = bytes;
+    uint64_t h = std::min<uint64_t>(left, p.headroomUsed[cls]);
+    p.headroomUsed[cls] -= h;
+    left -= h;
+    uint64_t s = std::min<uint64_t>(left, p.shared[cls]);
+    p.shared[cls] -= s;
+    m_sharedUsed -= s;
+    left -= s;
+    p.reserveUsed[cls] -= std::min<uint64_t>(left, p.reserveUsed[cls]);
+}
+
+bool
+FabricSwitchBuffer::IsXoffCondition(uint32_t port, uint8_t cls) const
+{
+    const Port& p = m_ports[port];
+    if (p.mode != LOSSLESS || !((p.losslessMask >> cls) & 1u))
+    {
+        return false;
+    }
+    return p.headroomUsed[cls] > 0 || (p.shared[cls] > 0 && p.shared[cls] >= GetThreshold());
+}
+
+bool
+FabricSwitchBuffer::IsXonCondition(uint32_t port, uint8_t cls) const
+{
+    const Port& p = m_ports[port];
+    if (p.headroomUsed[cls] > 0)
+    {
+        return false;
+    }
+    return p.shared[cls] == 0 || p.shared[cls] + m_resumeOffset <= GetThreshold();
+}
+
+} // namespace ns3

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Shared switch buffer with per-ingress-port x priority accounting, as
+// Broadcom-style switches are simulated publicly (REFERENCE.md, "PFC and the
+// switch buffer"). Each (port, class) first fills its private reserve, then
+// the shared pool up to the dynamic threshold
+//     T = alpha_DT x (B - sum headroom - sum reserve - shared used),
+// then (lossless classes only) its port's headroom; a packet that fits none of
+// them is dropped. XOFF is asserted once headroom is in use or the shared use
+// of (port, class) reaches T; XON once headroom is empty and
+// shared use + resume offset <= T (or shared use is zero).
+// Ports whose link runs credit flow control are admitted unconditionally:
+// their space is the credit the peer was granted.
+// All byte counts are on-wire bytes of the ingress link.
+#ifndef HOCKNEY_SWITCH_BUFFER_H
+#define HOCKNEY_SWITCH_BUFFER_H
+
+#include "fabric-header.h"
+
+#include "ns3/object.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+class FabricSwitchBuffer : public Object
+{
+  public:
+    /// How an ingress port is accounted.
+    enum PortMode
+    {
+        LOSSY,    ///< reserve + shared, then drop
+        LOSSLESS, ///< reserve + shared + headroom, XOFF/XON (PFC)
+        CREDIT    ///< always admitted (credit-limited by the sender)
+    };
+
+    static TypeId GetTypeId();
+    FabricSwitchBuffer();
+    ~FabricSwitchBuffer() override;
+
+    /// Registers ingress port `port` (ports are numbered 0, 1, ... in order).
+    /// \param headroomBytes this port's headroom (shared by its classes)
+    /// \param losslessMask classes that are lossless on a LOSSLESS port
+    void AddPort(uint32_t port, PortMode mode, uint64_t headroomBytes, uint8_t losslessMask = 0xFF);
+    uint32_t GetNPorts() const { return m_ports.size(); }
+
+    /// Tries to admit `bytes` on (port, cls); false = drop.
+    bool Admit(uint32_t port, uint8_t cls, uint32_t bytes);
+    /// Returns `bytes` of (port, cls) to the pool (headroom first, then shared, then reserve).
+    void Release(uint32_t port, uint8_t cls, uint32_t bytes);
+
+    /// Current dynamic threshold T in bytes (0 when the pool is exhausted).
+    uint64_t GetThreshold() const;
+    /// XOFF condition for (port, cls), regardless of current pause state.
+    bool IsXoffCondition(uint32_t port, uint8_t cls) const;
+    /// XON condition for (port, cls).
+    bool IsXonCondition(uint32_t port, uint8_t cls) const;
+
+    uint64_t GetBufferBytes() const { return m_bufferBytes; }
+    uint64_t GetReserveBytes() const { return m_reserve; }
+    uint64_t GetResumeOffsetBytes() const { return m_resumeOffset; }
+    double GetAlpha() const { return m_alpha; }
+    uint64_t GetHeadroomBytes(uint32_t port) const { return m_ports[port].headroom; }
+    void SetHeadroomBytes(uint32_t port, uint64_t bytes);
+    /// Bytes held by (port, cls) in total and in each region.
+    uint64_t GetUsed(uint32_t port, uint8_t cls) const;
+    uint64_t GetSharedUsed(uint32_t port, uint8_t cls) const { return m_ports[port].shared[cls]; }
+    uint64_t GetHeadroomUsed(uint32_t port, uint8_t cls) const { return m_ports[port].headroomUsed[cls]; }
+    uint64_t GetTotalSharedUsed() const { return m_sharedUsed; }
+    uint64_t GetTotalUsed() const { return m_totalUsed; }
+    uint64_t GetDrops() const { return m_drops; }
+
+  private:
+    struct Port
+    {
+        PortMode mode{LOSSY};
+        uint8_t losslessMask{0xFF};
+        uint64_t headroom{0};
+        std::array<uint64_t, kFabricClasses> reserveUsed{};
+        std::array<uint64_t, kFabricClasses> shared{};
+        std::array<uint64_t, kFabricClasses> headroomUsed{};
+    };
+
+    uint64_t m_bufferBytes{12000000};
+    uint64_t m_reserve{4096};
+    uint64_t m_resumeOffset{3072};
+    double m_alpha{0.125};
+    std::vector<Port> m_ports;
+    uint64_t m_sumHeadroom{0};
+    uint32_t m_reservedPorts{0}; ///< ports (not credit) holding a reserve per class
+    uint64_t m_sharedUsed{0};
+    uint64_t m_totalUsed{0};
+    uint64_t m_drops{0};
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// DCQCN on a switched fabric: two flows on one 100 Gb/s bottleneck reach
+// their fair share; an 8-to-1 incast keeps the bottleneck queue in the
+// marking band and needs far fewer PFC pauses than the same incast with
+// congestion control off.
+#include "dcqcn.h"
+#include "rdma-test-util.h"
+#include "simulator-test.h"
+
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace ns3;
+using namespace hockney::rdmatest;
+
+namespace
+{
+
+class DcqcnSystemTest : public hockney::SimulatorTest
+{
+};
+
+/// A star of `hosts` at 100 Gb/s with PFC, ECN marking of `preset` on the
+/// switch ports and DCQCN `preset` (or no congestion control) on the NICs.
+Star
+MakeDcqcnStar(uint32_t hosts, const std::string& preset, bool dcqcn)
+{
+    FabricLinkConfig cfg = RdmaLink();
+    cfg.delay = NanoSeconds(1000);
+    auto m = Dcqcn::PresetMarking(preset, cfg.rate);
+    cfg.ecn = true;
+    cfg.ecnKminBytes = m.kminBytes;
+    cfg.ecnKmaxBytes = m.kmaxBytes;
+    cfg.ecnPmax = m.pmax;
+    Star s = MakeStar(hosts, cfg);
+    for (auto& nic : s.nics)
+    {
+        if (dcqcn)
+        {
+            Ptr<Dcqcn> cc = CreateObject<Dcqcn>();
+            cc->ApplyPreset(preset, cfg.rate);
+            nic->SetCongestionControl(cc);
+        }
+    }
+    AttachAll(s);
+    s.sw->AssignStreams(11);
+    return s;
+}
+
+TEST_F(DcqcnSystemTest, TwoFlowsConvergeToFairShare)
+{
+    // Flow 1 (host 1 -> 0) runs alone from t = 0, flow 2 (host 2 -> 0) joins
+    // at 100 us, both at line rate: the switch marks, both cut. Sampled every
+    // 50 us from the senders' byte counters; fair share is 50 Gb/s each of
+    // the 100 Gb/s minus framing (payload 4096 of 4178 B: 49.0 Gb/s).
+    Star s = MakeDcqcnStar(3, "paper", true);
+    auto [q1, r1] = RdmaNic::Connect(s.nics[1], s.nics[0], 3);
+    auto [q2, r2] = RdmaNic::Connect(s.nics[2], s.nics[0], 3);
+    s.nics[1]->PostSend(q1, 100000000, true, 0);
+    Simulator::Schedule(MicroSeconds(100), [&]() { s.nics[2]->PostSend(q2, 100000000, true, 0); });
+    const Time window = MicroSeconds(50);
+    const Time end = MilliSeconds(3);
+    std::vector<std::pair<double, double>> rates; // Gb/s of payload per window
+    uint64_t last1 = 0, last2 = 0;
+    Simulator::Schedule(MicroSeconds(100), [&]() { last1 = s.nics[1]->GetCounters().bytesSent; });
+    for (Time t = MicroSeconds(100) + window; t <= end; t += window)
+    {
+        Simulator::Schedule(t, [&]() {
+            uint64_t b1 = s.nics[1]->GetCounters().bytesSent;
+            uint64_t b2 = s.nics[2]->GetCounters().bytesSent;
+            rates.push_back({(b1 - last1) * 8 / window.GetSeconds() * 1e-9,
+                             (b2 - last2) * 8 / window.GetSeconds() * 1e-9});
+            last1 = b1;
+            last2 = b2;
+        });
+    }
+    Simulator::Stop(end);
+    Simulator::Run();
+    // Converged from window i on: every 500 us moving average has each flow
+    // within 10 % of the fair split of what the two got together, and the
+    // two together use at least 90 % of the bottleneck's payload rate
+    // (100 Gb/s x 4096 / 4178 = 98.0 Gb/s). DCQCN's sawtooth (a mark now and
+    // then cuts one flow, or both, by alpha/2 and hyper increase brings them
+    // back within ~250 us) is why single 50 us windows are not the measure.
+    const double capacity = 100.0 * 4096 / 4178;
+    const int avg = 10;
+    auto good = [&](int i) {
+        double a = 0, b = 0;
+        for (int k = i; k < i + avg; ++k)
+        {
+            a += rates[k].first / avg;
+            b += rates[k].second / avg;
+        }
+        double fair = (a + b) / 2;
+        return std::abs(a - fair) <= 0.1 * fair && std::abs(b - fair) <= 0.1 * fair &&
+               a + b >= 0.9 * capacity;
+    };
+    int converged = -1;
+    for (int i = int(rates.size()) - avg; i >= 0 && good(i); --i)
+    {
+        converged = i;
+    }
+    ASSERT_GE(converged, 0) << "not within 10 % of fair share at the end";
+    double tConv = converged * window.GetSeconds(); // after flow 2 joined
+    ::testing::Test::RecordProperty("time_to_converge_us", std::to_string(tConv * 1e6));
+    EXPECT_LT(tConv, 1e-3) << "fairness must hold for the last 1.9 ms of the 2.9 ms";
+    EXPECT_GT(s.nics[0]->GetCounters().cnpsSent, 0u);
+}
+
+struct IncastResult
+{
+    uint64_t maxQueue;
+    double meanQueue;
+    uint64_t pauses;
+    uint64_t cnps;
+    uint64_t delivered;
+    double finish;
+};
+
+IncastResult
+RunIncast(bool dcqcn, const std::string& preset, uint64_t n)
+{
+    Star s = MakeDcqcnStar(9, preset, dcqcn);
+    double finish = 0;
+    s.nics[0]->SetReceiveCompletionCallback(MakeCallback(
+        +[](double* f, const RdmaCompletion&) { *f = Simulator::Now().GetSeconds(); })
+                                                .Bind(&finish));
+    for (uint32_t i = 1; i < 9; ++i)
+    {
+        auto [q, r] = RdmaNic::Connect(s.nics[i], s.nics[0], 3);
+        s.nics[i]->PostSend(q, n, true, 0);
+    }
+    Ptr<FabricNetDevice> bottleneck = s.sw->GetPort(s.links[0].portB);
+    std::vector<uint64_t> q;
+    for (Time t = MicroSeconds(5); t < MilliSeconds(3); t += MicroSeconds(5))
+    {
+        Simulator::Schedule(t, [&q, bottleneck]() { q.push_back(bottleneck->GetTotalQueueBytes()); });
+    }
+    Simulator::Stop(MilliSeconds(3));
+    Simulator::Run();
+    IncastResult res{};
+    double sum = 0;
+    int cnt = 0;
+    for (size_t i = 0; i < q.size() && (i + 1) * 5e-6 < finish; ++i)
+    {
+        sum += q[i];
+        ++cnt;
+    }
+    res.meanQueue = cnt ? sum / cnt : 0;
+    res.maxQueue = s.sw->GetPort(s.links[0].portB)->GetCounters().maxQueueBytes;
+    for (uint32_t i = 1; i < 9; ++i)
+    {
+        res.pauses += s.sw->GetPort(s.links[i].portB)->GetCounters().pausesSent;
+    }
+    res.cnps = s.nics[0]->GetCounters().cnpsSent;
+    res.delivered = s.nics[0]->GetCounters().bytesDelivered;
+    res.finish = finish;
+    Simulator::Destroy();
+    return res;
+}
+
+TEST_F(DcqcnSystemTest, IncastKeepsQueueNearKmaxWithFewPauses)
+{
+    // 8 x 1 MB into one 100 Gb/s port, paper preset (Kmin 5 KB, Kmax 200 KB,
+    // Pmax 1 %). Without congestion control the bottleneck queue grows to the
+    // PFC threshold and the switch pauses the senders; with DCQCN the senders
+    // cut (CNPs) and the queue averages near Kmax (below 2 Kmax), an order
+    // of magnitude lower, with no pause.
+    IncastResult on = RunIncast(true, "paper", 1000000);
+    IncastResult off = RunIncast(false, "paper", 1000000);
+    EXPECT_EQ(on.delivered, 8000000u);
+    EXPECT_EQ(off.delivered, 8000000u);
+    EXPECT_GT(on.cnps, 0u);
+    EXPECT_EQ(off.cnps, 0u);
+    EXPECT_GE(off.pauses, 10u);
+    EXPECT_LE(on.pauses * 4, off.pauses);
+    EXPECT_LT(on.meanQueue, 2 * 200000.0);
+    EXPECT_LT(on.meanQueue * 5, off.meanQueue);
+    // Reported, not asserted: the price (the paper's parameters at a 1 us
+    // RTT cut the eight flows far below their share, and the increase is
+    // slow to bring them back).
+    ::testing::Test::RecordProperty("queue_mean_on_bytes", std::to_string(on.meanQueue));
+    ::testing::Test::RecordProperty("queue_mean_off_bytes", std::to_string(off.meanQueue));
+    ::testing::Test::RecordProperty("pauses_on", std::to_string(on.pauses));
+    ::testing::Test::RecordProperty("pauses_off", std::to_string(off.pauses));
+    ::testing::Test::RecordProperty("finish_on_us", std::to_string(on.finish * 1e6));
+    ::testing::Test::RecordProperty("finish_off_us", std::to_string(off.finish * 1e6));
+}
+
+} // namespace

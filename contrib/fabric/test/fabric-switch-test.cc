@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Through one switch: store-and-forward vs cut-through latency by hand, and
+// the 8-to-1 incast under each flow-control mode.
+#include "fabric-helper.h"
+#include "simulator-test.h"
+
+#include "ns3/config.h"
+#include "ns3/node-container.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class FabricSwitchTest : public hockney::SimulatorTest
+{
+};
+
+struct Arrivals
+{
+    std::vector<Time> at;
+    std::vector<FabricHeader> headers;
+    void Rx(Ptr<FabricNetDevice>, Ptr<Packet>, const FabricHeader& h)
+    {
+        at.push_back(Simulator::Now());
+        headers.push_back(h);
+    }
+};
+
+// A - switch - B, 100 Gb/s, 500 ns links, 70 B framing; one 1000 B packet.
+Time
+OneHopArrival(bool cutThrough)
+{
+    FabricHelper h;
+    Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(300), cutThrough);
+    Ptr<Node> a = CreateObject<Node>();
+    Ptr<Node> b = CreateObject<Node>();
+    FabricLinkConfig cfg;
+    cfg.delay = NanoSeconds(500);
+    cfg.minWireBytes = 0;
+    FabricLink la = h.Connect(a, sw, cfg);
+    FabricLink lb = h.Connect(sw, b, cfg);
+    la.devA->SetFabricAddress(0);
+    lb.devB->SetFabricAddress(1);
+    sw->AddRoute(0, {la.portB});
+    sw->AddRoute(1, {lb.portA});
+    Arrivals rx;
+    lb.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    la.devA->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 0, 0));
+    Simulator::Run();
+    Time t = rx.at.empty() ? Time::Max() : rx.at[0];
+    Simulator::Destroy();
+    return t;
+}
+
+} // namespace
+
+TEST_F(FabricSwitchTest, StoreAndForwardVersusCutThroughLatency)
+{
+    // Wire 1000 + 70 = 1070 B: 85 600 ps at 100 Gb/s; header 70 B: 5 600 ps.
+    // Store-and-forward: 2 x (85 600 + 500 000) + 300 000 = 1 471 200 ps.
+    // Cut-through: header at the switch after 500 000 + 5 600, egress starts
+    // 300 000 later, last bit at B after 85 600 + 500 000: 1 391 200 ps.
+    EXPECT_EQ(OneHopArrival(false).GetPicoSeconds(), 1471200);
+    EXPECT_EQ(OneHopArrival(true).GetPicoSeconds(), 1391200);
+}
+
+namespace
+{
+
+struct IncastResult
+{
+    std::vector<Time> arrivals;
+    uint64_t switchDrops{0};
+    uint64_t pausesSent{0};
+    uint64_t pausesReceived{0};
+    Time pausedTime;
+    FabricConservation conservation;
+    uint64_t delivered{0};
+};
+
+// 8 senders -> one switch -> 1 receiver, all links 100 Gb/s, 1 us; each
+// sender queues `perSender` 4096 B packets at t = 0. Switch buffer 2 MB so
+// that the shared pool runs out within the run.
+IncastResult
+RunIncast(FabricFlowControlMode mode, uint32_t perSender, uint64_t headroomBytes = 0)
+{
+    Config::SetDefault("ns3::FabricSwitchBuffer::BufferBytes", UintegerValue(2000000));
+    FabricHelper h;
+    Ptr<FabricSwitch> sw = h.CreateSwitch();
+    FabricLinkConfig cfg;
+    cfg.flowControl = mode;
+    cfg.headroomBytes = headroomBytes;
+    NodeContainer all;
+    all.Add(sw);
+    Ptr<Node> recv = CreateObject<Node>();
+    all.Add(recv);
+    FabricLink lr = h.Connect(sw, recv, cfg);
+    lr.devB->SetFabricAddress(100);
+    sw->AddRoute(100, {lr.portA});
+    IncastResult r;
+    Arrivals rx;
+    lr.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    std::vector<FabricLink> senders;
+    for (uint32_t i = 0; i < 8; ++i)
+    {
+        Ptr<Node> s = CreateObject<Node>();
+        all.Add(s);
+        FabricLink l = h.Connect(s, sw, cfg);
+        l.devA->SetFabricAddress(i);
+        sw->AddRoute(i, {l.portB});
+        senders.push_back(l);
+    }
+    for (uint32_t k = 0; k < perSender; ++k)
+    {
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            senders[i].devA->SendFabric(Create<Packet>(4096), FabricHeader(i, 100, i, 0));
+        }
+    }
+    Simulator::Run();
+    r.arrivals = rx.at;
+    r.switchDrops = sw->GetDrops();
+    for (const auto& p : CollectFabricCounters(all))
+    {
+        if (p.isSwitch)
+        {
+            r.pausesSent += p.counters.pausesSent;
+        }
+        else
+        {
+            r.pausesReceived += p.counters.pausesReceived;
+            r.pausedTime += p.counters.pausedTime;
+        }
+    }
+    r.conservation = CheckFabricConservation(all);
+    r.delivered = rx.at.size();
+    return r;
+}
+
+// Wire bytes 4096 + 70 = 4166 B -> 333 280 ps at 100 Gb/s.
+constexpr int64_t kTxPs = 333280;
+
+} // namespace
+
+TEST_F(FabricSwitchTest, IncastWithPfcIsLosslessPausesAndKeepsReceiverBusy)
+{
+    const uint32_t perSender = 200;
+    IncastResult r = RunIncast(FabricFlowControlMode::PFC, perSender);
+    EXPECT_EQ(r.switchDrops, 0u);
+    EXPECT_EQ(r.delivered, 8u * perSender);
+    EXPECT_GT(r.pausesSent, 0u);
+    EXPECT_GT(r.pausesReceived, 0u);
+    EXPECT_GT(r.pausedTime, Time(0));
+    // 100 % busy: arrivals back to back, exactly one serialization apart.
+    ASSERT_EQ(r.arrivals.size(), 8u * perSender);
+    EXPECT_EQ((r.arrivals.back() - r.arrivals.front()).GetPicoSeconds(),
+              int64_t(8 * perSender - 1) * kTxPs);
+    EXPECT_TRUE(r.conservation.ok) << r.conservation.message;
+    EXPECT_TRUE(r.conservation.lossless);
+    EXPECT_EQ(r.conservation.inFlight, 0u);
+}
+
+TEST_F(FabricSwitchTest, IncastWithoutFlowControlDropsAndCountsThem)
+{
+    const uint32_t perSender = 200;
+    IncastResult r = RunIncast(FabricFlowControlMode::NONE, perSender);
+    EXPECT_GT(r.switchDrops, 0u);
+    EXPECT_EQ(r.delivered + r.switchDrops, 8u * perSender);
+    EXPECT_EQ(r.pausesSent, 0u);
+    EXPECT_EQ(r.conservation.dropped, r.switchDrops * 4096);
+    EXPECT_TRUE(r.conservation.balanced) << r.conservation.message;
+    EXPECT_FALSE(r.conservation.lossless);
+    EXPECT_TRUE(r.conservation.ok);
+}
+
+TEST_F(FabricSwitchTest, IncastWithCreditsIsLosslessAndKeepsReceiverBusy)
+{
+    const uint32_t perSender = 200;
+    IncastResult r = RunIncast(FabricFlowControlMode::CREDIT, perSender);
+    EXPECT_EQ(r.switchDrops, 0u);
+    EXPECT_EQ(r.delivered, 8u * perSender);
+    ASSERT_EQ(r.arrivals.size(), 8u * perSender);
+    EXPECT_EQ((r.arrivals.back() - r.arrivals.front()).GetPicoSeconds(),
+              int64_t(8 * perSender - 1) * kTxPs);
+    EXPECT_TRUE(r.conservation.ok) << r.conservation.message;
+    EXPECT_TRUE(r.conservation.lossless);
+}
+
+TEST_F(FabricSwitchTest, ShortPausesAreRefreshedWhileCongested)
+{
+    // 50 quanta = 50 x 512 bit = 256 ns at 100 Gb/s, far shorter than the
+    // congestion: the XOFF must be re-sent (every 128 ns) or the senders would
+    // resume and overrun the 37.5 KB headroom. Lossless and busy regardless.
+    Config::SetDefault("ns3::FabricPfcFlowControl::PauseQuanta", UintegerValue(50));
+    const uint32_t perSender = 200;
+    IncastResult r = RunIncast(FabricFlowControlMode::PFC, perSender);
+    EXPECT_EQ(r.switchDrops, 0u);
+    EXPECT_EQ(r.delivered, 8u * perSender);
+    // The default-quanta run needs one XOFF per congestion episode; here the
+    // paused time (>= 100 us summed) is covered by 128 ns refreshes.
+    EXPECT_GT(r.pausesSent, uint64_t(r.pausedTime.GetNanoSeconds() / 128 / 2));
+    EXPECT_TRUE(r.conservation.ok) << r.conservation.message;
+}
+
+TEST_F(FabricSwitchTest, DropsOnALosslessFabricAreAReportedError)
+{
+    // PFC with a 1 B headroom cannot absorb the bytes in flight after XOFF:
+    // packets drop, and the conservation check calls it an error.
+    IncastResult r = RunIncast(FabricFlowControlMode::PFC, 100, 1);
+    EXPECT_GT(r.switchDrops, 0u);
+    EXPECT_TRUE(r.conservation.lossless);
+    EXPECT_TRUE(r.conservation.balanced) << r.conservation.message;
+    EXPECT_FALSE(r.conservation.ok);
+    EXPECT_NE(r.conservation.message.find("ERROR: drops on a lossless fabric"), std::string::npos)
+        << r.conservation.message;
+}
+
+TEST_F(FabricSwitchTest, CutThroughCreditSwitchIsLosslessAndInOrder)
+{
+    // NVSwitch-like: 3.6 Tb/s, 100 ns links, 16 B framing, 256 B payloads
+    // (272 B on the wire), cut-through with 100 ns latency, and only 2 KB of
+    // credit per class. Two senders into one GPU: no drop, every byte
+    // delivered, each flow in sending order, and the throughput is the credit
+    // loop's, not the line rate's (the physics of too few credits).
+    FabricHelper h;
+    Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(100), true);
+    FabricLinkConfig cfg;
+    cfg.rate = DataRate("3600Gbps");
+    cfg.delay = NanoSeconds(100);
+    cfg.headerBytes = 16;
+    cfg.minWireBytes = 0;
+    cfg.controlFrameBytes = 16;
+    cfg.mtu = 256;
+    cfg.flowControl = FabricFlowControlMode::CREDIT;
+    cfg.creditBufferBytes = 2048;
+    cfg.linkType = FabricLinkType::NVLINK;
+    NodeContainer all;
+    all.Add(sw);
+    Ptr<Node> gpu = CreateObject<Node>();
+    all.Add(gpu);
+    FabricLink lr = h.Connect(sw, gpu, cfg);
+    lr.devB->SetFabricAddress(9);
+    sw->AddRoute(9, {lr.portA});
+    Arrivals rx;
+    lr.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    const uint32_t perSender = 2000;
+    std::vector<uint32_t> seq(2, 0);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        Ptr<Node> s = CreateObject<Node>();
+        all.Add(s);
+        FabricLink l = h.Connect(s, sw, cfg);
+        l.devA->SetFabricAddress(i);
+        sw->AddRoute(i, {l.portB});
+        l.devA->SetTxSource(MakeCallback(
+            +[](uint32_t* next, uint32_t src, uint32_t total, uint8_t cls, uint32_t maxBytes) {
+                if (cls != 0 || *next >= total || maxBytes < 256 + FabricHeader::kSerializedSize)
+                {
+                    return Ptr<Packet>();
+                }
+                Ptr<Packet> p = Create<Packet>(256);
+                // The flow id carries the sequence number; src the flow.
+                p->AddHeader(FabricHeader(src, 9, (*next)++, 0));
+                return p;
+            }).Bind(&seq[i], i, perSender));
+    }
+    Simulator::Run();
+    EXPECT_EQ(sw->GetDrops(), 0u);
+    ASSERT_EQ(rx.headers.size(), 2u * perSender);
+    std::vector<uint32_t> expect(2, 0);
+    for (const auto& hd : rx.headers)
+    {
+        ASSERT_EQ(hd.GetFlowId(), expect[hd.GetSource()]++) << "flow " << hd.GetSource();
+    }
+    FabricConservation c = CheckFabricConservation(all);
+    EXPECT_TRUE(c.ok) << c.message;
+    // The switch->GPU link is credit-bound: 2048 B of credit hold 7 packets
+    // (1904 B); the GPU frees each at its last bit, so a loop is 2 x 100 ns
+    // + 272 B (604.4 ps) + the 16 B credit frame (35.6 ps) = 200.64 ns:
+    // 7 x 272 B per 200.64 ns = 9.49 GB/s (the senders' own loops, 2 x 7
+    // packets per ~300 ns, are faster). 1 % covers the start-up loop.
+    double seconds = (rx.at.back() - rx.at.front()).GetSeconds();
+    double rate = (2.0 * perSender - 1) * 272 / seconds;
+    EXPECT_NEAR(rate / (7 * 272 / 200.64e-9), 1.0, 0.01);
+    EXPECT_LT(rate, 3.6e12 / 8 / 10); // far below the line rate
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Small fabrics for the RDMA tests (two hosts on one link; hosts around one
+// switch) and the completion-time formula of the NIC model written out
+// independently of the NIC's code.
+#ifndef HOCKNEY_RDMA_TEST_UTIL_H
+#define HOCKNEY_RDMA_TEST_UTIL_H
+
+#include "fabric-helper.h"
+#include "rdma-nic.h"
+
+#include "ns3/node.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace hockney
+{
+namespace rdmatest
+{
+
+using namespace ns3;
+
+/// Parameters of the hand formula (defaults = the NIC's and the link's defaults
+/// as the tests configure them).
+struct Costs
+{
+    double line = 100e9;      ///< link b/s
+    double delay = 1e-6;      ///< propagation, s
+    double header = 70;       ///< on-wire framing per packet (RoCEv2)
+    double minWire = 84;
+    double mtu = 4096;
+    double pcieLat = 120e-9;  ///< NIC PcieLatency
+    double dmaRate = 504e9;   ///< min(PcieRate, MemoryRate), b/s
+    double wqe = 64;
+    double switchLatency = 0; ///< 0: no switch on the path
+    double switchLine = 0;    ///< egress rate of the switch (b/s), if any
+    double startup = 0;       ///< NIC EngineStartup
+    double transport = 1;     ///< 1: BTH/RETH/ImmDt/AETH in the payload; 0: in a tag (NVLink)
+};
+
+/// Seconds from PostSend to the receiver's completion callback for a message
+/// of n bytes on an idle path, and (ackArrival) when the last ACK is back.
+/// The model: doorbell (1 PCIe crossing), WQE read (round trip), payload
+/// read stream (round trip + bytes / DMA rate, pipelined), serialization of
+/// each packet (transport headers BTH 12, RETH 16 on the first packet of a
+/// write, ImmDt 4 on the last, plus framing), propagation, receive DMA, CQE.
+inline double
+OneWay(const Costs& c, double n, bool write, double* ackBack = nullptr, double chunk = 0)
+{
+    // chunk > 0: the message is posted as back-to-back writes of `chunk`
+    // bytes (a pipeline); each chunk's first packet carries RETH and its last
+    // ImmDt. Reads of later chunks are assumed ahead of the link (valid when
+    // the DMA is faster than the link), so only serialization binds.
+    if (chunk <= 0)
+    {
+        chunk = n > 0 ? n : 1;
+    }
+    const double L = c.pcieLat;
+    const double R = c.dmaRate / 8; // B/s
+    const double dataStart = 3 * L + c.startup + c.wqe / R;
+    std::vector<double> lens;
+    std::vector<bool> firsts;
+    std::vector<bool> lasts;
+    for (double off = 0; off < std::max(n, 1.0); off += chunk)
+    {
+        double cb = std::min(chunk, n - off);
+        double np = cb <= 0 ? 1 : std::ceil(cb / c.mtu);
+        for (int k = 0; k < int(np); ++k)
+        {
+            lens.push_back(std::max(0.0, std::min(c.mtu, cb - k * c.mtu)));
+            firsts.push_back(k == 0);
+            lasts.push_back(k + 1 == np);
+        }
+    }
+    double npkts = lens.size();
+    double txEnd = 0;
+    double swEnd = 0;
+    double writeDone = 0;
+    double lastArr = 0;
+    for (int k = 0; k < int(npkts); ++k)
+    {
+        double len = lens[k];
+        double upTo = std::min(n, (k + 1) * c.mtu);
+        double ready = upTo <= chunk ? dataStart + 2 * L + upTo / R : 0;
+        double bytes =
+            c.transport * (12 + (write && firsts[k] ? 16 : 0) + (lasts[k] ? 4 : 0)) + len;
+        double wire = std::max(bytes + c.header, c.minWire);
+        double start = std::max(ready, txEnd);
+        txEnd = start + wire * 8 / c.line;
+        double arr = txEnd + c.delay;
+        if (c.switchLine > 0)
+        {
+            // store and forward: egress starts after the last bit and the
+            // forwarding latency, behind the previous packet
+            double s2 = std::max(arr + c.switchLatency, swEnd);
+            swEnd = s2 + wire * 8 / c.switchLine;
+            arr = swEnd + c.delay;
+        }
+        writeDone = std::max(arr, writeDone) + len / R;
+        lastArr = arr;
+    }
+    if (ackBack)
+    {
+        // ACK: BTH 12 + AETH 4 (only the AETH-sized payload with headers in
+        // a tag) + framing, sent when the last packet arrives.
+        double ackWire = std::max((c.transport > 0 ? 16.0 : 4.0) + c.header, c.minWire);
+        double back = ackWire * 8 / c.line + c.delay;
+        if (c.switchLine > 0)
+        {
+            back += c.switchLatency + ackWire * 8 / c.switchLine + c.delay;
+        }
+        *ackBack = lastArr + back + L;
+    }
+    return writeDone + L;
+}
+
+/// Two hosts a (address 0) and b (address 1) on one link.
+struct TwoHosts
+{
+    FabricLink link;
+    Ptr<RdmaNic> a;
+    Ptr<RdmaNic> b;
+};
+
+inline FabricLinkConfig
+RdmaLink(const std::string& rate = "100Gbps", FabricFlowControlMode fc = FabricFlowControlMode::PFC)
+{
+    FabricLinkConfig cfg;
+    cfg.rate = DataRate(rate);
+    cfg.delay = MicroSeconds(1);
+    cfg.mtu = 4200; // IB MTU 4096 + transport headers: the usual RoCE setting
+    cfg.flowControl = fc;
+    return cfg;
+}
+
+inline TwoHosts
+MakeTwoHosts(const FabricLinkConfig& cfg)
+{
+    FabricHelper h;
+    Ptr<Node> na = CreateObject<Node>();
+    Ptr<Node> nb = CreateObject<Node>();
+    TwoHosts t;
+    t.link = h.Connect(na, nb, cfg);
+    t.link.devA->SetFabricAddress(0);
+    t.link.devB->SetFabricAddress(1);
+    t.a = CreateObject<RdmaNic>();
+    t.b = CreateObject<RdmaNic>();
+    t.a->Attach(t.link.devA);
+    t.b->Attach(t.link.devB);
+    return t;
+}
+
+/// n hosts (addresses 0..n-1) on one switch.
+struct Star
+{
+    Ptr<FabricSwitch> sw;
+    std::vector<FabricLink> links;
+    std::vector<Ptr<RdmaNic>> nics;
+    NodeContainer nodes;
+};
+
+inline Star
+MakeStar(uint32_t n, const FabricLinkConfig& cfg, Time fwd = NanoSeconds(300))
+{
+    FabricHelper h;
+    Star s;
+    s.sw = h.CreateSwitch(fwd, false);
+    s.nodes.Add(s.sw);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        Ptr<Node> host = CreateObject<Node>();
+        s.nodes.Add(host);
+        FabricLink l = h.Connect(host, s.sw, cfg);
+        l.devA->SetFabricAddress(i);
+        s.sw->AddRoute(i, {l.portB});
+        s.links.push_back(l);
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        s.nics.push_back(nic);
+    }
+    return s;
+}
+
+inline void
+AttachAll(Star& s)
+{
+    for (uint32_t i = 0; i < s.nics.size(); ++i)
+    {
+        s.nics[i]->Attach(s.links[i].devA);
+    }
+}
+
+} // namespace rdmatest
+} // namespace hockney
+
+#endif

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The description's JSON form (exact round trip) and validation: every bad
+// description throws std::invalid_argument whose message starts with the
+// field it names ("FIELD: expected ...").
+#include "topology-graph.h"
+#include "topology-presets.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace ns3;
+
+namespace
+{
+
+// The message of the std::invalid_argument `fn` throws ("" if none).
+std::string
+ErrorOf(const std::function<void()>& fn)
+{
+    try
+    {
+        fn();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+bool
+Names(const std::string& message, const std::string& field)
+{
+    return message.rfind(field + ": expected", 0) == 0;
+}
+
+// Two GPUs on one switch, by hand.
+nlohmann::json
+SmallJson()
+{
+    return nlohmann::json::parse(R"({
+      "name": "two-gpus",
+      "tiers": [{"name": "nvlink", "protocol": "nvlink", "lane_rate": "25GB/s", "delay": "5ns",
+                 "mtu_bytes": 256, "header_bytes": 16, "flow_control": "credit",
+                 "forwarding_latency": "0.1us", "cut_through": true}],
+      "nodes": [{"name": "g0", "kind": "gpu"}, {"name": "g1", "kind": "gpu"},
+                {"name": "sw", "kind": "switch", "tier": "nvlink", "ports": 36}],
+      "links": [{"a": "g0", "b": "sw", "tier": "nvlink", "lanes": 18},
+                {"a": "g1", "b": "sw", "tier": "nvlink", "lanes": 18}]
+    })");
+}
+
+void
+Build(const nlohmann::json& j)
+{
+    TopologyGraph g(TopologyFromScenarioJson(j));
+}
+
+} // namespace
+
+TEST(TopologyDescription, ParsesUnitsWithNs3Parsers)
+{
+    TopologyDescription d = TopologyDescriptionFromJson(SmallJson());
+    ASSERT_EQ(d.tiers.size(), 1u);
+    EXPECT_EQ(d.tiers[0].laneRate.GetBitRate(), 200000000000ull); // 25 GB/s x 8
+    EXPECT_EQ(d.tiers[0].delay, NanoSeconds(5));
+    EXPECT_EQ(d.tiers[0].forwardingLatency, NanoSeconds(100));
+    EXPECT_EQ(d.tiers[0].flowControl, TopologyFlowControl::CREDIT);
+    EXPECT_TRUE(d.tiers[0].cutThrough);
+    EXPECT_EQ(d.LinkRate(1).GetBitRate(), 18 * 200000000000ull);
+    TopologyGraph g(d);
+    EXPECT_EQ(g.Path(0, 1).TotalLatency(), NanoSeconds(110));
+}
+
+TEST(TopologyDescription, JsonRoundTripIsExact)
+{
+    for (const char* preset : {"dgx-h100:nvswitch-chips=4", "rail-h100-2n", "roce-leafspine",
+                               "fat-tree", "dgx-b200"})
+    {
+        TopologyDescription d = MakePreset(preset);
+        nlohmann::json j = ToJson(d);
+        // Through text, as a scenario file would go.
+        TopologyDescription back = TopologyDescriptionFromJson(nlohmann::json::parse(j.dump()));
+        EXPECT_EQ(ToJson(back), j) << preset;
+        ASSERT_EQ(back.tiers.size(), d.tiers.size());
+        for (size_t i = 0; i < d.tiers.size(); ++i)
+        {
+            EXPECT_EQ(back.tiers[i].laneRate, d.tiers[i].laneRate);
+            EXPECT_EQ(back.tiers[i].delay, d.tiers[i].delay);
+            EXPECT_EQ(back.tiers[i].forwardingLatency, d.tiers[i].forwardingLatency);
+            EXPECT_EQ(back.tiers[i].portBufferBytes, d.tiers[i].portBufferBytes);
+            EXPECT_EQ(back.tiers[i].switchBufferBytes, d.tiers[i].switchBufferBytes);
+        }
+        ASSERT_EQ(back.links.size(), d.links.size());
+        EXPECT_EQ(back.links.back().lanes, d.links.back().lanes);
+        EXPECT_EQ(back.nodes.back().ports, d.nodes.back().ports);
+    }
+    // Scenario forms: a preset by name, or wrapped in "topology".
+    EXPECT_EQ(ToJson(TopologyFromScenarioJson({{"preset", "fat-tree"}})), ToJson(MakePreset("fat-tree")));
+    EXPECT_EQ(ToJson(TopologyFromScenarioJson({{"topology", SmallJson()}})),
+              ToJson(TopologyDescriptionFromJson(SmallJson())));
+}
+
+TEST(TopologyDescription, EachErrorNamesItsField)
+{
+    auto with = [](const std::function<void(nlohmann::json&)>& edit) {
+        nlohmann::json j = SmallJson();
+        edit(j);
+        return ErrorOf([&] { Build(j); });
+    };
+    EXPECT_EQ(with([](nlohmann::json&) {}), "");
+    // Unknown tier.
+    EXPECT_TRUE(Names(with([](auto& j) { j["links"][1]["tier"] = "nvlink9"; }), "links[1].tier"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["nodes"][2]["tier"] = "ib"; }), "nodes[2].tier"));
+    // Zero or malformed rate, bad times, missing and mistyped fields.
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0]["lane_rate"] = "0Gbps"; }), "tiers[0].lane_rate"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0]["lane_rate"] = "400"; }), "tiers[0].lane_rate"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0]["lane_rate"] = 4e11; }), "tiers[0].lane_rate"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0]["delay"] = "5 parsecs"; }), "tiers[0].delay"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0]["delay"] = "-5ns"; }), "tiers[0].delay"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0].erase("mtu_bytes"); }), "tiers[0].mtu_bytes"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0]["mtu_bytes"] = 0; }), "tiers[0].mtu_bytes"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0]["header_bytes"] = -1; }), "tiers[0].header_bytes"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0]["flow_control"] = "xon"; }), "tiers[0].flow_control"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["tiers"][0]["cut_through"] = "yes"; }), "tiers[0].cut_through"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["nodes"][0]["kind"] = "tpu"; }), "nodes[0].kind"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["nodes"][1]["name"] = "g0"; }), "nodes[1].name"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["links"][0]["b"] = "nowhere"; }), "links[0].b"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["links"][0]["b"] = "g0"; }), "links[0].b"));
+    EXPECT_TRUE(Names(with([](auto& j) { j["links"][0]["lanes"] = 0; }), "links[0].lanes"));
+    EXPECT_TRUE(Names(with([](auto& j) { j.erase("links"); }), "links"));
+    // More lanes (GPUs x 18) than switch ports.
+    EXPECT_TRUE(Names(with([](auto& j) { j["nodes"][2]["ports"] = 35; }), "nodes[2].ports"));
+    // Disconnected graph: a third GPU with no link.
+    EXPECT_TRUE(Names(with([](auto& j) { j["nodes"].push_back({{"name", "g2"}, {"kind", "gpu"}}); }),
+                      "links"));
+    // Connected, but only through an endpoint (GPUs do not forward).
+    EXPECT_TRUE(Names(with([](auto& j) {
+                          j["nodes"].push_back({{"name", "g2"}, {"kind", "gpu"}});
+                          j["links"].push_back({{"a", "g1"}, {"b", "g2"}, {"tier", "nvlink"}});
+                      }),
+                      "links"));
+    EXPECT_TRUE(Names(ErrorOf([] { Build(nlohmann::json::array()); }), "scenario"));
+    EXPECT_TRUE(Names(ErrorOf([] { TopologyFromScenarioFile("/nonexistent/x.json"); }), "scenario"));
+    EXPECT_TRUE(Names(ErrorOf([] { Build({{"topology", {{"tiers", 1}}}}); }), "topology.tiers"));
+}
+
+TEST(TopologyDescription, PresetErrorsNameThePreset)
+{
+    auto preset = [](const std::string& name) {
+        return ErrorOf([&] { TopologyGraph g(MakePreset(name)); });
+    };
+    EXPECT_TRUE(Names(preset("dgx-a100"), "preset"));
+    EXPECT_TRUE(Names(preset("rail-h100-0n"), "preset"));
+    EXPECT_TRUE(Names(preset("rail-h100-xn"), "preset"));
+    EXPECT_TRUE(Names(preset("rail-h100-n"), "preset"));
+    EXPECT_TRUE(Names(preset("rail-h100-2"), "preset"));
+    EXPECT_TRUE(Names(preset("fat-tree-kx"), "preset"));
+    EXPECT_TRUE(Names(preset("fat-tree-k5"), "preset.k"));
+    // 33 servers: a 64-port rail leaf cannot take 33 down + 33 up.
+    EXPECT_TRUE(Names(preset("rail-h100-33n"), "preset.nodes"));
+    EXPECT_TRUE(Names(preset("dgx-h100:colour=red"), "preset.colour"));
+    EXPECT_TRUE(Names(preset("dgx-h100:gpus=x"), "preset.gpus"));
+    EXPECT_TRUE(Names(preset("dgx-h100:nvswitch-chips=3"), "preset.nvswitch-chips"));
+    EXPECT_TRUE(Names(preset("roce-leafspine:oversubscription=-1"), "preset.oversubscription"));
+    EXPECT_TRUE(Names(preset("dgx-h100:gpus"), "preset"));
+    // 15 GPUs x 18 lanes = 270 > 256 ports of the 4-chip domain (node 15 is the switch).
+    EXPECT_TRUE(Names(preset("dgx-h100:gpus=15"), "nodes[15].ports"));
+    EXPECT_EQ(preset("dgx-h100:gpus=14"), "");
+    // 65 hosts on a 64-port leaf.
+    EXPECT_TRUE(Names(preset("roce-leafspine:hosts-per-leaf=65,leaves=1,spines=1,oversubscription=65"),
+                      "nodes[65].ports"));
+}
