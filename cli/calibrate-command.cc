@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hockney calibrate: fits alpha-beta, S-curve, protocol-step and LogGP
+// parameters to measurement logs (nccl-tests text, perftest text, CSV of size
+// and time), with bootstrap intervals and the error by size band; one
+// calibration row per (group, model) (DESIGN.md section 6), the parameter file
+// with --output, the residuals per size with --residuals.
+//
+// The calibration code lives in the collective module, which is configured only
+// once the fabric module has sources; until then this command is absent.
+#if __has_include("calibration.h")
+
+#include "flags.h"
+
+#include "calibration-parameters.h"
+#include "calibration.h"
+#include "input-error.h"
+#include "measurement-reader.h"
+#include "result-row.h"
+#include "units.h"
+
+#include <ostream>
+#include <set>
+
+namespace
+{
+
+// A table is for reading: columns that are null in every row only widen it.
+std::vector<ns3::ResultRow>
+DropEmptyColumns(const std::vector<ns3::ResultRow>& rows)
+{
+    std::set<std::string> used;
+    for (const auto& r : rows)
+    {
+        for (const auto& [k, v] : r.Fields())
+        {
+            if (!std::holds_alternative<std::monostate>(v))
+            {
+                used.insert(k);
+            }
+        }
+    }
+    std::vector<ns3::ResultRow> out;
+    for (const auto& r : rows)
+    {
+        ns3::ResultRow t;
+        for (const auto& [k, v] : r.Fields())
+        {
+            if (used.count(k) && k != "diagnostics" && k != "form")
+            {
+                t.Set(k, v);
+            }
+        }
+        out.push_back(t);
+    }
+    return out;
+}
+
+int
+CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
+{
+    hockney::Flags flags;
+    flags.Add("input", "", "measurement files, comma-separated: nccl-tests output, perftest output, CSV")
+        .Add("model", "alphabeta,scurve,protocol,loggp", "models to fit: alphabeta, scurve, protocol, loggp")
+        .Add("collective", "", "keep only this collective; also the collective of logs that name none")
+        .Add("ranks", "", "ranks of logs without rank lines whose busbw / algbw do not tell")
+        .AddSwitch("in-place", "fit the in-place columns instead of the out-of-place ones")
+        .Add("o", "", "LogGP send/receive overhead o if known (splits the fitted 2o + L)")
+        .Add("resamples", "200", "bootstrap resamples for the confidence intervals")
+        .Add("seed", "1", "bootstrap seed")
+        .Add("format", "table", "table | csv | json")
+        .Add("output", "", "write the fitted parameters to this JSON file (read by LoadCalibratedParameters)")
+        .Add("residuals", "", "write the residual of every sample to this CSV file");
+    if (!flags.Parse(args, out))
+    {
+        return 0;
+    }
+    auto format = ns3::ParseOutputFormat(flags.Get("format"));
+    if (!flags.IsSet("input"))
+    {
+        throw ns3::InputError("--input", "expected one or more measurement files (--input=FILE[,FILE])");
+    }
+    ns3::MeasurementSet set;
+    for (const auto& path : ns3::units::SplitList(flags.Get("input"), "--input"))
+    {
+        set.Append(ns3::ReadMeasurementFile(path));
+    }
+    ns3::CalibrationOptions opt;
+    opt.models = ns3::units::SplitList(flags.Get("model"), "--model");
+    opt.collective = flags.Get("collective");
+    if (flags.IsSet("ranks"))
+    {
+        opt.ranks = static_cast<uint32_t>(ns3::units::ParseCount(flags.Get("ranks"), "--ranks"));
+    }
+    opt.inPlace = flags.GetSwitch("in-place");
+    if (flags.IsSet("o"))
+    {
+        opt.overheadS = ns3::units::ParseSeconds(flags.Get("o"), "--o");
+    }
+    uint64_t resamples = ns3::units::ParseCount(flags.Get("resamples"), "--resamples");
+    if (resamples > 100000)
+    {
+        throw ns3::InputError("--resamples", "expected at most 100000 resamples, got " + flags.Get("resamples"));
+    }
+    opt.resamples = static_cast<uint32_t>(resamples);
+    opt.seed = ns3::units::ParseCount(flags.Get("seed"), "--seed");
+
+    auto fits = ns3::Calibrate(set, opt);
+    std::vector<ns3::ResultRow> rows;
+    for (const auto& f : fits)
+    {
+        rows.push_back(f.ToRow());
+    }
+    if (format == ns3::OutputFormat::TABLE)
+    {
+        ns3::WriteRows(out, "calibrate", DropEmptyColumns(rows), format);
+        // What the logs cannot give, once per distinct note.
+        std::set<std::string> seen;
+        for (const auto& f : fits)
+        {
+            std::string group = f.collective + " N=" + std::to_string(f.ranks);
+            for (const auto& d : f.diagnostics)
+            {
+                // Notes about the log are shared by its models; those about a fit are not.
+                bool aboutLog = d.find(':') != std::string::npos && d.find('/') != std::string::npos;
+                std::string line = aboutLog ? group + ": " + d : group + " " + f.model + ": " + d;
+                if (seen.insert(line).second)
+                {
+                    out << "# " << line << "\n";
+                }
+            }
+        }
+    }
+    else
+    {
+        ns3::WriteRows(out, "calibrate", rows, format);
+    }
+    if (flags.IsSet("output"))
+    {
+        ns3::WriteCalibrationFile(flags.Get("output"), fits);
+    }
+    if (flags.IsSet("residuals"))
+    {
+        std::vector<ns3::ResultRow> res;
+        for (const auto& f : fits)
+        {
+            for (const auto& r : f.residuals)
+            {
+                ns3::ResultRow row;
+                row.Set("model", f.model)
+                    .Set("collective", f.collective)
+                    .Set("ranks", static_cast<uint64_t>(f.ranks))
+                    .Set("bytes", r.bytes)
+                    .Set("step_bytes", ns3::ResultRow::Value(r.stepBytes))
+                    .Set("time_s", ns3::ResultRow::Value(r.timeS))
+                    .Set("fitted_s", ns3::ResultRow::Value(r.fittedS))
+                    .Set("residual", ns3::ResultRow::Value(r.relative))
+                    .Set("source", r.where);
+                res.push_back(row);
+            }
+        }
+        ns3::WriteCsvFile(flags.Get("residuals"), res);
+    }
+    return 0;
+}
+
+static hockney::CommandRegistrar g_calibrate("calibrate",
+                                             "fit alpha, beta, n0, protocol steps, LogGP to nccl-tests / "
+                                             "perftest / CSV measurements",
+                                             &CalibrateCommand);
+
+} // namespace
+
+#endif

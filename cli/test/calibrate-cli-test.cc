@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hockney calibrate as a user runs it: a CSV of known alpha-beta data comes
+// back as rows with intervals around the truth and as a parameter file; real
+// nccl-tests logs (skipped when shared/data/measured is absent) give one row
+// per collective and model; bad logs exit 2 with one stderr line naming the file.
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace
+{
+
+struct CalibrateRun
+{
+    int status;
+    std::string out;
+    std::string err;
+};
+
+std::string
+ReadAll(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string
+TempPath(const std::string& name)
+{
+    return "/tmp/hockney-calibrate-cli-" + std::to_string(getpid()) + "-" + name;
+}
+
+CalibrateRun
+Calibrate(const std::string& args)
+{
+    const std::string base = TempPath("run");
+    const std::string cmd =
+        std::string(HOCKNEY_BIN) + " calibrate " + args + " >" + base + ".out 2>" + base + ".err";
+    int rc = std::system(cmd.c_str());
+    CalibrateRun r{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ReadAll(base + ".out"), ReadAll(base + ".err")};
+    std::remove((base + ".out").c_str());
+    std::remove((base + ".err").c_str());
+    return r;
+}
+
+std::string
+WriteFile(const std::string& name, const std::string& text)
+{
+    std::string path = TempPath(name);
+    std::ofstream(path) << text;
+    return path;
+}
+
+size_t
+Lines(const std::string& s)
+{
+    size_t n = 0;
+    for (char c : s)
+    {
+        n += c == '\n';
+    }
+    return n;
+}
+
+} // namespace
+
+// T = 5 us + n / 450 GB/s exactly, 8 B .. 1 GiB: the alphabeta row gives back
+// 5 us and 450 GB/s (exact data: 1e-6 relative covers GSL's rounding), the
+// crossover alpha beta = 2.25 MB, and a parameter file with the same values.
+TEST(CalibrateCli, CsvOfKnownParameters)
+{
+    std::ostringstream csv;
+    csv << "# synthetic: alpha 5 us, beta 450 GB/s\nbytes,time_s\n";
+    for (int k = 3; k <= 30; ++k)
+    {
+        double n = std::ldexp(1.0, k);
+        csv << static_cast<uint64_t>(n) << "," << std::setprecision(17) << 5e-6 + n / 450e9 << "\n";
+    }
+    std::string in = WriteFile("known.csv", csv.str());
+    std::string params = TempPath("params.json");
+    auto r = Calibrate("--input=" + in + " --model=alphabeta,scurve --format=json --resamples=50 --output=" + params);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto rows = nlohmann::json::parse(r.out).at("rows");
+    ASSERT_EQ(rows.size(), 2u);
+    const auto& ab = rows[0];
+    EXPECT_EQ(ab.at("model"), "alphabeta");
+    EXPECT_EQ(ab.at("collective"), "p2p");
+    EXPECT_NEAR(ab.at("alpha_s").get<double>(), 5e-6, 5e-12);
+    EXPECT_NEAR(ab.at("beta_Bps").get<double>(), 450e9, 450e3);
+    EXPECT_NEAR(ab.at("crossover_bytes").get<double>(), 2.25e6, 2.25);
+    EXPECT_LE(ab.at("alpha_s_lo").get<double>(), 5e-6 * (1 + 1e-6));
+    EXPECT_GE(ab.at("alpha_s_hi").get<double>(), 5e-6 * (1 - 1e-6));
+    EXPECT_LT(ab.at("error_rms").get<double>(), 1e-6);
+    EXPECT_TRUE(ab.at("n0_bytes").is_null()); // not a parameter of alphabeta
+    EXPECT_TRUE(ab.contains("error_lt_64KiB"));
+    EXPECT_TRUE(ab.contains("error_ge_64MiB"));
+    EXPECT_EQ(rows[1].at("model"), "scurve");
+    // The parameter file holds both fits with the same keys.
+    auto doc = nlohmann::json::parse(ReadAll(params));
+    EXPECT_EQ(doc.at("format"), "hockney-calibration");
+    ASSERT_EQ(doc.at("fits").size(), 2u);
+    EXPECT_DOUBLE_EQ(doc["fits"][0].at("alpha_s").get<double>(), ab.at("alpha_s").get<double>());
+    EXPECT_EQ(doc["fits"][0].at("residuals").size(), 28u);
+    std::remove(params.c_str());
+    // Table and CSV print the same rows (CSV: header + 2 lines).
+    auto c = Calibrate("--input=" + in + " --model=alphabeta,scurve --format=csv --resamples=20");
+    ASSERT_EQ(c.status, 0) << c.err;
+    EXPECT_EQ(Lines(c.out), 3u);
+    std::remove(in.c_str());
+}
+
+TEST(CalibrateCli, RealNcclTestsLogOneRowPerCollectiveAndModel)
+{
+    std::string path = HOCKNEY_SOURCE_DIR "/../shared/data/measured/raw/xxrjun_N1_G8.log";
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+    {
+        GTEST_SKIP() << "measured data not present: " << path;
+    }
+    auto r = Calibrate("--input=" + path + " --model=alphabeta,loggp --format=json --resamples=20");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto rows = nlohmann::json::parse(r.out).at("rows");
+    // Five tests (allreduce, allgather, reducescatter, alltoall, sendrecv) x two models.
+    EXPECT_EQ(rows.size(), 10u);
+    // --collective keeps one test: 8 ranks from the 8 "Rank" lines.
+    auto one = Calibrate("--input=" + path + " --collective=allreduce --model=alphabeta --format=json --resamples=20");
+    ASSERT_EQ(one.status, 0) << one.err;
+    auto rows1 = nlohmann::json::parse(one.out).at("rows");
+    ASSERT_EQ(rows1.size(), 1u);
+    EXPECT_EQ(rows1[0].at("ranks"), 8);
+    EXPECT_EQ(rows1[0].at("samples"), 10); // out-of-place rows 32 MB .. 16 GB
+}
+
+TEST(CalibrateCli, BadLogsExitTwoNamingTheFile)
+{
+    std::string empty = WriteFile("empty.log", "");
+    std::string words = WriteFile("words.log", "no table here\njust words\n");
+    std::string mixed = WriteFile("mixed.csv", "size,time\n1KB,5us\n2KB,6\n");
+    struct Case
+    {
+        std::string file;
+        std::string expect; // in the one stderr line
+    };
+    for (const Case& c : {Case{empty, empty + ":1"},
+                          Case{words, words},
+                          Case{mixed, mixed + ":3"},
+                          Case{"/nonexistent/nccl.log", "/nonexistent/nccl.log"}})
+    {
+        auto r = Calibrate("--input=" + c.file);
+        EXPECT_EQ(r.status, 2) << c.file << ": " << r.err;
+        EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+        EXPECT_EQ(Lines(r.err), 1u) << r.err;
+        EXPECT_TRUE(r.out.empty());
+    }
+    auto noInput = Calibrate("");
+    EXPECT_EQ(noInput.status, 2);
+    EXPECT_NE(noInput.err.find("--input"), std::string::npos);
+    // A bare nccl-tests table whose busbw < algbw (allgather? alltoall?) without
+    // --collective: exit 2 naming file:line and the flag.
+    std::string bare = WriteFile("bare.log",
+                                 "  1024  256  float  none  -1  10.0  0.10  0.09  0  10.0  0.10  0.09  0\n");
+    auto unknown = Calibrate("--input=" + bare + " --model=alphabeta --resamples=10");
+    EXPECT_EQ(unknown.status, 2);
+    EXPECT_NE(unknown.err.find(bare + ":1"), std::string::npos) << unknown.err;
+    EXPECT_NE(unknown.err.find("--collective"), std::string::npos) << unknown.err;
+    // ... and with --collective but no ranks (no rank lines, busbw too coarse): names --ranks.
+    auto noRanks = Calibrate("--input=" + bare + " --collective=allgather --model=alphabeta --resamples=10");
+    EXPECT_EQ(noRanks.status, 2);
+    EXPECT_NE(noRanks.err.find("--ranks"), std::string::npos) << noRanks.err;
+    auto badModel = Calibrate("--input=" + bare + " --collective=allgather --ranks=8 --model=roofline");
+    EXPECT_EQ(badModel.status, 2);
+    EXPECT_NE(badModel.err.find("--model"), std::string::npos);
+    for (const auto& f : {empty, words, mixed, bare})
+    {
+        std::remove(f.c_str());
+    }
+}

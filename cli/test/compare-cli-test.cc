@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hockney compare, driven as a user would: the JSON rows against hand
+// computations, and every kind of bad input exiting with status 2 and one
+// stderr line that names the flag or scenario field.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace
+{
+
+struct Result
+{
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string
+TempPath(const std::string& stem)
+{
+    return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(getpid()))).string();
+}
+
+Result
+RunHockney(const std::string& args)
+{
+    const std::string errFile = TempPath("hockney-compare-cli-err");
+    const std::string cmd = std::string(HOCKNEY_BIN) + " " + args + " 2>" + errFile;
+    Result r;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p)
+    {
+        return r;
+    }
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+    {
+        r.out.append(buf, n);
+    }
+    const int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    std::ifstream e(errFile);
+    std::stringstream ss;
+    ss << e.rdbuf();
+    r.err = ss.str();
+    std::remove(errFile.c_str());
+    return r;
+}
+
+std::string
+WriteScenario(const std::string& name, const std::string& text)
+{
+    const std::string path = TempPath("hockney-compare-" + name) + ".json";
+    std::ofstream(path) << text;
+    return path;
+}
+
+} // namespace
+
+TEST(CompareCli, GivenParametersGiveTheTextbookRing)
+{
+    // Ring allreduce, 8 ranks, 8 MB, alpha 5 us, beta 450 GB/s:
+    // 14 (5 us + 1 MB / 450 GB/s) = 14 x 7.2222 us = 101.111 us; busbw = algbw x 1.75.
+    Result r = RunHockney("compare --alpha=5us --beta=450GB/s --ranks=8 --bytes=8MB "
+                          "--backends=closed,alphabeta --format=json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["command"], "compare");
+    ASSERT_EQ(j["rows"].size(), 2u);
+    const double want = 14 * (5e-6 + 1e6 / 450e9);
+    for (const auto& row : j["rows"])
+    {
+        // JSON carries ~16 digits, each message is rounded to the picosecond
+        // (14 ps at most in 101 us): 1e-6 relative.
+        EXPECT_NEAR(row["time_s"].get<double>(), want, 1e-6 * want) << row.dump();
+        EXPECT_NEAR(row["busbw_GBps"].get<double>(), row["algbw_GBps"].get<double>() * 1.75, 1e-9);
+        EXPECT_NEAR(row["algbw_GBps"].get<double>(), 8e6 / want / 1e9, 1e-6 * 8e6 / want / 1e9);
+        EXPECT_TRUE(row["error"].is_null());
+        EXPECT_EQ(row["collective"], "allreduce");
+        EXPECT_EQ(row["algorithm"], "ring");
+        EXPECT_EQ(row["ranks"], 8);
+        EXPECT_EQ(row["bytes"], 8000000);
+        EXPECT_EQ(row["regime"], "latency-bound"); // 14 x 5 us = 70 us of alpha >= 31 us of n/beta
+    }
+}
+
+TEST(CompareCli, PresetRowsHaveEveryField)
+{
+    Result r = RunHockney("compare --topology=dgx-h100 --bytes=1KB,64MB --format=json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["rows"].size(), 8u); // 2 sizes x closed, alphabeta, loggp, flow
+    for (const auto& row : j["rows"])
+    {
+        for (const char* key : {"collective", "algorithm", "ranks", "bytes", "backend", "time_s", "algbw_GBps",
+                                "busbw_GBps", "error", "regime", "alpha_s", "beta_Bps"})
+        {
+            EXPECT_TRUE(row.contains(key)) << key;
+        }
+        EXPECT_EQ(row["ranks"], 8); // every GPU of the node
+    }
+    EXPECT_EQ(j["rows"][0]["regime"], "latency-bound");
+    EXPECT_EQ(j["rows"][4]["regime"], "bandwidth-bound");
+}
+
+TEST(CompareCli, ScenarioFileRuns)
+{
+    const std::string path = WriteScenario("good", R"({"topology": "dgx-h100", "collective": "alltoall",
+        "algorithm": "pairwise", "ranks": 4, "sizes": ["4MB"], "backends": ["closed"],
+        "model": {"alpha": "2us", "beta": "100GB/s"}})");
+    Result r = RunHockney("compare --scenario=" + path + " --format=json");
+    std::remove(path.c_str());
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["rows"].size(), 1u);
+    // Pairwise alltoall on 4 ranks: 3 (2 us + 1 MB / 100 GB/s) = 36 us.
+    EXPECT_NEAR(j["rows"][0]["time_s"].get<double>(), 36e-6, 1e-6 * 36e-6);
+    EXPECT_EQ(j["rows"][0]["collective"], "alltoall");
+}
+
+TEST(CompareCli, BadScenarioFieldsExitTwoNamingTheField)
+{
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"model": {"alpha": "fast"}})", "scenario.model.alpha"},
+        {R"({"sizes": ["1KB", "huge"]})", "scenario.sizes[1]"},
+        {R"({"backends": "closed,warp"})", "scenario.backends"},
+        {R"({"fabric": {"flow_control": "xon"}})", "scenario.fabric.flow_control"},
+        {R"({"colour": "blue"})", "scenario.colour"},
+        {R"({"topology": "no-such-preset"})", "scenario.topology"},
+        {R"({"ranks": 1})", "scenario.ranks"},
+        {R"({"collective": "allsum"})", "scenario.collective"},
+        {R"({"model": {"contention": "some"}})", "scenario.model.contention"},
+        {R"({not json)", "--scenario"},
+    };
+    for (size_t i = 0; i < cases.size(); ++i)
+    {
+        const std::string path = WriteScenario("bad" + std::to_string(i), cases[i].first);
+        Result r = RunHockney("compare --scenario=" + path);
+        std::remove(path.c_str());
+        EXPECT_EQ(r.status, 2) << cases[i].first << ": " << r.err;
+        EXPECT_NE(r.err.find(cases[i].second + ":"), std::string::npos) << cases[i].first << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+    Result missing = RunHockney("compare --scenario=/nonexistent/scenario.json");
+    EXPECT_EQ(missing.status, 2);
+    EXPECT_NE(missing.err.find("--scenario:"), std::string::npos) << missing.err;
+}
+
+TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
+{
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--ranks=100", "--ranks"},               // dgx-h100 has 8 GPUs
+        {"--collective=allsum", "--collective"},
+        {"--algorithm=tree --collective=allgather", "--algorithm"},
+        {"--bytes=1KB,zero", "--bytes"},
+        {"--bytes=4B", "--bytes"},                // fewer bytes than ring chunks
+        {"--backends=closed,warp", "--backends"},
+        {"--topology=no-such", "--topology"},
+        {"--alpha=5us", "--beta"},
+        {"--format=xml", "--format"},
+        {"--slices=0", "--slices"},
+        {"--contention=some", "--contention"},
+    };
+    for (const auto& [args, flag] : cases)
+    {
+        Result r = RunHockney("compare " + args);
+        EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+        EXPECT_NE(r.err.find(flag + ":"), std::string::npos) << args << ": " << r.err;
+    }
+}
+
+TEST(CompareCli, PacketBackendRowsCarryCountersAndErrors)
+{
+    // Ring allreduce of 64 KB on 2 GPUs of a DGX H100: 2 steps in which each
+    // rank sends half the buffer, 2 x 2 x 32000 B = 128000 B on the fabric.
+    Result r = RunHockney("compare --topology=dgx-h100 --ranks=2 --bytes=64KB --backends=closed,packet --format=json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["rows"].size(), 2u);
+    const auto& closed = j["rows"][0];
+    const auto& packet = j["rows"][1];
+    EXPECT_EQ(packet["backend"], "packet");
+    EXPECT_EQ(packet["bytes_sent"], 128000);
+    EXPECT_EQ(packet["bytes_delivered"], 128000);
+    EXPECT_EQ(packet["drops"], 0);
+    EXPECT_TRUE(packet["error"].is_null());
+    for (const char* key : {"pfc_pauses", "ecn_marks", "cnps"})
+    {
+        EXPECT_TRUE(packet.contains(key)) << key;
+    }
+    const double tc = closed["time_s"].get<double>();
+    const double tp = packet["time_s"].get<double>();
+    // The error is relative to the packet row (JSON keeps ~16 digits).
+    EXPECT_NEAR(closed["error"].get<double>(), (tc - tp) / tp, 1e-9);
+    EXPECT_GT(tp, 0);
+}

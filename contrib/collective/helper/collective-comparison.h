@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// One collective, every backend, the same topology (DESIGN.md section 6,
+// `hockney compare`): the configuration (from flags or a scenario file, every
+// field checked), the backends, and the rows.
+//
+// Backends, all running the same schedule (except closed):
+//   closed     the closed form of the algorithm (collective-closed-form.h), no simulation
+//   alphabeta  the executor on the analytic channel with the alpha-beta model
+//              (contention policy model.contention, default none)
+//   loggp      the executor on the analytic channel with LogGP (o from model,
+//              else the endpoint's SendOverhead; g from model, else 0;
+//              L = alpha - 2o; G = 1/beta), endpoint policy: LogGP's o, g and
+//              G serialize each rank's messages
+//   flow       the executor on the analytic channel with the shared policy,
+//              routed over the topology's paths (max-min fair link sharing)
+//   packet     the executor on the packet-level fabric (when built)
+// Parameters: "derived" from the topology's paths (topology-parameters.h);
+// "calibrated", alpha and beta fitted (calibration.h, model alphabeta) to a
+// packet-level point-to-point sweep around the point's message size m (m/4 ..
+// 4m, m the largest message of the critical path) on the worst pair of each
+// level of the schedule; or "given" (--alpha and --beta).
+//
+// Regime of a point, decided in this order:
+//   congestion-control  the packet run paused (PFC) or cut rates (CNPs)
+//   incast              some rank receives from two or more senders in one step
+//                       while no rank sends to more than one (many-to-one)
+//   contention          the flow backend (links shared max-min) is more than
+//                       10 % slower than the contention-free closed form
+//   latency-bound       the closed form's alpha terms are at least its n/beta terms
+//   bandwidth-bound     otherwise
+#ifndef HOCKNEY_COLLECTIVE_COMPARISON_H
+#define HOCKNEY_COLLECTIVE_COMPARISON_H
+
+#include "analytic-channel.h"
+#include "collective-algorithms.h"
+#include "result-row.h"
+#include "topology-description.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// Model parameters a user may set (scenario "model" object or flags).
+struct ComparisonModel
+{
+    std::optional<Time> alpha;     ///< given alpha (with beta: params "given")
+    std::optional<DataRate> beta;  ///< given beta
+    AnalyticChannel::ContentionPolicy contention = AnalyticChannel::NONE; ///< alphabeta backend
+    Time softwareOverhead;         ///< per message, added to alpha (and LogGP's o)
+    /// LogGP overhead (part of alpha: L = alpha - 2o); unset: the packet
+    /// endpoint's SendOverhead (0 on the ideal fabric or with given parameters)
+    std::optional<Time> o;
+    Time g;                        ///< LogGP gap between messages
+};
+
+/// Knobs applied to every tier of the topology before anything is built.
+struct ComparisonFabric
+{
+    bool ideal = false;                   ///< no headers, no forwarding latency, no buffer limits
+    std::optional<uint32_t> headerBytes;  ///< per packet, every tier
+    std::optional<uint32_t> mtuBytes;     ///< payload per packet, every tier
+    std::optional<TopologyFlowControl> flowControl;
+    std::string congestionControl = "dcqcn"; ///< packet backend: none | dcqcn
+    Time timeLimit = Seconds(10);         ///< packet backend: simulated-time watchdog
+};
+
+struct ComparisonConfig
+{
+    std::string topologyName;                  ///< for rows; "" when none
+    std::optional<TopologyDescription> topology;
+    CollectiveKind collective = CollectiveKind::ALL_REDUCE;
+    std::string algorithm = "ring";
+    uint32_t ranks = 0;       ///< 0: every endpoint of the topology
+    uint32_t channels = 1;
+    uint32_t slices = 1;
+    uint32_t root = 0;
+    uint32_t gpusPerNode = 0; ///< hierarchical; 0: from the topology
+    std::vector<uint64_t> sizes{1048576};
+    std::vector<std::string> backends{"closed", "alphabeta", "loggp", "flow"};
+    /// "derived", "calibrated" or both: rows of closed, alphabeta and loggp for
+    /// each (flow is always derived: its structure is the topology's).
+    std::vector<std::string> params{"derived"};
+    ComparisonModel model;
+    ComparisonFabric fabric;
+    uint32_t seed = 1;
+};
+
+/// The backends compare knows, in row order.
+const std::vector<std::string>& ComparisonBackends();
+/// "closed,alphabeta" -> list; throws InputError naming \p field for an unknown
+/// or repeated backend.
+std::vector<std::string> ParseBackends(const std::string& text, const std::string& field);
+/// "derived,calibrated" -> list; throws InputError naming \p field.
+std::vector<std::string> ParseParameterSources(const std::string& text, const std::string& field);
+/// "none" | "endpoint" | "shared"; throws InputError naming \p field.
+AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text, const std::string& field);
+
+/// Applies a scenario object to \p config: every field is checked, an unknown
+/// or malformed one throws InputError naming it ("scenario.model.alpha: ...").
+/// Fields: topology (preset name or object), collective, algorithm, ranks,
+/// sizes (list or "1KB,1MB"), backends, params, channels, slices, root, gpus_per_node,
+/// seed, model {alpha, beta, contention, software_overhead, o, g},
+/// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control, time_limit}.
+void ApplyScenario(const nlohmann::json& scenario, ComparisonConfig& config);
+/// Reads and applies a scenario file; throws InputError naming "--scenario" if
+/// it cannot be read or is not JSON.
+void ApplyScenarioFile(const std::string& path, ComparisonConfig& config);
+
+/// Checks the whole configuration (ranks against the topology, backends that
+/// need a topology or parameters, ...); throws InputError naming the field.
+void ValidateComparison(const ComparisonConfig& config);
+
+/// Runs every backend on every size; one row per (size, backend). \p progress,
+/// when set, receives a line for each long packet run.
+std::vector<ResultRow> RunComparison(const ComparisonConfig& config,
+                                     std::function<void(const std::string&)> progress = {});
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The schedule builders: one function a family of algorithms, all producing a
+// CollectiveSchedule the executor runs and Check() verifies.
+//
+// Sizes follow nccl-tests' "size" column (the bytes counted in algbw):
+// allreduce and broadcast the buffer; allgather the total output (each rank
+// contributes bytes/N); reducescatter the total input (each rank keeps bytes/N);
+// alltoall each rank's send buffer (bytes/N to every peer); incast, like
+// nccl-tests' gather, the total gathered at the root (bytes/N from each of the
+// N-1 senders; "8-to-1" is ranks=9).
+//
+// Pipelining, as NCCL does it: the buffer is split over `channels` independent
+// copies of the algorithm (NCCL's channels), and each channel's data into
+// `slices` pieces that follow each other through the algorithm. A slice waits
+// for the same slice of the previous step (its data) and for the previous
+// slice on the same connection to be delivered (one slot per connection,
+// stop-and-wait), so a pipeline of K steps and S slices takes K + S - 1 slice
+// times, the classic pipelined formula. Channels do not wait for each other.
+#ifndef HOCKNEY_COLLECTIVE_ALGORITHMS_H
+#define HOCKNEY_COLLECTIVE_ALGORITHMS_H
+
+#include "collective-schedule.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+enum class CollectiveKind
+{
+    ALL_REDUCE,
+    ALL_GATHER,
+    REDUCE_SCATTER,
+    BROADCAST,
+    ALL_TO_ALL,
+    INCAST
+};
+
+/// "allreduce", "allgather", "reducescatter", "broadcast", "alltoall", "incast".
+std::string ToString(CollectiveKind kind);
+/// Parses the names above (also "all_reduce", "AllReduce", ...); throws
+/// InputError naming \p field otherwise.
+CollectiveKind ParseCollectiveKind(const std::string& text, const std::string& field);
+/// The algorithms a collective offers, the first being its default:
+/// allreduce ring|tree|rhd|hierarchical; allgather ring; reducescatter ring;
+/// broadcast ring|binomial; alltoall pairwise|all-at-once; incast direct.
+std::vector<std::string> AlgorithmsOf(CollectiveKind kind);
+/// The canonical name of \p algorithm for \p kind ("ring" for an alltoall is
+/// the pairwise exchange, "double-binary-tree" is "tree", "halving-doubling"
+/// is "rhd"); throws InputError naming \p field if \p kind has no such algorithm.
+std::string CanonicalAlgorithm(CollectiveKind kind, const std::string& algorithm, const std::string& field);
+
+/// One point to build: which collective, how, on how many ranks, how many bytes.
+struct CollectiveSpec
+{
+    CollectiveKind collective = CollectiveKind::ALL_REDUCE;
+    std::string algorithm = "ring";
+    uint32_t ranks = 2;
+    uint64_t bytes = 0;
+    uint32_t channels = 1;
+    uint32_t slices = 1;
+    uint32_t root = 0;        ///< broadcast and incast
+    uint32_t gpusPerNode = 0; ///< hierarchical: ranks = nodes x gpusPerNode (0: one node)
+
+    /// Throws InputError naming the field ("--ranks", "--channels", ...) if the
+    /// point cannot be built: fewer than 2 ranks, zero channels or slices, a
+    /// root outside the ranks, ranks not a multiple of gpusPerNode, an unknown
+    /// algorithm, or fewer bytes than messages to cut them into.
+    void Validate() const;
+    /// Nodes of a hierarchical point (ranks / gpusPerNode), 1 otherwise.
+    uint32_t Nodes() const;
+    /// GPUs per node of a hierarchical point (ranks when gpusPerNode is 0).
+    uint32_t LocalRanks() const;
+};
+
+/// Builds the schedule of \p spec (after spec.Validate()).
+CollectiveSchedule BuildSchedule(const CollectiveSpec& spec);
+
+/// The two trees of NCCL's double binary tree on \p ranks ranks: parent of each
+/// rank per tree (-1 at the root). Tree 0 is the in-order binary tree in which
+/// a rank's level is its lowest set bit (odd ranks are leaves, rank 0 the root
+/// with one child); tree 1 is tree 0 mirrored (even N) or shifted by one (odd
+/// N), so that most ranks that are leaves in one tree are interior in the other.
+std::vector<std::vector<int>> DoubleBinaryTreeParents(uint32_t ranks);
+/// Depth (edges on the longest root-to-leaf path) of a tree given by parents.
+uint32_t TreeDepth(const std::vector<int>& parents);
+
+/// \p total bytes cut into \p parts sizes that differ by at most one byte
+/// (the first total % parts get the extra byte).
+std::vector<uint64_t> SplitBytes(uint64_t total, uint32_t parts);
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The closed-form time of every algorithm: the third answer, with no
+// simulation at all (DESIGN.md section 4). Each algorithm's critical path is a
+// list of steps, one message each, priced by a point-to-point time T(m) (alpha +
+// m / beta, or any AnalyticModel's GetMessageTime). With S slices pipelined
+// through K steps (see collective-algorithms.h) the time is
+//     sum_k T(m_k) + (S - 1) max_k T(m_k),
+// which for equal steps is the classic (K + S - 1) T(m). With one slice and one
+// channel, and T(m) = alpha + m / beta, the forms are the textbook ones
+// (M bytes as nccl-tests counts them, N ranks):
+//   ring allreduce          2(N-1) (alpha + M/(N beta))
+//   double binary tree      2D (alpha + M/(2 beta)), D the trees' depth
+//   halving-doubling        2 log2(N) alpha + 2 (N-1)/N M/beta (N a power of two;
+//                           otherwise a fold of M in and out: + 2 (alpha + M/beta))
+//   ring allgather          (N-1) (alpha + M/(N beta))
+//   ring reducescatter      (N-1) (alpha + M/(N beta))
+//   ring (chain) broadcast  (N-1) (alpha + M/beta); with S slices (N-2+S)(alpha + M/(S beta))
+//   binomial broadcast      ceil(log2 N) (alpha + M/beta)
+//   pairwise alltoall       (N-1) (alpha + M/(N beta))
+//   all-at-once alltoall    alpha + M/(N beta)   (no contention: see the channel policies)
+//   incast                  alpha + M/(N beta)   (likewise)
+//   hierarchical (G GPUs a node, K nodes)
+//                           2(G-1)(alpha_1 + M/(G beta_1)) + 2(K-1)(alpha_2 + M/(G K beta_2))
+// These hold for the algebra's "no contention" assumption: the executor on the
+// contention-free channel reproduces them exactly (tests), and the other
+// backends show what contention adds.
+#ifndef HOCKNEY_COLLECTIVE_CLOSED_FORM_H
+#define HOCKNEY_COLLECTIVE_CLOSED_FORM_H
+
+#include "analytic-model.h"
+#include "collective-algorithms.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace ns3
+{
+
+/// One step of a critical path: a message of `bytes` (one slice of one
+/// channel) on `level` (0 inside a node, 1 across nodes: only hierarchical).
+struct CriticalStep
+{
+    uint32_t level = 0;
+    double bytes = 0;
+};
+
+/// The critical path of \p spec (its largest channel, one slice per step).
+std::vector<CriticalStep> CriticalPath(const CollectiveSpec& spec);
+
+/// Point-to-point time of one message of \p bytes on \p level.
+using PointToPointTime = std::function<Time(uint32_t level, double bytes)>;
+
+/// sum_k T(m_k) + (slices - 1) max_k T(m_k) over CriticalPath(spec).
+Time ClosedFormTime(const CollectiveSpec& spec, const PointToPointTime& p2p);
+/// With T(m) = alpha + m / beta on every level.
+Time ClosedFormTime(const CollectiveSpec& spec, Time alpha, DataRate beta);
+/// With T(m) = alpha_l + m / beta_l on level l (0: intra-node, 1: inter-node).
+Time ClosedFormTime(const CollectiveSpec& spec, Time alpha0, DataRate beta0, Time alpha1, DataRate beta1);
+/// With T(m) = model->GetMessageTime(m) (level 1 uses \p inter when given).
+Time ClosedFormTime(const CollectiveSpec& spec, Ptr<const AnalyticModel> intra, Ptr<const AnalyticModel> inter = nullptr);
+
+/// alpha + bytes / beta as a Time, rounded to the nearest tick.
+Time AlphaBetaTime(Time alpha, DataRate beta, double bytes);
+
+} // namespace ns3
+
+#endif

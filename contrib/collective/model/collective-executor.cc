@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "collective-executor.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/nstime.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyCollectiveExecutor");
+NS_OBJECT_ENSURE_REGISTERED(CollectiveExecutor);
+
+TypeId
+CollectiveExecutor::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::HockneyCollectiveExecutor")
+            .SetParent<Object>()
+            .SetGroupName("Collective")
+            .AddConstructor<CollectiveExecutor>()
+            .AddAttribute("CheckSchedule",
+                          "Check the schedule (data reaches every rank that needs it, no cycle) before it runs.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CollectiveExecutor::m_check),
+                          MakeBooleanChecker())
+            .AddAttribute("TimeLimit",
+                          "Run() gives up (and names the waiting ops) after this much simulated time; 0 = none.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&CollectiveExecutor::m_timeLimit),
+                          MakeTimeChecker())
+            .AddTraceSource("OpStart",
+                            "An op was handed to the transport.",
+                            MakeTraceSourceAccessor(&CollectiveExecutor::m_opStartTrace),
+                            "ns3::CollectiveExecutor::OpTracedCallback")
+            .AddTraceSource("OpDelivered",
+                            "An op's last byte arrived.",
+                            MakeTraceSourceAccessor(&CollectiveExecutor::m_opDeliveredTrace),
+                            "ns3::CollectiveExecutor::OpTracedCallback");
+    return tid;
+}
+
+CollectiveExecutor::CollectiveExecutor()
+    : m_schedule(nullptr),
+      m_delivered(0),
+      m_check(true)
+{
+}
+
+void
+CollectiveExecutor::DoDispose()
+{
+    m_transport = nullptr;
+    m_done = nullptr;
+    Object::DoDispose();
+}
+
+void
+CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<Transport> transport, std::function<void()> done)
+{
+    if (m_check)
+    {
+        schedule.Validate();
+    }
+    if (transport->GetRanks() < schedule.GetRanks())
+    {
+        throw std::logic_error("schedule " + schedule.GetName() + " has " +
+                               std::to_string(schedule.GetRanks()) + " ranks, the transport " +
+                               std::to_string(transport->GetRanks()));
+    }
+    m_copy = schedule;
+    m_schedule = &m_copy;
+    m_transport = transport;
+    m_done = std::move(done);
+    const auto& ops = m_schedule->GetOps();
+    const uint32_t n = static_cast<uint32_t>(ops.size());
+    m_waiting.assign(n, 0);
+    m_dependents.assign(n, {});
+    m_opStart.assign(n, Time(0));
+    m_opDelivered.assign(n, Time(0));
+    m_delivered = 0;
+    m_start = Simulator::Now();
+    m_end = m_start;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        m_waiting[i] = static_cast<uint32_t>(ops[i].deps.size());
+        for (uint32_t d : ops[i].deps)
+        {
+            m_dependents[d].push_back(i);
+        }
+    }
+    NS_LOG_INFO("start " << m_schedule->GetName() << ": " << n << " ops on " << transport->GetTransportName());
+    if (n == 0)
+    {
+        if (m_done)
+        {
+            m_done();
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (m_waiting[i] == 0)
+        {
+            Launch(i);
+        }
+    }
+}
+
+void
+CollectiveExecutor::Launch(uint32_t i)
+{
+    const ScheduleOp& op = m_schedule->GetOps()[i];
+    m_opStart[i] = Simulator::Now();
+    m_opStartTrace(i, op.src, op.dst, op.bytes);
+    m_transport->Send(op.src, op.dst, op.bytes, [this, i]() { Delivered(i); });
+}
+
+void
+CollectiveExecutor::Delivered(uint32_t i)
+{
+    const ScheduleOp& op = m_schedule->GetOps()[i];
+    m_opDelivered[i] = Simulator::Now();
+    m_end = std::max(m_end, m_opDelivered[i]);
+    ++m_delivered;
+    m_opDeliveredTrace(i, op.src, op.dst, op.bytes);
+    for (uint32_t j : m_dependents[i])
+    {
+        if (--m_waiting[j] == 0)
+        {
+            Launch(j);
+        }
+    }
+    if (m_delivered == m_schedule->GetOps().size())
+    {
+        NS_LOG_INFO("done " << m_schedule->GetName() << " in " << (m_end - m_start).As(Time::US));
+        if (m_done)
+        {
+            m_done();
+        }
+    }
+}
+
+Time
+CollectiveExecutor::Run(const CollectiveSchedule& schedule, Ptr<Transport> transport)
+{
+    Start(schedule, transport, []() { Simulator::Stop(); });
+    if (!IsComplete())
+    {
+        if (m_timeLimit.IsStrictlyPositive())
+        {
+            Simulator::Stop(m_timeLimit);
+        }
+        Simulator::Run();
+    }
+    if (!IsComplete())
+    {
+        uint32_t waiting = 0;
+        uint32_t first = 0;
+        bool found = false;
+        for (uint32_t i = 0; i < m_opDelivered.size(); ++i)
+        {
+            if (m_opDelivered[i].IsZero() && !(m_opStart[i].IsZero() && m_waiting[i] > 0))
+            {
+                ++waiting;
+                if (!found)
+                {
+                    first = i;
+                    found = true;
+                }
+            }
+        }
+        std::string where;
+        if (found)
+        {
+            const ScheduleOp& op = m_schedule->GetOps()[first];
+            where = "; first in flight: op " + std::to_string(first) + " " + std::to_string(op.src) + "->" +
+                    std::to_string(op.dst) + " (" + std::to_string(op.bytes) + " bytes)";
+        }
+        throw std::runtime_error(schedule.GetName() + " did not finish: " + std::to_string(m_delivered) +
+                                 " of " + std::to_string(m_opDelivered.size()) + " ops delivered at " +
+                                 std::to_string(Simulator::Now().GetSeconds()) + " s, " +
+                                 std::to_string(waiting) + " in flight" + where);
+    }
+    return GetTotalTime();
+}
+
+bool
+CollectiveExecutor::IsComplete() const
+{
+    return m_schedule && m_delivered == m_schedule->GetOps().size();
+}
+
+uint32_t
+CollectiveExecutor::GetDeliveredOps() const
+{
+    return m_delivered;
+}
+
+Time
+CollectiveExecutor::GetStartTime() const
+{
+    return m_start;
+}
+
+Time
+CollectiveExecutor::GetTotalTime() const
+{
+    return m_end - m_start;
+}
+
+std::vector<Time>
+CollectiveExecutor::GetStepEndTimes() const
+{
+    std::vector<Time> end;
+    if (!m_schedule)
+    {
+        return end;
+    }
+    end.assign(m_schedule->GetStepCount(), Time(0));
+    const auto& ops = m_schedule->GetOps();
+    for (uint32_t i = 0; i < ops.size(); ++i)
+    {
+        end[ops[i].step] = std::max(end[ops[i].step], m_opDelivered[i] - m_start);
+    }
+    return end;
+}
+
+std::vector<Time>
+CollectiveExecutor::GetStepDurations() const
+{
+    std::vector<Time> end = GetStepEndTimes();
+    std::vector<Time> d(end.size());
+    Time prev(0);
+    for (size_t k = 0; k < end.size(); ++k)
+    {
+        d[k] = end[k] - prev;
+        prev = std::max(prev, end[k]);
+    }
+    return d;
+}
+
+const std::vector<Time>&
+CollectiveExecutor::GetOpStartTimes() const
+{
+    return m_opStart;
+}
+
+const std::vector<Time>&
+CollectiveExecutor::GetOpDeliveryTimes() const
+{
+    return m_opDelivered;
+}
+
+} // namespace ns3

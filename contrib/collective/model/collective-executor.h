@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Runs any CollectiveSchedule on any Transport: an op starts (is handed to the
+// transport) as soon as every op it depends on has been delivered, and the
+// collective ends when the last op is delivered. The executor records each op's
+// start and delivery, the end of each algorithm step and the total time; it
+// holds no collective logic (that is the schedule's) and no network logic
+// (that is the transport's).
+#ifndef HOCKNEY_COLLECTIVE_EXECUTOR_H
+#define HOCKNEY_COLLECTIVE_EXECUTOR_H
+
+#include "collective-schedule.h"
+#include "collective-transport.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace ns3
+{
+
+class CollectiveExecutor : public Object
+{
+  public:
+    /// Trace signature of OpStart and OpDelivered: op index, src, dst, bytes.
+    using OpTracedCallback = void (*)(uint32_t op, uint32_t src, uint32_t dst, uint64_t bytes);
+
+    static TypeId GetTypeId();
+    CollectiveExecutor();
+
+    /// Starts \p schedule on \p transport now (Check() first, unless the
+    /// CheckSchedule attribute is false: a bad schedule throws std::logic_error).
+    /// \p done runs when the last op is delivered.
+    void Start(const CollectiveSchedule& schedule, Ptr<Transport> transport, std::function<void()> done = {});
+    /// Start(), then Simulator::Run() until the collective ends (the simulator
+    /// is stopped then, so periodic events of a fabric do not keep it running)
+    /// or the TimeLimit passes. Returns the total time; throws std::runtime_error
+    /// naming the ops still waiting if the schedule did not finish.
+    Time Run(const CollectiveSchedule& schedule, Ptr<Transport> transport);
+
+    bool IsComplete() const;
+    uint32_t GetDeliveredOps() const;
+    Time GetStartTime() const;
+    /// Last delivery minus start (zero for an empty schedule).
+    Time GetTotalTime() const;
+    /// Per step k: when its last op was delivered, relative to the start.
+    std::vector<Time> GetStepEndTimes() const;
+    /// Per step k: its end minus the previous step's end (the first: minus the start).
+    std::vector<Time> GetStepDurations() const;
+    /// Per op, absolute simulation times (zero if it never happened).
+    const std::vector<Time>& GetOpStartTimes() const;
+    const std::vector<Time>& GetOpDeliveryTimes() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Launch(uint32_t op);
+    void Delivered(uint32_t op);
+
+    const CollectiveSchedule* m_schedule;
+    CollectiveSchedule m_copy; // the schedule outlives Start's caller
+    Ptr<Transport> m_transport;
+    std::function<void()> m_done;
+    std::vector<uint32_t> m_waiting;                 // per op: deps not yet delivered
+    std::vector<std::vector<uint32_t>> m_dependents; // per op: ops waiting on it
+    std::vector<Time> m_opStart;
+    std::vector<Time> m_opDelivered;
+    uint32_t m_delivered;
+    Time m_start;
+    Time m_end;
+
+    bool m_check;
+    Time m_timeLimit;
+    TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opStartTrace;
+    TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opDeliveredTrace;
+};
+
+} // namespace ns3
+
+#endif

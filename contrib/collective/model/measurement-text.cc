@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "measurement-text.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace ns3
+{
+namespace measurement
+{
+
+std::vector<std::string>
+SplitLines(const std::string& text)
+{
+    std::vector<std::string> lines;
+    std::string cur;
+    for (char c : text)
+    {
+        if (c == '\n')
+        {
+            lines.push_back(cur);
+            cur.clear();
+        }
+        else if (c != '\r')
+        {
+            cur += c;
+        }
+    }
+    if (!cur.empty())
+    {
+        lines.push_back(cur);
+    }
+    return lines;
+}
+
+std::vector<std::string>
+SplitWhitespace(const std::string& line)
+{
+    std::vector<std::string> out;
+    std::istringstream is(line);
+    std::string tok;
+    while (is >> tok)
+    {
+        out.push_back(tok);
+    }
+    return out;
+}
+
+std::string
+Trim(const std::string& s)
+{
+    size_t b = s.find_first_not_of(" \t");
+    size_t e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+std::string
+Lower(const std::string& s)
+{
+    std::string out = s;
+    for (char& c : out)
+    {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+std::optional<double>
+ParseDouble(const std::string& token)
+{
+    if (token.empty())
+    {
+        return std::nullopt;
+    }
+    const char* begin = token.c_str();
+    char* end = nullptr;
+    errno = 0;
+    double v = std::strtod(begin, &end);
+    if (end == begin || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    {
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::optional<uint64_t>
+ParseUnsigned(const std::string& token)
+{
+    if (token.empty() || token.size() > 19)
+    {
+        return std::nullopt;
+    }
+    uint64_t v = 0;
+    for (char c : token)
+    {
+        if (!std::isdigit(static_cast<unsigned char>(c)))
+        {
+            return std::nullopt;
+        }
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    return v;
+}
+
+} // namespace measurement
+} // namespace ns3

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "packet-transport.h"
+
+#include "rdma-nic.h"
+
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyPacketTransport");
+NS_OBJECT_ENSURE_REGISTERED(PacketTransport);
+
+namespace
+{
+
+/// Endpoint ranks reachable from \p start through forwarding nodes only.
+std::set<uint32_t>
+Reach(const TopologyGraph& g, uint32_t start)
+{
+    std::set<uint32_t> ranks;
+    std::set<uint32_t> seen{start};
+    std::vector<uint32_t> todo{start};
+    while (!todo.empty())
+    {
+        uint32_t node = todo.back();
+        todo.pop_back();
+        int r = g.RankOf(node);
+        if (r >= 0)
+        {
+            ranks.insert(static_cast<uint32_t>(r));
+            continue; // endpoints never forward
+        }
+        for (uint32_t link : g.PortsOf(node))
+        {
+            uint32_t peer = g.Peer(link, node);
+            if (seen.insert(peer).second)
+            {
+                todo.push_back(peer);
+            }
+        }
+    }
+    return ranks;
+}
+
+} // namespace
+
+TypeId
+PacketTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::HockneyPacketTransport")
+                            .SetParent<Transport>()
+                            .SetGroupName("Collective")
+                            .AddConstructor<PacketTransport>();
+    return tid;
+}
+
+PacketTransport::PacketTransport()
+    : m_headersInTag(false)
+{
+    m_endpointFactory.SetTypeId(RdmaEndpoint::GetTypeId());
+    m_nicFactory.SetTypeId(RdmaNic::GetTypeId());
+}
+
+void
+PacketTransport::SetEndpointAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_endpointFactory.Set(name, value);
+}
+
+void
+PacketTransport::SetNicAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_nicFactory.Set(name, value);
+}
+
+void
+PacketTransport::SetHeadersInTag(bool inTag)
+{
+    m_headersInTag = inTag;
+}
+
+void
+PacketTransport::DoDispose()
+{
+    m_messenger = nullptr;
+    m_network = nullptr;
+    Transport::DoDispose();
+}
+
+void
+PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestionControl> cc)
+{
+    m_network = CreateObject<FabricNetwork>();
+    m_network->Build(description);
+    const TopologyGraph& g = m_network->GetTopology();
+    m_messenger = CreateObject<RdmaMessenger>();
+    std::map<std::set<uint32_t>, uint32_t> domains; // reach -> domain id
+    for (uint32_t rank = 0; rank < m_network->GetNEndpoints(); ++rank)
+    {
+        const uint32_t node = g.EndpointNode(rank);
+        std::vector<Ptr<FabricNetDevice>> ports = m_network->GetEndpointDevices(rank);
+        const std::vector<uint32_t>& links = g.PortsOf(node);
+        // (reach size, port index): the narrowest domain first.
+        std::vector<std::pair<std::pair<size_t, uint32_t>, std::set<uint32_t>>> order;
+        for (uint32_t i = 0; i < ports.size() && i < links.size(); ++i)
+        {
+            std::set<uint32_t> reach = Reach(g, g.Peer(links[i], node));
+            reach.insert(rank); // a direct link between two endpoints reaches both
+
+            order.push_back({{reach.size(), i}, reach});
+        }
+        std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        Ptr<RdmaEndpoint> ep = m_endpointFactory.Create<RdmaEndpoint>();
+        for (const auto& [key, reach] : order)
+        {
+            auto it = domains.find(reach);
+            if (it == domains.end())
+            {
+                it = domains.emplace(reach, static_cast<uint32_t>(domains.size())).first;
+            }
+            Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
+            // The NIC's payload per packet fills the port's MTU after the
+            // transport headers (none when the link header carries them).
+            const std::string& protocol = g.LinkTier(links[key.second]).protocol;
+            const bool inTag = m_headersInTag || protocol == "nvlink";
+            Ptr<FabricNetDevice> port = ports[key.second];
+            // The tier's MTU is the payload per packet; the NIC's path MTU is
+            // the largest IB MTU (256..4096) within it, and its transport
+            // headers ride in the frame on top (as in a RoCE jumbo frame or an
+            // IB packet), unless the link header holds them.
+            uint32_t nicMtu = 256;
+            while (nicMtu * 2 <= std::min<uint32_t>(port->GetMtu(), 4096))
+            {
+                nicMtu *= 2;
+            }
+            if (!inTag)
+            {
+                port->SetMtu(static_cast<uint16_t>(nicMtu + RdmaNic::kMaxTransportHeader));
+            }
+            nic->SetAttribute("HeadersInTag", BooleanValue(inTag));
+            nic->SetAttribute("Mtu", UintegerValue(nicMtu));
+            if (protocol == "nvlink" || protocol == "pcie")
+            {
+                // A GPU copy engine on NVLink, or a GPU whose PCIe link to its
+                // NIC is a link of the topology: the DMA reads local memory,
+                // the link itself prices PCIe (rdma-nic.h).
+                DataRateValue memory;
+                nic->GetAttribute("MemoryRate", memory);
+                nic->SetAttribute("PcieRate", memory);
+                nic->SetAttribute("PcieLatency", TimeValue(Time(0)));
+            }
+            nic->Attach(port);
+            if (cc && protocol != "nvlink") // NVSwitch marks no ECN: nothing to react to
+            {
+                nic->SetCongestionControl(cc);
+            }
+            ep->AddNic(nic, it->second);
+        }
+        m_messenger->AddEndpoint(ep);
+    }
+    NS_LOG_INFO("packet transport on " << description.name << ": " << m_network->GetNEndpoints() << " ranks, "
+                                       << domains.size() << " domains");
+}
+
+Ptr<FabricNetwork>
+PacketTransport::GetNetwork() const
+{
+    return m_network;
+}
+
+Ptr<RdmaMessenger>
+PacketTransport::GetMessenger() const
+{
+    return m_messenger;
+}
+
+void
+PacketTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered)
+{
+    m_messenger->Send(src, dst, bytes, RdmaEndpoint::MessageCallback([onDelivered](const RdmaMessageRecord&) {
+                          onDelivered();
+                      }));
+}
+
+uint32_t
+PacketTransport::GetRanks() const
+{
+    return m_messenger ? m_messenger->GetNRanks() : 0;
+}
+
+std::string
+PacketTransport::GetTransportName() const
+{
+    return "packet";
+}
+
+PacketRunCounters
+PacketTransport::GetCounters() const
+{
+    PacketRunCounters c;
+    if (!m_network)
+    {
+        return c;
+    }
+    RdmaEndpointCounters t = m_messenger->GetTotals();
+    c.bytesSent = t.bytesSent;
+    c.bytesDelivered = t.bytesDelivered;
+    c.cnps = t.cnpsSent;
+    for (const FabricPortReport& r : m_network->CollectCounters())
+    {
+        c.drops += r.counters.drops;
+        c.pfcPauses += r.counters.pausesSent;
+        c.ecnMarks += r.counters.ecnMarks;
+    }
+    return c;
+}
+
+} // namespace ns3

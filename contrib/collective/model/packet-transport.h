@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// A Transport over the packet-level fabric: the fabric built from a topology
+// description (FabricNetwork), one RdmaEndpoint per rank with one RdmaNic on
+// each of its ports, and the RdmaMessenger carrying every message (eager,
+// rendezvous or pipeline by size, software overhead per message, DCQCN or no
+// congestion control at the NICs). A rank's ports are grouped into domains by
+// what they reach (an NVLink port reaches its server's GPUs, a PCIe port to a
+// NIC the whole cluster), the narrower first, so that a pair inside a server
+// talks over NVLink and the rest over the network.
+#ifndef HOCKNEY_PACKET_TRANSPORT_H
+#define HOCKNEY_PACKET_TRANSPORT_H
+
+#include "collective-transport.h"
+#include "rdma-congestion-control.h"
+#include "rdma-endpoint.h"
+#include "topology-builder.h"
+#include "topology-description.h"
+
+#include "ns3/object-factory.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/// What a packet run did, for the rows of `hockney compare`.
+struct PacketRunCounters
+{
+    uint64_t bytesSent = 0;      ///< user payload handed to Send
+    uint64_t bytesDelivered = 0; ///< user payload delivered
+    uint64_t drops = 0;          ///< data packets dropped anywhere
+    uint64_t pfcPauses = 0;      ///< PFC pause frames sent
+    uint64_t ecnMarks = 0;       ///< packets marked CE
+    uint64_t cnps = 0;           ///< congestion notification packets sent
+};
+
+class PacketTransport : public Transport
+{
+  public:
+    static TypeId GetTypeId();
+    PacketTransport();
+
+    /// Attributes of every RdmaEndpoint (SendOverhead, EagerLimit, ...) and
+    /// RdmaNic (EcnCapable, ...) Build() creates; set before Build().
+    void SetEndpointAttribute(const std::string& name, const AttributeValue& value);
+    void SetNicAttribute(const std::string& name, const AttributeValue& value);
+    /// true: no transport header bytes on any port (the ideal fabric); NVLink
+    /// ports never carry them (their own header holds them).
+    void SetHeadersInTag(bool inTag);
+
+    /// Builds the fabric and the ranks' endpoints (all of the topology's
+    /// endpoints, rank = endpoint order). \p cc is copied to every NIC (null:
+    /// no congestion control). Throws std::invalid_argument naming the field
+    /// of a bad description.
+    void Build(const TopologyDescription& description, Ptr<RdmaCongestionControl> cc = nullptr);
+
+    Ptr<FabricNetwork> GetNetwork() const;
+    Ptr<RdmaMessenger> GetMessenger() const;
+    PacketRunCounters GetCounters() const;
+
+    // Transport
+    void Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered) override;
+    uint32_t GetRanks() const override;
+    std::string GetTransportName() const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Ptr<FabricNetwork> m_network;
+    Ptr<RdmaMessenger> m_messenger;
+    ObjectFactory m_endpointFactory;
+    ObjectFactory m_nicFactory;
+    bool m_headersInTag;
+};
+
+} // namespace ns3
+
+#endif
