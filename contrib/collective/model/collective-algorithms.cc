@@ -29,28 +29,6 @@ Lower(const std::string& s)
     return out;
 }
 
-uint32_t
-LargestPowerOfTwoAtMost(uint32_t n)
-{
-    uint32_t p = 1;
-    while (p * 2 <= n)
-    {
-        p *= 2;
-    }
-    return p;
-}
-
-uint32_t
-CeilLog2(uint32_t n)
-{
-    uint32_t k = 0;
-    while ((1u << k) < n)
-    {
-        ++k;
-    }
-    return k;
-}
-
 /// Ops of one ring pass, indexed [position][step][slice], and for each position
 /// and slice the receives it made, in step order.
 struct RingPass
@@ -941,6 +919,28 @@ CollectiveSpec::Validate() const
                                         std::to_string(slices) + " slice(s), got " +
                                         std::to_string(bytes));
     }
+}
+
+uint32_t
+LargestPowerOfTwoAtMost(uint32_t n)
+{
+    uint32_t p = 1;
+    while (p * 2 <= n)
+    {
+        p *= 2;
+    }
+    return p;
+}
+
+uint32_t
+CeilLog2(uint32_t n)
+{
+    uint32_t k = 0;
+    while ((1u << k) < n)
+    {
+        ++k;
+    }
+    return k;
 }
 
 CollectiveSchedule

@@ -92,6 +92,11 @@ uint32_t TreeDepth(const std::vector<int>& parents);
 /// (the first total % parts get the extra byte).
 std::vector<uint64_t> SplitBytes(uint64_t total, uint32_t parts);
 
+/// The largest power of two <= n (n >= 1): the core of halving-doubling on n ranks.
+uint32_t LargestPowerOfTwoAtMost(uint32_t n);
+/// ceil(log2(n)) (n >= 1): rounds of a binomial tree or of halving-doubling.
+uint32_t CeilLog2(uint32_t n);
+
 } // namespace ns3
 
 #endif

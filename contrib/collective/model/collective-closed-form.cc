@@ -1,38 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-closed-form.h"
 
+#include "collective-algorithms.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace ns3
 {
-
-namespace
-{
-
-uint32_t
-LargestPowerOfTwoAtMost(uint32_t n)
-{
-    uint32_t p = 1;
-    while (p * 2 <= n)
-    {
-        p *= 2;
-    }
-    return p;
-}
-
-uint32_t
-CeilLog2(uint32_t n)
-{
-    uint32_t k = 0;
-    while ((1u << k) < n)
-    {
-        ++k;
-    }
-    return k;
-}
-
-} // namespace
 
 std::vector<CriticalStep>
 CriticalPath(const CollectiveSpec& spec)
