@@ -10,6 +10,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pcap-file-wrapper.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -72,6 +73,14 @@ FabricNetDevice::GetTypeId()
                           UintegerValue(84),
                           MakeUintegerAccessor(&FabricNetDevice::m_controlFrameBytes),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("FlowControl",
+                          "Link-level flow control of this port: a FabricFlowControl (none: "
+                          "lossy tail drop), FabricPfcFlowControl (IEEE 802.1Qbb pause) or "
+                          "FabricCreditFlowControl (IB/NVLink credits). Null means none.",
+                          PointerValue(),
+                          MakePointerAccessor(&FabricNetDevice::SetFlowControl,
+                                              &FabricNetDevice::GetFlowControl),
+                          MakePointerChecker<FabricFlowControl>())
             .AddAttribute("Mtu",
                           "Largest packet in bytes after the FabricHeader (transport "
                           "headers + payload).",

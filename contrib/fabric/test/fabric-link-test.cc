@@ -14,6 +14,8 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 #include "ns3/pcap-file.h"
+#include "ns3/pointer.h"
+#include "pfc-flow-control.h"
 #include "ns3/simulator.h"
 
 #include <gtest/gtest.h>
@@ -351,4 +353,16 @@ TEST_F(FabricLinkTest, QueuedZeroPayloadPacketsDoNotStall)
     EXPECT_EQ(rx.at[0].GetPicoSeconds(), 1001600);
     EXPECT_EQ(rx.at[1].GetPicoSeconds(), 1003200);
     EXPECT_EQ(rx.at[2].GetPicoSeconds(), 1004800);
+}
+
+TEST_F(FabricLinkTest, FlowControlIsAnAttribute)
+{
+    // The port's flow control is chosen like any ns-3 parameter: by attribute.
+    Ptr<FabricNetDevice> d = CreateObject<FabricNetDevice>();
+    EXPECT_EQ(d->GetFlowControl()->GetMode(), FabricFlowControlMode::NONE);
+    d->SetAttribute("FlowControl", PointerValue(CreateObject<FabricPfcFlowControl>()));
+    EXPECT_EQ(d->GetFlowControl()->GetMode(), FabricFlowControlMode::PFC);
+    PointerValue v;
+    d->GetAttribute("FlowControl", v);
+    EXPECT_EQ(v.Get<FabricFlowControl>(), d->GetFlowControl());
 }
