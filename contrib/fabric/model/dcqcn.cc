@@ -99,7 +99,8 @@ Dcqcn::GetTypeId()
             // Not in the paper list of REFERENCE.md: 10 x R_AI, the ratio the
             // HPCC authors' scripts keep (R_AI 5*bw/25, R_HAI 50*bw/25 Mb/s).
             .AddAttribute("HyperIncrease",
-                          "R_HAI: target-rate step of hyper increase (times the stage)",
+                          "R_HAI: target-rate step of hyper increase (times the stage above F "
+                          "with the byte counter on; constant when timer-only)",
                           DataRateValue(DataRate("400Mb/s")),
                           MakeDataRateAccessor(&Dcqcn::m_rhai),
                           MakeDataRateChecker())
@@ -221,6 +222,13 @@ Dcqcn::Fork() const
 void
 Dcqcn::FlowStart(Ptr<RdmaRateState> state)
 {
+    if (m_minRate > state->GetLineRate())
+    {
+        throw std::invalid_argument("Dcqcn::MinRate: expected at most the line rate " +
+                                    std::to_string(state->GetLineRate().GetBitRate()) +
+                                    " b/s, got " + std::to_string(m_minRate.GetBitRate()) +
+                                    " b/s");
+    }
     m_state = state;
     m_alpha = m_initialAlpha;
     m_lastAlphaTick = Simulator::Now();
@@ -269,11 +277,17 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
         m_decreaseEvent.Cancel();
         Cut();
     }
-    else if (!m_cutPending)
+    else
     {
-        m_cutPending = true;
-        m_decreaseEvent =
-            Simulator::Schedule(m_lastCut + m_decreaseInterval - Simulator::Now(), &Dcqcn::Cut, this);
+        if (!m_cutPending)
+        {
+            m_cutPending = true;
+            m_decreaseEvent = Simulator::Schedule(m_lastCut + m_decreaseInterval - Simulator::Now(),
+                                                  &Dcqcn::Cut, this);
+        }
+        // Both increase triggers restart on every CNP (the paper), not only
+        // when the deferred cut fires: congestion was seen now.
+        ResetIncrease();
     }
     m_alpha = (1 - m_g) * m_alpha.Get() + m_g;
     m_alphaEvent.Cancel();
@@ -290,24 +304,34 @@ Dcqcn::Cut()
     {
         m_state->SetTargetRate(m_state->GetRate());
     }
-    double cut = std::max(rc * (1 - m_alpha.Get() / 2), static_cast<double>(m_minRate.GetBitRate()));
+    // The floor never lifts RC above the line rate (FlowStart rejects a
+    // MinRate above it; a port may still be slower than a shared prototype).
+    double cut = std::min(std::max(rc * (1 - m_alpha.Get() / 2),
+                                   static_cast<double>(m_minRate.GetBitRate())),
+                          static_cast<double>(m_state->GetLineRate().GetBitRate()));
     m_state->SetRate(DataRate(static_cast<uint64_t>(std::llround(cut))));
     NS_LOG_DEBUG("qp " << m_state->qpNumber << " cut to " << cut * 1e-9 << " Gb/s alpha "
                        << m_alpha);
-    m_timerStage = 0;
-    m_byteStage = 0;
-    m_byteAcc = 0;
     m_increasedSinceCut = false;
     m_limited = true;
     m_everCut = true;
     m_lastCut = Simulator::Now();
-    m_increaseEvent.Cancel();
-    m_increaseEvent = Simulator::Schedule(m_increaseInterval, &Dcqcn::IncreaseTimer, this);
+    ResetIncrease();
     if (!m_alphaEvent.IsRunning())
     {
         m_lastAlphaTick = Simulator::Now();
         m_alphaEvent = Simulator::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
     }
+}
+
+void
+Dcqcn::ResetIncrease()
+{
+    m_timerStage = 0;
+    m_byteStage = 0;
+    m_byteAcc = 0;
+    m_increaseEvent.Cancel();
+    m_increaseEvent = Simulator::Schedule(m_increaseInterval, &Dcqcn::IncreaseTimer, this);
 }
 
 void
@@ -351,27 +375,41 @@ Dcqcn::BytesSent(Ptr<RdmaRateState> state, uint32_t bytes)
 void
 Dcqcn::Increase()
 {
-    // Stage counts include the event being handled. Fast recovery while both
-    // counters are at most F; hyper increase once both exceed F, by
-    // (min stage - F) x R_HAI; additive in between. With the byte counter off
-    // the timer stage alone decides (the HPCC authors' simulator).
-    uint32_t hi = m_byteCounter == 0 ? m_timerStage : std::max(m_timerStage, m_byteStage);
-    uint32_t lo = m_byteCounter == 0 ? m_timerStage : std::min(m_timerStage, m_byteStage);
+    // Stage counts include the event being handled.
     double line = static_cast<double>(m_state->GetLineRate().GetBitRate());
     double rt = static_cast<double>(m_state->GetTargetRate().GetBitRate());
     double rc = static_cast<double>(m_state->GetRate().GetBitRate());
-    if (hi > m_fastRecovery)
+    if (m_byteCounter == 0)
     {
-        if (lo <= m_fastRecovery)
+        // Timer only, as in the HPCC authors' simulator (alibaba-edu/High-
+        // Precision-Congestion-Control, rdma-hw.cc RateIncEventMlx, which
+        // tests the stage before counting the event): fast recovery for the
+        // first F events, one additive step at the (F+1)-th, then hyper
+        // increase by a constant R_HAI per event.
+        if (m_timerStage == m_fastRecovery + 1)
         {
             rt += static_cast<double>(m_rai.GetBitRate());
         }
-        else
+        else if (m_timerStage > m_fastRecovery + 1)
         {
-            rt += static_cast<double>(lo - m_fastRecovery) * static_cast<double>(m_rhai.GetBitRate());
+            rt += static_cast<double>(m_rhai.GetBitRate());
         }
-        rt = std::min(rt, line);
     }
+    else
+    {
+        // Timer and byte counter (the paper; bobzhuyb/ns3-rdma): fast
+        // recovery while both counters are at most F; hyper increase once
+        // both exceed F, by (min stage - F) x R_HAI; additive in between.
+        uint32_t hi = std::max(m_timerStage, m_byteStage);
+        uint32_t lo = std::min(m_timerStage, m_byteStage);
+        if (hi > m_fastRecovery)
+        {
+            rt += lo <= m_fastRecovery ? static_cast<double>(m_rai.GetBitRate())
+                                       : static_cast<double>(lo - m_fastRecovery) *
+                                             static_cast<double>(m_rhai.GetBitRate());
+        }
+    }
+    rt = std::min(rt, line);
     rc = std::min((rt + rc) / 2, line);
     m_increasedSinceCut = true;
     auto rtInt = static_cast<uint64_t>(std::llround(rt));

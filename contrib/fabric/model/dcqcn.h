@@ -37,6 +37,7 @@ class Dcqcn : public RdmaCongestionControl
     std::string GetName() const override { return "Dcqcn"; }
     Ptr<RdmaCongestionControl> Fork() const override;
 
+    /// \throws std::invalid_argument if MinRate is above the state's line rate.
     void FlowStart(Ptr<RdmaRateState> state) override;
     void CnpReceived(Ptr<RdmaRateState> state) override;
     void BytesSent(Ptr<RdmaRateState> state, uint32_t bytes) override;
@@ -80,6 +81,8 @@ class Dcqcn : public RdmaCongestionControl
     void AlphaTimer();
     void IncreaseTimer();
     void Cut();
+    /// Stage counters and byte accumulator to 0, increase timer restarted.
+    void ResetIncrease();
     void Increase();
     void ParkIfAtLineRate();
 

@@ -264,7 +264,12 @@ RdmaEndpoint::ProtocolFor(uint64_t bytes) const
 void
 RdmaEndpoint::AddNic(Ptr<RdmaNic> nic, uint32_t domain)
 {
-    NS_ABORT_MSG_IF(!nic || !nic->GetPort(), "RdmaEndpoint::AddNic: NIC not attached to a port");
+    if (!nic || !nic->GetPort())
+    {
+        throw std::invalid_argument(
+            "RdmaEndpoint::AddNic nic: expected a NIC attached to a port (RdmaNic::Attach), got " +
+            std::string(nic ? "an unattached NIC" : "null"));
+    }
     uint32_t idx = m_nics.size();
     m_nics.push_back({nic, domain});
     nic->SetSendCompletionCallback(MakeCallback(&RdmaEndpoint::SendCompleted, this).Bind(idx));
@@ -284,6 +289,8 @@ RdmaEndpoint::GetCounters() const
         c.timeouts += k.timeouts;
         c.cnpsSent += k.cnpsSent;
         c.cnpsReceived += k.cnpsReceived;
+        c.controlDropped += k.controlDropped;
+        c.unknownQpDropped += k.unknownQpDropped;
     }
     return c;
 }
@@ -600,7 +607,13 @@ RdmaMessenger::Send(uint32_t src, uint32_t dst, uint64_t bytes,
     Ptr<RdmaEndpoint> ep = m_eps[src];
     RdmaEndpoint::SendState st;
     st.rec.id = ep->m_nextId++;
-    NS_ABORT_MSG_IF(st.rec.id > kIdMask, "RdmaMessenger: message ids exhausted");
+    if (st.rec.id > kIdMask)
+    {
+        // The id travels in 30 bits of the immediate.
+        throw std::invalid_argument("RdmaMessenger::Send: expected at most " +
+                                    std::to_string(kIdMask) + " messages per sending rank, got " +
+                                    std::to_string(st.rec.id));
+    }
     st.rec.src = src;
     st.rec.dst = dst;
     st.rec.bytes = bytes;
@@ -653,6 +666,8 @@ RdmaMessenger::GetTotals() const
         t.timeouts += c.timeouts;
         t.cnpsSent += c.cnpsSent;
         t.cnpsReceived += c.cnpsReceived;
+        t.controlDropped += c.controlDropped;
+        t.unknownQpDropped += c.unknownQpDropped;
     }
     return t;
 }

@@ -65,6 +65,8 @@ struct RdmaEndpointCounters
     uint64_t timeouts{0};
     uint64_t cnpsSent{0};
     uint64_t cnpsReceived{0};
+    uint64_t controlDropped{0};   ///< ACK, NAK or CNP refused by a local port
+    uint64_t unknownQpDropped{0}; ///< packets for a QP the NIC does not have
 };
 
 class RdmaEndpoint : public Object
@@ -80,6 +82,7 @@ class RdmaEndpoint : public Object
     /// Adds a NIC of this rank on fabric `domain` (ranks whose NICs share a
     /// domain reach each other through them; NICs added first are preferred,
     /// so add NVLink before the network).
+    /// \throws std::invalid_argument for a null or unattached NIC.
     void AddNic(Ptr<RdmaNic> nic, uint32_t domain);
     uint32_t GetNNics() const { return m_nics.size(); }
     Ptr<RdmaNic> GetNic(uint32_t i) const { return m_nics.at(i).nic; }

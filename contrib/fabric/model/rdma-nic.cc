@@ -343,7 +343,10 @@ RdmaNic::SetRetransmitTimeout(Time t)
 void
 RdmaNic::Attach(Ptr<FabricNetDevice> port)
 {
-    NS_ABORT_MSG_IF(!port, "RdmaNic::Attach: null port");
+    if (!port)
+    {
+        throw std::invalid_argument("RdmaNic::Attach port: expected a FabricNetDevice, got null");
+    }
     if (port->GetDataRate().GetBitRate() == 0)
     {
         throw std::invalid_argument("RdmaNic port DataRate: expected a rate > 0, got 0");
@@ -383,28 +386,41 @@ RdmaNic::GetAddress() const
 void
 RdmaNic::SetCongestionControl(Ptr<RdmaCongestionControl> prototype)
 {
-    NS_ABORT_MSG_IF(!prototype, "RdmaNic::SetCongestionControl: null");
+    if (!prototype)
+    {
+        throw std::invalid_argument(
+            "RdmaNic::SetCongestionControl prototype: expected a congestion control, got null");
+    }
     m_ccProto = prototype;
 }
 
 uint32_t
 RdmaNic::CreateQp(uint8_t priority)
 {
-    NS_ABORT_MSG_IF(!m_port, "RdmaNic::CreateQp before Attach");
+    if (!m_port)
+    {
+        throw std::invalid_argument("RdmaNic::CreateQp: expected an attached NIC (call Attach "
+                                    "first), got none");
+    }
     if (priority >= kFabricClasses)
     {
-        throw std::invalid_argument("RdmaNic QP priority: expected a class 0-7, got " +
+        throw std::invalid_argument("RdmaNic::CreateQp priority: expected a class 0-7, got " +
                                     std::to_string(priority));
     }
+    // The congestion control starts first: it may reject its parameters for
+    // this port's rate, and then no half-made QP is left behind.
+    auto qpn = static_cast<uint32_t>(m_qps.size() + 1); // QPN 0 is reserved (SMI) in IB
+    Ptr<RdmaRateState> rate = CreateObject<RdmaRateState>();
+    rate->qpNumber = qpn;
+    rate->SetLineRate(m_lineRate);
+    Ptr<RdmaCongestionControl> cc = m_ccProto->Fork();
+    cc->FlowStart(rate);
     m_qps.emplace_back();
     Qp& qp = m_qps.back();
-    qp.qpn = static_cast<uint32_t>(m_qps.size()); // QPN 0 is reserved (SMI) in IB
+    qp.qpn = qpn;
     qp.priority = priority;
-    qp.rate = CreateObject<RdmaRateState>();
-    qp.rate->qpNumber = qp.qpn;
-    qp.rate->SetLineRate(m_lineRate);
-    qp.cc = m_ccProto->Fork();
-    qp.cc->FlowStart(qp.rate);
+    qp.rate = rate;
+    qp.cc = cc;
     qp.rate->SetRateChangedCallback(MakeCallback(&RdmaNic::RateChanged, this).Bind(qp.qpn));
     m_byClass[priority].push_back(qp.qpn);
     return qp.qpn;
@@ -413,7 +429,7 @@ RdmaNic::CreateQp(uint8_t priority)
 void
 RdmaNic::ConnectQp(uint32_t qpn, uint32_t peerAddress, uint32_t peerQpn)
 {
-    Qp& qp = GetQp(qpn);
+    Qp& qp = GetQp(qpn, "ConnectQp");
     qp.peerAddress = peerAddress;
     qp.peerQpn = peerQpn;
     qp.connected = true;
@@ -429,36 +445,48 @@ RdmaNic::Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b, uint8_t priority)
     return {qa, qb};
 }
 
-RdmaNic::Qp&
-RdmaNic::GetQp(uint32_t qpn)
+void
+RdmaNic::CheckQpn(uint32_t qpn, const char* caller) const
 {
-    NS_ABORT_MSG_IF(qpn == 0 || qpn > m_qps.size(), "RdmaNic: no QP " << qpn);
+    if (qpn == 0 || qpn > m_qps.size())
+    {
+        throw std::invalid_argument(std::string("RdmaNic::") + caller +
+                                    " qpn: expected a QP of this NIC (1-" +
+                                    std::to_string(m_qps.size()) + "), got " +
+                                    std::to_string(qpn));
+    }
+}
+
+RdmaNic::Qp&
+RdmaNic::GetQp(uint32_t qpn, const char* caller)
+{
+    CheckQpn(qpn, caller);
     return m_qps[qpn - 1];
 }
 
 const RdmaNic::Qp&
-RdmaNic::GetQp(uint32_t qpn) const
+RdmaNic::GetQp(uint32_t qpn, const char* caller) const
 {
-    NS_ABORT_MSG_IF(qpn == 0 || qpn > m_qps.size(), "RdmaNic: no QP " << qpn);
+    CheckQpn(qpn, caller);
     return m_qps[qpn - 1];
 }
 
 Ptr<RdmaRateState>
 RdmaNic::GetRateState(uint32_t qpn) const
 {
-    return GetQp(qpn).rate;
+    return GetQp(qpn, "GetRateState").rate;
 }
 
 Ptr<RdmaCongestionControl>
 RdmaNic::GetQpCongestionControl(uint32_t qpn) const
 {
-    return GetQp(qpn).cc;
+    return GetQp(qpn, "GetQpCongestionControl").cc;
 }
 
 uint64_t
 RdmaNic::GetOutstandingBytes(uint32_t qpn) const
 {
-    return GetQp(qpn).outstandingBytes;
+    return GetQp(qpn, "GetOutstandingBytes").outstandingBytes;
 }
 
 DataRate
@@ -497,11 +525,21 @@ uint64_t
 RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immediate,
                   Ptr<Packet> inlineData)
 {
-    Qp& qp = GetQp(qpn);
-    NS_ABORT_MSG_IF(!qp.connected, "RdmaNic::PostSend on unconnected QP " << qpn);
+    Qp& qp = GetQp(qpn, "PostSend");
+    if (!qp.connected)
+    {
+        throw std::invalid_argument("RdmaNic::PostSend qpn: expected a connected QP (ConnectQp), "
+                                    "got unconnected QP " +
+                                    std::to_string(qpn));
+    }
     if (inlineData)
     {
-        NS_ABORT_MSG_IF(inlineData->GetSize() > m_mtu, "RdmaNic: inline data above one MTU");
+        if (inlineData->GetSize() > m_mtu)
+        {
+            throw std::invalid_argument("RdmaNic::PostSend inlineData: expected at most the Mtu " +
+                                        std::to_string(m_mtu) + " bytes, got " +
+                                        std::to_string(inlineData->GetSize()));
+        }
         bytes = inlineData->GetSize();
     }
     Message m;
@@ -865,6 +903,9 @@ RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t f
                        << psn << (nak ? " NAK" : ""));
     if (!m_port->SendFabric(p))
     {
+        // Counted: a lost CNP leaves a sender at its rate, a lost ACK costs a
+        // timeout; runs must be able to see either.
+        ++m_counters.controlDropped;
         NS_LOG_WARN("control packet dropped at the local port");
     }
 }
@@ -900,6 +941,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     uint32_t qpn = bh.destQp;
     if (qpn == 0 || qpn > m_qps.size())
     {
+        ++m_counters.unknownQpDropped;
         NS_LOG_WARN("packet for unknown QP " << qpn << " dropped");
         return;
     }

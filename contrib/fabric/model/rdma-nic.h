@@ -57,6 +57,8 @@ struct RdmaNicCounters
     uint64_t cnpsSent{0};
     uint64_t cnpsReceived{0};
     uint64_t outOfOrderDropped{0}; ///< packets discarded by go-back-N at the receiver
+    uint64_t controlDropped{0};    ///< ACK, NAK or CNP refused by the local port
+    uint64_t unknownQpDropped{0};  ///< packets received for a QP this NIC does not have
 };
 
 /// What a completion reports.
@@ -89,20 +91,24 @@ class RdmaNic : public Object
         BthHeader::kSize + RethHeader::kSize + ImmDtHeader::kSize;
 
     /// Binds the NIC to its endpoint port (registers the pull source and the
-    /// receive callback). \throws std::invalid_argument if Mtu + transport
-    /// headers exceed the port's MTU, or the port rate is 0.
+    /// receive callback). \throws std::invalid_argument if the port is null,
+    /// Mtu + transport headers exceed the port's MTU, or the port rate is 0.
     void Attach(Ptr<FabricNetDevice> port);
     Ptr<FabricNetDevice> GetPort() const { return m_port; }
     uint32_t GetAddress() const;
 
     /// Replaces the congestion-control prototype chosen by the
     /// CongestionControl TypeId (QPs created afterwards fork it).
+    /// \throws std::invalid_argument for a null prototype.
     void SetCongestionControl(Ptr<RdmaCongestionControl> prototype);
     Ptr<RdmaCongestionControl> GetCongestionControl() const { return m_ccProto; }
 
     /// Creates a reliable-connection QP whose packets use class `priority`.
+    /// \throws std::invalid_argument before Attach, for a class above 7, or
+    /// when the congestion control rejects its parameters for the port rate.
     uint32_t CreateQp(uint8_t priority);
     /// Sets the remote end (set up out of band, as verbs' modify-QP to RTR).
+    /// Every call taking a qpn throws std::invalid_argument for an unknown one.
     void ConnectQp(uint32_t qpn, uint32_t peerAddress, uint32_t peerQpn);
     /// Creates and connects a QP pair between two NICs; returns {qpn at a, qpn at b}.
     static std::pair<uint32_t, uint32_t> Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b, uint8_t priority);
@@ -112,6 +118,8 @@ class RdmaNic : public Object
      * (rdmaWrite) or a SEND, of `bytes` payload bytes. `inlineData` (at most
      * one MTU) replaces the payload bytes of a one-packet message and is
      * handed to the receiver's completion. Returns the work-request id.
+     * \throws std::invalid_argument for an unconnected QP or inline data
+     * above the Mtu.
      */
     uint64_t PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immediate,
                       Ptr<Packet> inlineData = nullptr);
@@ -195,8 +203,10 @@ class RdmaNic : public Object
     Time GetEngineStartup() const { return m_engineStartup; }
     Time GetRetransmitTimeout() const { return m_rto; }
 
-    Qp& GetQp(uint32_t qpn);
-    const Qp& GetQp(uint32_t qpn) const;
+    /// \throws std::invalid_argument naming `caller` if the NIC has no QP qpn.
+    void CheckQpn(uint32_t qpn, const char* caller) const;
+    Qp& GetQp(uint32_t qpn, const char* caller = "GetQp");
+    const Qp& GetQp(uint32_t qpn, const char* caller = "GetQp") const;
     DataRate DmaRate() const;
     Time DmaTime(uint64_t bytes) const;
 

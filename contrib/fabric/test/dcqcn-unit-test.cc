@@ -207,13 +207,143 @@ TEST_F(DcqcnTest, HyperIncreaseWhenBothCountersPassF)
 TEST_F(DcqcnTest, ReturnsToLineRateAndStopsItsTimers)
 {
     Make(MicroSeconds(55), 0);
-    cc->CnpReceived(state);
+    const Time k = MicroSeconds(55);
+    cc->CnpReceived(state); // at t = 0: alpha = (1-g) 1 + g = 1 exactly
     Simulator::Run(); // returns only if the timers stop once back at line rate
     EXPECT_EQ(state->GetRate().GetBitRate(), 100000000000ULL);
     EXPECT_EQ(state->GetTargetRate().GetBitRate(), 100000000000ULL);
-    // alpha went on decaying in closed form while parked: 1 ms later it is
-    // (1-g)^floor((now - last tick)/K) below its parked value, never above.
-    EXPECT_LT(cc->GetAlpha(), 1.0);
+    // No CNP since t = 0: after n whole K periods alpha = (1-g)^n, whether the
+    // decays were made by the timer (while limited) or in closed form (parked).
+    // 1e-12: n <= 60 multiplications round by 1e-16 each.
+    auto periods = [k]() {
+        return static_cast<double>(Simulator::Now().GetPicoSeconds() / k.GetPicoSeconds());
+    };
+    EXPECT_GT(periods(), 5.0) << "the flow must have spent several K limited";
+    EXPECT_NEAR(cc->GetAlpha(), std::pow(1 - kG, periods()), 1e-12);
+    // Parked for another 1.007 ms (18 more K and a fraction), then a CNP: the
+    // cut uses the caught-up alpha, and the EWMA starts from it.
+    const Time cnpAt = Simulator::Now() + MicroSeconds(1007);
+    RunUntil(cnpAt);
+    const double n = periods();
+    const double a = std::pow(1 - kG, n);
+    EXPECT_NEAR(cc->GetAlpha(), a, 1e-12) << n << " periods";
+    cc->CnpReceived(state);
+    EXPECT_NEAR(Rc(), kLine * (1 - a / 2), kRateTol);
+    EXPECT_NEAR(cc->GetAlpha(), a * (1 - kG) + kG, 1e-12);
+}
+
+TEST_F(DcqcnTest, TimerOnlyFastRecoveryOneAdditiveThenConstantHyper)
+{
+    // Byte counter off (the production preset): the HPCC authors' rdma-hw.cc
+    // rule. Steps of that preset at 100 Gb/s: R_AI 5 x 100/25 = 20 Mb/s,
+    // R_HAI 50 x 100/25 = 200 Mb/s. Two CNPs: RC 25 G, RT 50 G.
+    const Time t = MicroSeconds(55);
+    Make(t, 0);
+    cc->SetAttribute("AdditiveIncrease", DataRateValue(DataRate("20Mb/s")));
+    cc->SetAttribute("HyperIncrease", DataRateValue(DataRate("200Mb/s")));
+    cc->CnpReceived(state);
+    cc->CnpReceived(state);
+    ASSERT_NEAR(Rc(), 25e9, kRateTol);
+    // Events 1-5: fast recovery, RT stays 50 G.
+    for (int i = 0; i < 5; ++i)
+    {
+        RunUntil(t * (i + 1) + NanoSeconds(1));
+        EXPECT_NEAR(Rc(), kExpected[i], kRateTol) << "timer event " << i + 1;
+        EXPECT_NEAR(Rt(), 50e9, kRateTol) << "timer event " << i + 1;
+    }
+    // Event 6: one additive step, RT 50.02 G. Events 7, 8, 9: hyper, each
+    // +200 Mb/s (not 200, 400, 600 Mb/s: no stage multiplier without B).
+    double rt = 50e9;
+    double rc = kExpected[4];
+    const double step[] = {20e6, 200e6, 200e6, 200e6};
+    for (int i = 0; i < 4; ++i)
+    {
+        RunUntil(t * (6 + i) + NanoSeconds(1));
+        rt += step[i];
+        rc = (rt + rc) / 2;
+        EXPECT_NEAR(Rt(), rt, kRateTol) << "timer event " << 6 + i;
+        EXPECT_NEAR(Rc(), rc, kRateTol) << "timer event " << 6 + i;
+    }
+    EXPECT_NEAR(Rt(), 50.62e9, kRateTol);
+    EXPECT_EQ(cc->GetTimerStage(), 9u);
+    EXPECT_EQ(cc->GetByteStage(), 0u);
+}
+
+TEST_F(DcqcnTest, DeferredCutStillResetsTheTimerStageAtTheCnp)
+{
+    // T = 10 us, byte counter off, at most one cut per 100 us. CNP at 0:
+    // RC 50 G, RT 100 G; timer events at 10, 20, 30 us: RC 75, 87.5, 93.75 G.
+    Make(MicroSeconds(10), 0);
+    cc->SetAttribute("RateDecreaseInterval", TimeValue(MicroSeconds(100)));
+    cc->CnpReceived(state);
+    RunUntil(MicroSeconds(35));
+    ASSERT_NEAR(Rc(), 93.75e9, kRateTol);
+    ASSERT_EQ(cc->GetTimerStage(), 3u);
+    // A CNP at 35 us: the cut waits for t = 100 us, but the stage restarts
+    // and the timer restarts from 35 us (next event at 45 us, not 40 us).
+    cc->CnpReceived(state);
+    EXPECT_EQ(cc->GetTimerStage(), 0u);
+    EXPECT_NEAR(Rc(), 93.75e9, kRateTol);
+    RunUntil(MicroSeconds(41));
+    EXPECT_NEAR(Rc(), 93.75e9, kRateTol) << "timer not restarted by the CNP";
+    RunUntil(MicroSeconds(46));
+    EXPECT_EQ(cc->GetTimerStage(), 1u);
+    EXPECT_NEAR(Rc(), 96.875e9, kRateTol); // FR 1 of the new period
+    // Events at 55, 65, 75, 85 us (FR 2-5) and 95 us (additive; RT is at
+    // the line, so RT stays 100 G): six halvings of the 6.25 G gap since
+    // 35 us, RC = 100 G - 6.25 G / 2^6.
+    RunUntil(MicroSeconds(99));
+    const double before = 100e9 - 6.25e9 / 64;
+    EXPECT_NEAR(Rc(), before, kRateTol);
+    // The deferred cut at 100 us with alpha at that time: the CNP at 35 us
+    // set alpha = 1, one K (55 us) passed at 90 us: alpha = 1 - g.
+    RunUntil(MicroSeconds(100) + NanoSeconds(1));
+    EXPECT_NEAR(Rt(), before, kRateTol);
+    EXPECT_NEAR(Rc(), before * (1 - (1 - kG) / 2), kRateTol);
+    EXPECT_EQ(cc->GetTimerStage(), 0u);
+}
+
+TEST_F(DcqcnTest, DeferredCutStillResetsTheByteCounterAtTheCnp)
+{
+    Make(Seconds(1), 1000000); // B = 1 MB; the timer never fires here
+    cc->SetAttribute("RateDecreaseInterval", TimeValue(MicroSeconds(100)));
+    cc->CnpReceived(state); // RC 50 G, RT 100 G
+    cc->BytesSent(state, 3000000); // byte stages 1-3: RC 75, 87.5, 93.75 G
+    cc->BytesSent(state, 500000);  // half a counter
+    ASSERT_EQ(cc->GetByteStage(), 3u);
+    ASSERT_NEAR(Rc(), 93.75e9, kRateTol);
+    RunUntil(MicroSeconds(1));
+    cc->CnpReceived(state); // deferred cut; stage and accumulated bytes to 0
+    EXPECT_EQ(cc->GetByteStage(), 0u);
+    cc->BytesSent(state, 600000); // 0.6 MB since the CNP: no event
+    EXPECT_NEAR(Rc(), 93.75e9, kRateTol) << "bytes before the CNP were counted";
+    cc->BytesSent(state, 400000); // 1 MB since the CNP: FR 1
+    EXPECT_EQ(cc->GetByteStage(), 1u);
+    EXPECT_NEAR(Rc(), 96.875e9, kRateTol);
+}
+
+TEST_F(DcqcnTest, MinRateAboveTheLineRateIsRejected)
+{
+    cc = CreateObject<Dcqcn>();
+    cc->SetAttribute("MinRate", DataRateValue(DataRate("200Gb/s")));
+    state = CreateObject<RdmaRateState>();
+    state->SetLineRate(DataRate(static_cast<uint64_t>(kLine)));
+    try
+    {
+        cc->FlowStart(state);
+        FAIL() << "MinRate 200 Gb/s accepted on a 100 Gb/s port";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("Dcqcn::MinRate"), std::string::npos) << e.what();
+    }
+    // MinRate equal to the line rate is legal: a cut leaves RC at the line
+    // (the floor), never above it.
+    cc->SetAttribute("MinRate", DataRateValue(DataRate("100Gb/s")));
+    cc->FlowStart(state);
+    cc->CnpReceived(state);
+    EXPECT_EQ(state->GetRate().GetBitRate(), 100000000000ULL);
+    EXPECT_LE(state->GetTargetRate().GetBitRate(), 100000000000ULL);
 }
 
 TEST_F(DcqcnTest, RateNeverBelowMinRate)

@@ -248,6 +248,20 @@ TEST_F(RdmaEndpointTest, BadInputNamesTheAttribute)
     EXPECT_THROW(ep->SetAttribute("PipelineDepth", UintegerValue(0)), std::invalid_argument);
     EXPECT_THROW(messenger->Send(0, 0, 10, RdmaEndpoint::MessageCallback()), std::invalid_argument);
     EXPECT_THROW(messenger->Send(0, 5, 10, RdmaEndpoint::MessageCallback()), std::invalid_argument);
+    for (Ptr<RdmaNic> nic : {Ptr<RdmaNic>(), CreateObject<RdmaNic>()}) // null, then unattached
+    {
+        try
+        {
+            ep->AddNic(nic, 0);
+            ADD_FAILURE() << "AddNic accepted a NIC without a port";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find("RdmaEndpoint::AddNic nic"), std::string::npos)
+                << e.what();
+        }
+    }
+    EXPECT_EQ(ep->GetNNics(), 0u);
 }
 
 } // namespace

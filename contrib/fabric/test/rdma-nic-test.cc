@@ -4,6 +4,8 @@
 // (rdma-test-util.h: headers, MTU, link and PCIe rates and latencies),
 // PCIe-bound throughput, round robin between QPs, go-back-N on a lossy
 // fabric, and bad input.
+#include "dcqcn.h"
+#include "fabric-monitor.h"
 #include "rdma-test-util.h"
 #include "simulator-test.h"
 
@@ -203,6 +205,18 @@ TEST_F(RdmaNicTest, LossyFabricDeliversEveryByteByGoBackN)
         done += s.nics[i]->GetCounters().messagesCompleted;
     }
     EXPECT_GT(drops, 0u) << "the scenario must lose packets to test recovery";
+    // The fabric's own books: what the hosts' ports sent is delivered,
+    // dropped (the switch's count) or still in flight; the fabric is lossy.
+    FabricConservation c = CheckFabricConservation(s.nodes);
+    EXPECT_TRUE(c.ok) << c.message;
+    EXPECT_FALSE(c.lossless);
+    uint64_t dropBytes = 0;
+    for (auto& l : s.links)
+    {
+        dropBytes += s.sw->GetPort(l.portB)->GetCounters().dropBytes;
+    }
+    EXPECT_EQ(c.dropped, dropBytes) << c.message;
+    EXPECT_GT(c.dropped, 0u);
     EXPECT_GT(retx, 0u);
     EXPECT_EQ(done, 4u);
     EXPECT_EQ(sent, 4 * n);
@@ -296,6 +310,53 @@ TEST_F(RdmaNicTest, BadInputNamesTheAttribute)
               "RdmaNic::RetransmitTimeout");
     expectMsg([&]() { nic->SetAttribute("MemoryRate", DataRateValue(DataRate(0))); },
               "RdmaNic::MemoryRate");
+
+    // Arguments of the API calls: each throws (no abort) naming the call and
+    // the argument.
+    Ptr<RdmaNic> loose = CreateObject<RdmaNic>();
+    expectMsg([&]() { loose->CreateQp(3); }, "RdmaNic::CreateQp");
+    expectMsg([&]() { loose->Attach(nullptr); }, "RdmaNic::Attach port");
+    expectMsg([&]() { nic->SetCongestionControl(nullptr); }, "RdmaNic::SetCongestionControl");
+    expectMsg([&]() { nic->CreateQp(8); }, "RdmaNic::CreateQp priority");
+    expectMsg([&]() { nic->PostSend(5, 100, true, 0); }, "RdmaNic::PostSend qpn");
+    expectMsg([&]() { nic->GetRateState(0); }, "RdmaNic::GetRateState qpn");
+    expectMsg([&]() { nic->GetOutstandingBytes(1); }, "RdmaNic::GetOutstandingBytes qpn");
+    expectMsg([&]() { nic->ConnectQp(9, 1, 1); }, "RdmaNic::ConnectQp qpn");
+    uint32_t q = nic->CreateQp(3);
+    EXPECT_EQ(q, 1u);
+    expectMsg([&]() { nic->PostSend(q, 100, true, 0); }, "unconnected QP 1");
+    nic->ConnectQp(q, 1, 1);
+    expectMsg([&]() { nic->PostSend(q, 0, false, 0, Create<Packet>(2049)); },
+              "RdmaNic::PostSend inlineData");
+    // A congestion control that cannot run on this port: CreateQp throws and
+    // leaves no half-made QP behind (the next QP is number 2).
+    Ptr<Dcqcn> fast = CreateObject<Dcqcn>();
+    fast->SetAttribute("MinRate", DataRateValue(DataRate("200Gb/s")));
+    nic->SetCongestionControl(fast);
+    expectMsg([&]() { nic->CreateQp(3); }, "Dcqcn::MinRate");
+    nic->SetCongestionControl(CreateObject<RdmaCcNone>());
+    EXPECT_EQ(nic->CreateQp(3), 2u);
+}
+
+TEST_F(RdmaNicTest, PacketsForAnUnknownQpAreCounted)
+{
+    // a's QP names QP 7 at b, which b does not have: the 3 data packets of a
+    // 3-MTU write are each dropped and counted at b; nothing is delivered or
+    // acknowledged. RTO 1 s: no retransmission within the 100 us run.
+    TwoHosts t = MakeTwoHosts(RdmaLink());
+    t.a->SetAttribute("RetransmitTimeout", TimeValue(Seconds(1)));
+    uint32_t qa = t.a->CreateQp(3);
+    t.a->ConnectQp(qa, t.b->GetAddress(), 7);
+    t.a->PostSend(qa, 3 * 4096, true, 0);
+    Simulator::Stop(MicroSeconds(100));
+    Simulator::Run();
+    EXPECT_EQ(t.a->GetCounters().dataPacketsSent, 3u);
+    EXPECT_EQ(t.b->GetCounters().unknownQpDropped, 3u);
+    EXPECT_EQ(t.b->GetCounters().bytesDelivered, 0u);
+    EXPECT_EQ(t.b->GetCounters().acksSent, 0u);
+    EXPECT_EQ(t.a->GetCounters().messagesCompleted, 0u);
+    EXPECT_EQ(t.a->GetCounters().unknownQpDropped, 0u);
+    EXPECT_EQ(t.a->GetCounters().controlDropped, 0u);
 }
 
 } // namespace
