@@ -22,6 +22,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 
 using namespace ns3;
 
@@ -89,7 +90,22 @@ main(int argc, char** argv)
                 *f << Simulator::Now().GetSeconds() << " " << sender << " " << now.GetBitRate() / 1e9 << "\n";
             }).Bind(&rates, s));
     }
-    Time packets = CreateObject<CollectiveExecutor>()->Run(incast, fabric);
+    // A PFC deadlock would stop the run here with the blocked ports named.
+    fabric->GetNetwork()->InstallWatchdog();
+    Time packets;
+    try
+    {
+        packets = CreateObject<CollectiveExecutor>()->Run(incast, fabric);
+    }
+    catch (const std::runtime_error& e)
+    {
+        std::cerr << "incast-roce-dcqcn: " << e.what() << "\n"
+                  << "incast-roce-dcqcn: " << fabric->FinishRun().message << "\n";
+        return 1;
+    }
+    // Every run ends with the conservation check: bytes sent == delivered,
+    // no drop on this lossless (PFC) fabric, no watchdog stop.
+    FabricConservation check = fabric->FinishRun();
     PacketRunCounters k = fabric->GetCounters();
     Simulator::Destroy();
 
@@ -99,5 +115,10 @@ main(int argc, char** argv)
               << "  packets     " << units::FormatSeconds(packets.GetSeconds()) << "  (" << k.ecnMarks
               << " ECN marks, " << k.cnps << " CNPs, " << k.pfcPauses << " PFC pauses, " << k.drops << " drops)\n"
               << "  traces: " << output << "-queue.dat, " << output << "-rates.dat\n";
-    return k.bytesDelivered == k.bytesSent && k.drops == 0 ? 0 : 1;
+    if (!check.ok)
+    {
+        std::cerr << "incast-roce-dcqcn: run-end check failed: " << check.message << "\n";
+        return 1;
+    }
+    return 0;
 }

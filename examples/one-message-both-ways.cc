@@ -64,6 +64,9 @@ main(int argc, char** argv)
     Ptr<PacketTransport> fabric = CreateObject<PacketTransport>();
     fabric->Build(d);
     Time packets = CreateObject<CollectiveExecutor>()->Run(schedule, fabric);
+    // Every run ends with the conservation check: bytes sent == delivered,
+    // no drop on this lossless (PFC) link.
+    FabricConservation check = fabric->FinishRun();
     PacketRunCounters k = fabric->GetCounters();
     Simulator::Destroy();
 
@@ -75,5 +78,10 @@ main(int argc, char** argv)
               << " B delivered, " << k.drops << " drops)\n"
               << "  error of the algebra: " << (algebra - packets).GetSeconds() / packets.GetSeconds() * 100
               << " %\n";
-    return k.bytesDelivered == bytes ? 0 : 1;
+    if (!check.ok || k.bytesDelivered != bytes)
+    {
+        std::cerr << "one-message-both-ways: run-end check failed: " << check.message << "\n";
+        return 1;
+    }
+    return 0;
 }

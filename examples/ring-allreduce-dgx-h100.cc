@@ -61,6 +61,9 @@ main(int argc, char** argv)
     Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
     Time packets = exec->Run(ring, nvlink);
     std::vector<Time> steps = exec->GetStepDurations();
+    // Every run ends with the conservation check: bytes sent == delivered,
+    // no drop on this lossless (credit) fabric.
+    FabricConservation check = nvlink->FinishRun();
     Simulator::Destroy();
 
     auto busbw = [&spec](Time t) {
@@ -81,5 +84,10 @@ main(int argc, char** argv)
     }
     std::cout << "\n  error of the closed form: "
               << (closed - packets).GetSeconds() / packets.GetSeconds() * 100 << " %\n";
+    if (!check.ok)
+    {
+        std::cerr << "ring-allreduce-dgx-h100: run-end check failed: " << check.message << "\n";
+        return 1;
+    }
     return steps.size() == 2 * (spec.ranks - 1) ? 0 : 1;
 }

@@ -346,7 +346,7 @@ RunPacket(const Point& pt,
     };
     Simulator::Schedule(MicroSeconds(5), tick);
     Time took = exec->Run(pt.schedule, t);
-    FabricConservation cons = t->GetNetwork()->CheckConservation();
+    FabricConservation cons = t->FinishRun();
     if (!cons.ok)
     {
         throw std::runtime_error("packet run of " + pt.schedule.GetName() + ": " + cons.message);

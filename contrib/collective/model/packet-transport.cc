@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -201,6 +202,24 @@ std::string
 PacketTransport::GetTransportName() const
 {
     return "packet";
+}
+
+FabricConservation
+PacketTransport::FinishRun() const
+{
+    if (!m_network)
+    {
+        throw std::logic_error("PacketTransport::FinishRun called before Build");
+    }
+    FabricConservation c = m_network->FinishRun();
+    RdmaEndpointCounters t = m_messenger->GetTotals();
+    if (t.bytesSent != t.bytesDelivered)
+    {
+        c.ok = false;
+        c.message += "; ERROR: messages: " + std::to_string(t.bytesSent) + " B sent, " +
+                     std::to_string(t.bytesDelivered) + " B delivered";
+    }
+    return c;
 }
 
 PacketRunCounters

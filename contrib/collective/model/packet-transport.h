@@ -59,6 +59,12 @@ class PacketTransport : public Transport
     Ptr<FabricNetwork> GetNetwork() const;
     Ptr<RdmaMessenger> GetMessenger() const;
     PacketRunCounters GetCounters() const;
+    /// The check every packet run ends with: the fabric's
+    /// FabricNetwork::FinishRun (payload conservation, no drop on a lossless
+    /// fabric, the watchdog if installed) and, at the messaging layer, user
+    /// payload delivered == payload handed to Send. ok = false, with the
+    /// violations named in message, otherwise. Call before Simulator::Destroy.
+    FabricConservation FinishRun() const;
 
     // Transport
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered) override;

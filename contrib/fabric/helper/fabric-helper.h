@@ -44,7 +44,8 @@ struct FabricLinkConfig
     uint16_t mtu{4096};              ///< max bytes after the FabricHeader
     FabricFlowControlMode flowControl{FabricFlowControlMode::PFC};
     FabricLinkType linkType{FabricLinkType::ETHERNET};
-    /// Switch-end headroom for PFC; 0 = 3 x rate x delay.
+    /// Switch-end headroom for PFC; 0 = FabricSwitch::PfcHeadroomBytes
+    /// (2 x rate x delay + 3 max frames + a pause frame).
     uint64_t headroomBytes{0};
     /// Credit links: receiver buffer per class granted to the sender.
     uint64_t creditBufferBytes{65536};

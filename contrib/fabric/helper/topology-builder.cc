@@ -114,6 +114,7 @@ FabricNetwork::DoDispose()
     m_all = NodeContainer();
     m_endpoints = NodeContainer();
     m_switches = NodeContainer();
+    m_watchdog = nullptr;
     Object::DoDispose();
 }
 
@@ -355,6 +356,18 @@ FabricNetwork::AssertConservation() const
     }
 }
 
+FabricConservation
+FabricNetwork::FinishRun() const
+{
+    FabricConservation c = CheckConservation();
+    if (m_watchdog && m_watchdog->HasFired())
+    {
+        c.ok = false;
+        c.message = "ERROR: " + m_watchdog->GetMessage() + "; " + c.message;
+    }
+    return c;
+}
+
 Ptr<FabricWatchdog>
 FabricNetwork::InstallWatchdog()
 {
@@ -368,6 +381,7 @@ FabricNetwork::InstallWatchdog(Time stallTime)
     Ptr<FabricWatchdog> w = CreateObject<FabricWatchdog>();
     w->SetAttribute("StallTime", TimeValue(stallTime));
     w->Install(m_all);
+    m_watchdog = w;
     return w;
 }
 

@@ -13,7 +13,8 @@
 //   dev->SendFabric(packet, FabricHeader(0, 8, flow, 0));
 //   net->InstallWatchdog();
 //   Simulator::Run();
-//   net->CheckConservation();   // or AssertConservation()
+//   FabricConservation c = net->FinishRun();   // every run ends with it
+//   if (!c.ok) { std::cerr << c.message << "\n"; return 1; }
 //
 // Deterministic (DESIGN.md section 7): nodes are created in topology order
 // (ns-3 node id = GetNode(0)->GetId() + topology id), links in link order, so
@@ -99,6 +100,11 @@ class FabricNetwork : public Object
     FabricConservation CheckConservation() const;
     /// CheckConservation, throwing std::runtime_error with its message if not ok.
     void AssertConservation() const;
+    /// The check every run ends with (DESIGN.md: "every run checks
+    /// conservation"): CheckConservation, and if the watchdog InstallWatchdog
+    /// started has stopped the run, ok = false with the watchdog's message
+    /// (which names the blocked ports) in front of the conservation line.
+    FabricConservation FinishRun() const;
     /// Starts a watchdog over every node (StallTime as given, else the
     /// WatchdogStallTime attribute); it stops the run on a deadlock.
     Ptr<FabricWatchdog> InstallWatchdog();
@@ -125,6 +131,7 @@ class FabricNetwork : public Object
     NodeContainer m_switches;
     uint32_t m_ecmpSeed{0};
     Time m_watchdogStall;
+    Ptr<FabricWatchdog> m_watchdog; ///< the last one InstallWatchdog started
 };
 
 } // namespace ns3

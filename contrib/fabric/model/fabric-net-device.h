@@ -114,6 +114,8 @@ class FabricNetDevice : public NetDevice
     /// Framing bytes per packet on the wire in place of the FabricHeader.
     void SetHeaderBytes(uint32_t bytes) { m_headerBytes = bytes; }
     uint32_t GetHeaderBytes() const { return m_headerBytes; }
+    /// On-wire bytes of a link-local frame (pause, credit update).
+    uint32_t GetControlFrameBytes() const { return m_controlFrameBytes; }
     /// Endpoint fabric address (kFabricNoAddress on switch ports).
     void SetFabricAddress(uint32_t address);
     uint32_t GetFabricAddress() const { return m_address; }

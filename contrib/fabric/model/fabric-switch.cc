@@ -11,6 +11,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -69,7 +70,9 @@ FabricSwitch::GetTypeId()
                           MakeUintegerAccessor(&FabricSwitch::m_seed),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("HeadroomBytes",
-                          "PFC headroom per ingress port; 0 = 3 x rate x link delay.",
+                          "PFC headroom per ingress port (one pool for its classes); 0 = "
+                          "2 x rate x link delay + 3 max frames + a pause frame "
+                          "(PfcHeadroomBytes).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FabricSwitch::m_headroomOverride),
                           MakeUintegerChecker<uint64_t>())
@@ -124,13 +127,18 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
         }
         if (headroom == 0)
         {
-            // Bytes that keep arriving after XOFF: the pause frame's trip and
-            // the reaction, ~3 x rate x one-way delay (REFERENCE.md).
             Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(device->GetChannel());
             Time delay = ch ? ch->GetDelay() : Time(0);
-            unsigned __int128 bits = (unsigned __int128)device->GetDataRate().GetBitRate() *
-                                     uint64_t(delay.GetPicoSeconds());
-            headroom = uint64_t(3 * bits / 8 / 1000000000000ull);
+            // The frame the switch's port may be sending and the one the
+            // sender may have started: the larger MTU of the two ends.
+            uint32_t maxFrame = device->WireBytes(device->GetMtu() + FabricHeader::kSerializedSize);
+            if (Ptr<FabricNetDevice> peer = device->GetPeer())
+            {
+                maxFrame = std::max(maxFrame,
+                                    peer->WireBytes(peer->GetMtu() + FabricHeader::kSerializedSize));
+            }
+            headroom = PfcHeadroomBytes(device->GetDataRate(), delay, maxFrame,
+                                        device->GetControlFrameBytes());
         }
     }
     m_buffer->AddPort(index,
@@ -146,6 +154,21 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
         device->SetEcnMarker(marker);
     }
     return index;
+}
+
+uint64_t
+FabricSwitch::PfcHeadroomBytes(DataRate rate, Time delay, uint32_t maxFrameWireBytes,
+                               uint32_t controlFrameWireBytes)
+{
+    // IEEE 802.1Qbb-2011's delay model: the round trip of the link (2 x rate x
+    // delay) plus the frames that delay the pause (one leaving the switch,
+    // the pause itself) and the sender's reaction (the frame it has started);
+    // plus the packet that trips XOFF, charged whole by this model. See the
+    // declaration and fabric.md. Integer arithmetic: bits x ps / (8 x 1e12).
+    unsigned __int128 bits =
+        (unsigned __int128)rate.GetBitRate() * uint64_t(std::max<int64_t>(delay.GetPicoSeconds(), 0));
+    uint64_t flight = uint64_t(2 * bits / 8 / 1000000000000ull);
+    return flight + 3 * uint64_t(maxFrameWireBytes) + controlFrameWireBytes;
 }
 
 Ptr<FabricNetDevice>
@@ -240,12 +263,30 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
     uint32_t out = SelectEgress(header);
     uint8_t c = header.GetPriority();
     FabricNetDevice* in = PeekPointer(m_ports[inPort]);
-    if (out == 0xFFFFFFFFu || !m_buffer->Admit(inPort, c, inWireBytes))
-    {
-        NS_LOG_LOGIC("drop at switch " << GetId() << " port " << inPort);
+    auto drop = [&]() {
         ++m_drops;
         in->CountDrop(packet, packet->GetSize() - FabricHeader::kSerializedSize);
         m_dropTrace(packet, inPort);
+    };
+    if (out == 0xFFFFFFFFu)
+    {
+        NS_LOG_LOGIC("no route at switch " << GetId() << " for " << header.GetDestination());
+        drop();
+        return;
+    }
+    if (!m_buffer->Admit(inPort, c, inWireBytes))
+    {
+        // A refused lossless packet was over the threshold (shared pool full
+        // for it, headroom too small or full): that is XOFF, whether or not
+        // headroom could take it, else nothing would ever stop the sender.
+        // Only while (port, class) holds bytes: their departure is what
+        // re-evaluates XON (the reserve fills first and drains last).
+        if (m_buffer->IsLossless(inPort, c) && m_buffer->GetUsed(inPort, c) > 0)
+        {
+            PeekPointer(in->GetFlowControl())->IngressCongested(c);
+        }
+        NS_LOG_LOGIC("drop at switch " << GetId() << " port " << inPort);
+        drop();
         return;
     }
     if (m_buffer->IsXoffCondition(inPort, c))

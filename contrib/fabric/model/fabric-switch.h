@@ -15,6 +15,7 @@
 #include "fabric-header.h"
 #include "switch-buffer.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
@@ -39,10 +40,28 @@ class FabricSwitch : public Node
     /// Adds `device` (already attached to its channel, with its flow control
     /// set) as the next port; returns its port index (0, 1, ...). The buffer
     /// account is LOSSLESS for PFC, CREDIT for credit links, LOSSY otherwise;
-    /// headroom = HeadroomBytes if nonzero, else 3 x rate x link delay
-    /// (REFERENCE.md; 100 Gb/s, 1 us: 37.5 KB). Egress ECN marking is set up
-    /// from the link rate when EcnEnabled.
+    /// headroom = HeadroomBytes if nonzero, else PfcHeadroomBytes of the
+    /// link (its rate and delay, the larger max frame of its two ends, the
+    /// port's control frame). Egress ECN marking is set up from the link rate
+    /// when EcnEnabled.
     uint32_t AddPort(Ptr<FabricNetDevice> device);
+
+    /// PFC headroom of a port: the bytes that can still arrive after the
+    /// switch decides to pause (the delay model of IEEE 802.1Qbb-2011):
+    ///   2 x rate x delay       the bytes on the wire towards the switch, and
+    ///                          those sent while the pause propagates back;
+    ///   + maxFrame + ctlFrame  the pause waits behind a max frame leaving
+    ///                          the switch towards the sender, then is sent;
+    ///   + maxFrame             the sender finishes the frame it has started;
+    ///   + maxFrame             this model charges a packet whole at its last
+    ///                          bit (store-and-forward), so the packet whose
+    ///                          arrival trips XOFF is itself in the headroom.
+    /// The sender reacts at the pause frame's last bit (no extra response
+    /// time). 100 Gb/s, 1 us, 4166 B frames, 84 B pause: 37 582 B, which is
+    /// REFERENCE.md's 3 x rate x delay (37 500 B) at that point; on 10 ns
+    /// links the frames dominate (12 832 B instead of 375 B).
+    static uint64_t PfcHeadroomBytes(DataRate rate, Time delay, uint32_t maxFrameWireBytes,
+                                     uint32_t controlFrameWireBytes);
     uint32_t GetNPorts() const { return m_ports.size(); }
     Ptr<FabricNetDevice> GetPort(uint32_t index) const;
 

@@ -127,7 +127,7 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
             toShared = rest;
         }
         else if (p.mode == LOSSLESS && ((p.losslessMask >> cls) & 1u) &&
-                 p.headroomUsed[cls] + rest <= p.headroom)
+                 p.headroomTotal + rest <= p.headroom)
         {
             toHeadroom = rest;
         }
@@ -140,6 +140,7 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
     p.reserveUsed[cls] += toReserve;
     p.shared[cls] += toShared;
     p.headroomUsed[cls] += toHeadroom;
+    p.headroomTotal += toHeadroom;
     m_sharedUsed += toShared;
     m_totalUsed += bytes;
     return true;
@@ -158,6 +159,7 @@ FabricSwitchBuffer::Release(uint32_t port, uint8_t cls, uint32_t bytes)
     uint64_t left = bytes;
     uint64_t h = std::min<uint64_t>(left, p.headroomUsed[cls]);
     p.headroomUsed[cls] -= h;
+    p.headroomTotal -= h;
     left -= h;
     uint64_t s = std::min<uint64_t>(left, p.shared[cls]);
     p.shared[cls] -= s;
@@ -167,10 +169,17 @@ FabricSwitchBuffer::Release(uint32_t port, uint8_t cls, uint32_t bytes)
 }
 
 bool
+FabricSwitchBuffer::IsLossless(uint32_t port, uint8_t cls) const
+{
+    const Port& p = m_ports[port];
+    return p.mode == LOSSLESS && ((p.losslessMask >> cls) & 1u);
+}
+
+bool
 FabricSwitchBuffer::IsXoffCondition(uint32_t port, uint8_t cls) const
 {
     const Port& p = m_ports[port];
-    if (p.mode != LOSSLESS || !((p.losslessMask >> cls) & 1u))
+    if (!IsLossless(port, cls))
     {
         return false;
     }

@@ -6,9 +6,12 @@
 // the shared pool up to the dynamic threshold
 //     T = alpha_DT x (B - sum headroom - sum reserve - shared used),
 // then (lossless classes only) its port's headroom; a packet that fits none of
-// them is dropped. XOFF is asserted once headroom is in use or the shared use
-// of (port, class) reaches T; XON once headroom is empty and
-// shared use + resume offset <= T (or shared use is zero).
+// them is dropped. The headroom is one pool per port: the headroom use of all
+// classes of a port together never exceeds the port's headroom. XOFF is
+// asserted once headroom is in use or the shared use of (port, class) reaches
+// T (the switch also asserts it when a lossless packet over T is refused);
+// XON once the class's headroom use is zero and shared use + resume offset
+// <= T (or shared use is zero).
 // Ports whose link runs credit flow control are admitted unconditionally:
 // their space is the credit the peer was granted.
 // All byte counts are on-wire bytes of the ingress link.
@@ -42,7 +45,7 @@ class FabricSwitchBuffer : public Object
     ~FabricSwitchBuffer() override;
 
     /// Registers ingress port `port` (ports are numbered 0, 1, ... in order).
-    /// \param headroomBytes this port's headroom (shared by its classes)
+    /// \param headroomBytes this port's headroom (one pool for all its classes)
     /// \param losslessMask classes that are lossless on a LOSSLESS port
     void AddPort(uint32_t port, PortMode mode, uint64_t headroomBytes, uint8_t losslessMask = 0xFF);
     uint32_t GetNPorts() const { return m_ports.size(); }
@@ -56,6 +59,8 @@ class FabricSwitchBuffer : public Object
     uint64_t GetThreshold() const;
     /// XOFF condition for (port, cls), regardless of current pause state.
     bool IsXoffCondition(uint32_t port, uint8_t cls) const;
+    /// True if (port, cls) is a lossless class of a LOSSLESS (PFC) port.
+    bool IsLossless(uint32_t port, uint8_t cls) const;
     /// XON condition for (port, cls).
     bool IsXonCondition(uint32_t port, uint8_t cls) const;
 
@@ -69,6 +74,8 @@ class FabricSwitchBuffer : public Object
     uint64_t GetUsed(uint32_t port, uint8_t cls) const;
     uint64_t GetSharedUsed(uint32_t port, uint8_t cls) const { return m_ports[port].shared[cls]; }
     uint64_t GetHeadroomUsed(uint32_t port, uint8_t cls) const { return m_ports[port].headroomUsed[cls]; }
+    /// Headroom held by all classes of `port` together (<= GetHeadroomBytes(port)).
+    uint64_t GetPortHeadroomUsed(uint32_t port) const { return m_ports[port].headroomTotal; }
     uint64_t GetTotalSharedUsed() const { return m_sharedUsed; }
     uint64_t GetTotalUsed() const { return m_totalUsed; }
     uint64_t GetDrops() const { return m_drops; }
@@ -82,6 +89,7 @@ class FabricSwitchBuffer : public Object
         std::array<uint64_t, kFabricClasses> reserveUsed{};
         std::array<uint64_t, kFabricClasses> shared{};
         std::array<uint64_t, kFabricClasses> headroomUsed{};
+        uint64_t headroomTotal{0}; ///< sum of headroomUsed over the classes
     };
 
     uint64_t m_bufferBytes{12000000};

@@ -105,21 +105,102 @@ TEST_F(FabricBufferTest, LossyPortDropsAtTheDynamicThresholdWithoutHeadroom)
     EXPECT_EQ(b->GetHeadroomBytes(0), 0u);
 }
 
-TEST_F(FabricBufferTest, HeadroomDefaultsToThreeTimesRateTimesDelay)
+TEST_F(FabricBufferTest, HeadroomDefaultCoversTheRoundTripAndThreeMaxFrames)
 {
-    // 100 Gb/s x 1 us = 12 500 B; x 3 = 37 500 B (REFERENCE.md). 400 Gb/s, 300 ns: 45 000 B.
+    // Headroom = 2 x rate x delay + 3 max frames + the pause frame (IEEE
+    // 802.1Qbb's delay model plus the packet that trips XOFF, fabric.md). The
+    // helper's default link: MTU 4096 + 70 B framing = 4166 B max frame,
+    // 84 B pause frame, so the frame part is 3 x 4166 + 84 = 12 582 B.
+    //   100 Gb/s, 1 us:   rate x delay = 12 500 B -> 25 000 + 12 582 = 37 582 B
+    //                     (REFERENCE.md's 3 x rate x delay is 37 500 B here)
+    //   400 Gb/s, 300 ns: 15 000 B                -> 30 000 + 12 582 = 42 582 B
+    //   100 Gb/s, 10 ns:  125 B                   ->    250 + 12 582 = 12 832 B
+    //                     (3 x rate x delay was 375 B, less than one frame)
+    //   400 Gb/s, 100 ns, MTU 4128 (the RoCE tiers' 4096 + 32 B transport
+    //                     headers): 5 000 B, frames 3 x 4198 + 84 = 12 678 B
+    //                     -> 10 000 + 12 678 = 22 678 B
     FabricHelper h;
     Ptr<FabricSwitch> sw = h.CreateSwitch();
     FabricLinkConfig cfg;
     FabricLink l = h.Connect(CreateObject<Node>(), sw, cfg);
-    EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(l.portB), 37500u);
+    EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(l.portB), 37582u);
     cfg.rate = DataRate("400Gbps");
     cfg.delay = NanoSeconds(300);
     FabricLink l2 = h.Connect(CreateObject<Node>(), sw, cfg);
-    EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(l2.portB), 45000u);
-    cfg.headroomBytes = 100000;
+    EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(l2.portB), 42582u);
+    cfg.rate = DataRate("100Gbps");
+    cfg.delay = NanoSeconds(10);
     FabricLink l3 = h.Connect(CreateObject<Node>(), sw, cfg);
-    EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(l3.portB), 100000u);
+    EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(l3.portB), 12832u);
+    cfg.rate = DataRate("400Gbps");
+    cfg.delay = NanoSeconds(100);
+    cfg.mtu = 4128;
+    FabricLink l4 = h.Connect(CreateObject<Node>(), sw, cfg);
+    EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(l4.portB), 22678u);
+    // The max frame is the larger of the link's two ends: a 9000 B MTU at the
+    // sender (9070 B frames), the switch port at 4096, 100 Gb/s, 10 ns:
+    // 250 + 3 x 9070 + 84 = 27 544 B.
+    cfg = FabricLinkConfig();
+    cfg.delay = NanoSeconds(10);
+    Ptr<Node> big = CreateObject<Node>();
+    Ptr<FabricNetDevice> bigDev = CreateObject<FabricNetDevice>();
+    FabricHelper::ConfigureDevice(bigDev, cfg);
+    bigDev->SetMtu(9000);
+    big->AddDevice(bigDev);
+    Ptr<FabricNetDevice> swDev = CreateObject<FabricNetDevice>();
+    FabricHelper::ConfigureDevice(swDev, cfg);
+    sw->AddDevice(swDev);
+    Ptr<FabricChannel> ch = CreateObject<FabricChannel>();
+    ch->SetDelay(cfg.delay);
+    bigDev->Attach(ch);
+    swDev->Attach(ch);
+    uint32_t port = sw->AddPort(swDev);
+    EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(port), 27544u);
+    // An explicit headroom overrides the formula.
+    cfg.headroomBytes = 100000;
+    FabricLink l5 = h.Connect(CreateObject<Node>(), sw, cfg);
+    EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(l5.portB), 100000u);
+}
+
+TEST_F(FabricBufferTest, HeadroomIsOnePoolPerPortForAllItsClasses)
+{
+    // alpha_DT = 0 and no reserve: every byte of a lossless class goes to
+    // headroom. 10 000 B of port headroom, 1000 B packets: class 3 takes 6,
+    // class 5 then only the 4 left (not 10 of its own), and both are refused
+    // when the port's 10 000 B are in use.
+    Ptr<FabricSwitchBuffer> b = CreateObject<FabricSwitchBuffer>();
+    b->SetAttribute("BufferBytes", UintegerValue(1000000));
+    b->SetAttribute("ReserveBytes", UintegerValue(0));
+    b->SetAttribute("Alpha", DoubleValue(0.0));
+    b->AddPort(0, FabricSwitchBuffer::LOSSLESS, 10000);
+    for (int i = 0; i < 6; ++i)
+    {
+        ASSERT_TRUE(b->Admit(0, 3, 1000));
+    }
+    uint32_t class5 = 0;
+    while (b->Admit(0, 5, 1000))
+    {
+        ++class5;
+        ASSERT_LT(class5, 100u);
+    }
+    EXPECT_EQ(class5, 4u);
+    EXPECT_FALSE(b->Admit(0, 3, 1000));
+    EXPECT_EQ(b->GetPortHeadroomUsed(0), 10000u);
+    EXPECT_EQ(b->GetHeadroomUsed(0, 3), 6000u);
+    EXPECT_EQ(b->GetHeadroomUsed(0, 5), 4000u);
+    EXPECT_EQ(b->GetDrops(), 2u);
+    EXPECT_TRUE(b->IsXoffCondition(0, 3));
+    EXPECT_TRUE(b->IsXoffCondition(0, 5));
+    // One class's departure makes room for the other.
+    b->Release(0, 3, 1000);
+    EXPECT_EQ(b->GetPortHeadroomUsed(0), 9000u);
+    EXPECT_TRUE(b->Admit(0, 5, 1000));
+    EXPECT_FALSE(b->Admit(0, 5, 1000));
+    // Class 3 drained: it may resume, class 5 still holds headroom.
+    b->Release(0, 3, 5000);
+    EXPECT_TRUE(b->IsXonCondition(0, 3));
+    EXPECT_FALSE(b->IsXonCondition(0, 5));
+    EXPECT_EQ(b->GetPortHeadroomUsed(0), 5000u);
 }
 
 TEST_F(FabricBufferTest, EcnDefaultsFollowTheLinkRateTable)
@@ -231,11 +312,15 @@ struct PauseProbe
 
 TEST_F(FabricBufferTest, SwitchSendsXoffWhenTheComputedByteCountHasArrived)
 {
-    // The same buffer as above in a real switch: 1 MB, two PFC ports with
-    // 37.5 KB headroom (100 Gb/s, 1 us). The egress to B is held paused by B,
-    // so everything A sends stays in the buffer; 954 B payloads are 1024 B on
-    // the wire. By the derivation above, the 98th packet spills into headroom
-    // and the switch sends XOFF to A right then (its port to A is idle).
+    // A buffer like the one above in a real switch: 1 MB, two PFC ports at
+    // 100 Gb/s, 1 us with the default headroom 2 x 12 500 + 3 x 4166 + 84 =
+    // 37 582 B each. The egress to B is held paused by B, so everything A
+    // sends stays in the buffer; 954 B payloads are 1024 B on the wire.
+    // F = 1 000 000 - 2 x 37 582 - 65 536 = 859 300 B; as above, m packets
+    // in the shared pool admit one more iff m <= (F - 8 x 1024) / (9 x 1024)
+    // = 92.35: 93 fit, so after 4 in the reserve the 98th packet spills into
+    // headroom and the switch sends XOFF to A right then (its port to A is
+    // idle).
     Config::SetDefault("ns3::FabricSwitchBuffer::BufferBytes", UintegerValue(1000000));
     FabricHelper h;
     Ptr<FabricSwitch> sw = h.CreateSwitch();
@@ -246,7 +331,7 @@ TEST_F(FabricBufferTest, SwitchSendsXoffWhenTheComputedByteCountHasArrived)
     la.devA->SetFabricAddress(0);
     lb.devB->SetFabricAddress(1);
     sw->AddRoute(1, {lb.portA});
-    ASSERT_EQ(sw->GetBuffer()->GetHeadroomBytes(la.portB), 37500u);
+    ASSERT_EQ(sw->GetBuffer()->GetHeadroomBytes(la.portB), 37582u);
     PauseProbe probe;
     probe.ingress = la.devB;
     la.devB->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&PauseProbe::TxBegin, &probe));
@@ -266,4 +351,96 @@ TEST_F(FabricBufferTest, SwitchSendsXoffWhenTheComputedByteCountHasArrived)
     EXPECT_EQ(sw->GetDrops(), 0u);
     EXPECT_GT(la.devA->GetCounters().pausesReceived, 0u);
     EXPECT_LT(la.devA->GetCounters().txPackets, 200u);
+}
+
+namespace
+{
+struct HeadroomRun
+{
+    uint64_t headroom{0};     ///< the switch's headroom for A's port
+    uint64_t headroomUsed{0}; ///< held by A's port at the end
+    uint64_t drops{0};
+    uint64_t pausesToA{0};
+};
+
+// A -> switch -> C at 100 Gb/s over 10 ns links, 4096 B payloads (4166 B
+// frames), 1 MB buffer; C holds the switch's egress paused, so everything A
+// sends stays in the buffer until A is paused. With `reverse`, B sends back
+// to back to A starting 1 ns before A, so the switch's port to A starts a
+// frame 1 ns before each of A's frames has arrived: the XOFF then waits
+// behind a whole frame. `headroom` 0 = the default formula.
+HeadroomRun
+RunIntoPausedEgress(bool reverse, uint64_t headroom)
+{
+    Config::SetDefault("ns3::FabricSwitchBuffer::BufferBytes", UintegerValue(1000000));
+    FabricHelper h;
+    Ptr<FabricSwitch> sw = h.CreateSwitch();
+    FabricLinkConfig cfg;
+    cfg.delay = NanoSeconds(10);
+    cfg.headroomBytes = headroom;
+    FabricLink la = h.Connect(CreateObject<Node>(), sw, cfg);
+    FabricLink lb = h.Connect(CreateObject<Node>(), sw, cfg);
+    FabricLink lc = h.Connect(sw, CreateObject<Node>(), cfg);
+    la.devA->SetFabricAddress(0);
+    lb.devA->SetFabricAddress(1);
+    lc.devB->SetFabricAddress(2);
+    sw->AddRoute(0, {la.portB});
+    sw->AddRoute(1, {lb.portB});
+    sw->AddRoute(2, {lc.portA});
+    lc.devB->GetFlowControl()->IngressCongested(0);
+    const Time startA = MicroSeconds(5) + NanoSeconds(1);
+    Simulator::Schedule(startA, [&la]() {
+        for (int i = 0; i < 100; ++i)
+        {
+            la.devA->SendFabric(Create<Packet>(4096), FabricHeader(0, 2, 0, 0));
+        }
+    });
+    if (reverse)
+    {
+        Simulator::Schedule(startA - NanoSeconds(1), [&lb]() {
+            for (int i = 0; i < 100; ++i)
+            {
+                lb.devA->SendFabric(Create<Packet>(4096), FabricHeader(1, 0, 1, 0));
+            }
+        });
+    }
+    Simulator::Stop(MicroSeconds(60));
+    Simulator::Run();
+    HeadroomRun r;
+    r.headroom = sw->GetBuffer()->GetHeadroomBytes(la.portB);
+    r.headroomUsed = sw->GetBuffer()->GetPortHeadroomUsed(la.portB);
+    r.drops = sw->GetDrops();
+    r.pausesToA = la.devA->GetCounters().pausesReceived;
+    Simulator::Destroy();
+    return r;
+}
+} // namespace
+
+TEST_F(FabricBufferTest, HeadroomHoldsWhatArrivesAfterXoffInTheWorstCase)
+{
+    // Frame time Tf = 4166 x 8 / 100 Gb/s = 333.28 ns, pause frame 84 B =
+    // 6.72 ns, d = 10 ns. Packet P of A completes at the switch at t0, does
+    // not fit the shared pool and goes to headroom whole (4166 B): XOFF.
+    // A's frames leave A at t0 - d + k Tf (back to back).
+    //  - Port to A idle: the pause reaches A at t0 + 6.72 + 10 ns, inside the
+    //    frame A started at t0 - d; A finishes it, it arrives at t0 + Tf.
+    //    Headroom use: P + 1 frame = 8332 B.
+    //  - Port to A busy since t0 - 1 ns: the pause leaves at t0 + Tf - 1 ns,
+    //    reaches A at t0 + Tf + 15.72 ns, inside the frame started at
+    //    t0 - d + Tf; it arrives at t0 + 2 Tf. Use: P + 2 frames = 12 498 B,
+    //    within the default 2 x 125 + 3 x 4166 + 84 = 12 832 B.
+    //  - The same with 802.1Qbb's budget alone, 2 x 125 + 2 x 4166 + 84 =
+    //    8666 B (no room for P itself): the third frame (12 498 B) is dropped.
+    HeadroomRun idle = RunIntoPausedEgress(false, 0);
+    EXPECT_EQ(idle.headroom, 12832u);
+    EXPECT_EQ(idle.headroomUsed, 2u * 4166u);
+    EXPECT_EQ(idle.drops, 0u);
+    EXPECT_GT(idle.pausesToA, 0u);
+    HeadroomRun busy = RunIntoPausedEgress(true, 0);
+    EXPECT_EQ(busy.headroomUsed, 3u * 4166u);
+    EXPECT_EQ(busy.drops, 0u);
+    EXPECT_GT(busy.pausesToA, 0u);
+    HeadroomRun tight = RunIntoPausedEgress(true, 8666);
+    EXPECT_EQ(tight.headroomUsed, 2u * 4166u);
+    EXPECT_EQ(tight.drops, 1u);
 }

@@ -4,6 +4,8 @@
 // the 8-to-1 incast under each flow-control mode.
 #include "fabric-helper.h"
 #include "simulator-test.h"
+#include "topology-builder.h"
+#include "topology-presets.h"
 
 #include "ns3/config.h"
 #include "ns3/node-container.h"
@@ -197,7 +199,7 @@ TEST_F(FabricSwitchTest, ShortPausesAreRefreshedWhileCongested)
 {
     // 50 quanta = 50 x 512 bit = 256 ns at 100 Gb/s, far shorter than the
     // congestion: the XOFF must be re-sent (every 128 ns) or the senders would
-    // resume and overrun the 37.5 KB headroom. Lossless and busy regardless.
+    // resume and overrun the 37 582 B headroom. Lossless and busy regardless.
     Config::SetDefault("ns3::FabricPfcFlowControl::PauseQuanta", UintegerValue(50));
     const uint32_t perSender = 200;
     IncastResult r = RunIncast(FabricFlowControlMode::PFC, perSender);
@@ -211,15 +213,79 @@ TEST_F(FabricSwitchTest, ShortPausesAreRefreshedWhileCongested)
 
 TEST_F(FabricSwitchTest, DropsOnALosslessFabricAreAReportedError)
 {
-    // PFC with a 1 B headroom cannot absorb the bytes in flight after XOFF:
-    // packets drop, and the conservation check calls it an error.
+    // PFC with a 1 B headroom (forced through the override) cannot absorb
+    // the bytes in flight after XOFF (2 x 12.5 KB on these 1 us links):
+    // packets really drop, the switch still pauses (a refused lossless packet
+    // is XOFF too), and the conservation check calls the drops an error.
     IncastResult r = RunIncast(FabricFlowControlMode::PFC, 100, 1);
     EXPECT_GT(r.switchDrops, 0u);
+    EXPECT_GT(r.pausesSent, 0u);
+    EXPECT_EQ(r.conservation.dropped, r.switchDrops * 4096);
+    EXPECT_EQ(r.delivered + r.switchDrops, 8u * 100u);
     EXPECT_TRUE(r.conservation.lossless);
     EXPECT_TRUE(r.conservation.balanced) << r.conservation.message;
     EXPECT_FALSE(r.conservation.ok);
     EXPECT_NE(r.conservation.message.find("ERROR: drops on a lossless fabric"), std::string::npos)
         << r.conservation.message;
+}
+
+TEST_F(FabricSwitchTest, PfcIncastOnRoceLeafSpineShortLinksIsLossless)
+{
+    // The roce-leafspine preset's leaf tier: 100 Gb/s, 10 ns host links,
+    // 4128 B port MTU (4198 B frames), store-and-forward leaf. Nine hosts on
+    // one leaf; eight send 200 full-MTU packets each to host 0 at t = 0.
+    // The leaf's buffer is cut to 2 MB so the shared pool's dynamic threshold
+    // is reached within the run (the preset's 32 MB would need ~18 MB queued).
+    // Headroom 2 x 125 + 3 x 4198 + 84 = 12 928 B per port takes what still
+    // arrives after XOFF (with 3 x rate x delay = 375 B, not one frame, this
+    // incast used to drop most packets and never pause). Expected: every
+    // packet delivered, no drop, the leaf pauses the senders, and the
+    // run-end check passes with nothing left in flight.
+    TopologyDescription d = MakePreset("roce-leafspine:leaves=1,hosts-per-leaf=9");
+    for (auto& t : d.tiers)
+    {
+        t.switchBufferBytes = 2000000;
+    }
+    Ptr<FabricNetwork> net = CreateObject<FabricNetwork>();
+    net->Build(d);
+    ASSERT_EQ(net->GetNEndpoints(), 9u);
+    Ptr<FabricNetDevice> rxDev = net->GetEndpointDevice(0);
+    ASSERT_EQ(rxDev->GetChannel()->GetObject<FabricChannel>()->GetDelay(), NanoSeconds(10));
+    ASSERT_EQ(rxDev->GetMtu(), 4128);
+    Arrivals rx;
+    rxDev->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    const uint32_t perSender = 200;
+    for (uint32_t s = 1; s <= 8; ++s)
+    {
+        Ptr<FabricNetDevice> out = net->GetEgressDevice(s, 0, s);
+        for (uint32_t k = 0; k < perSender; ++k)
+        {
+            ASSERT_TRUE(out->SendFabric(Create<Packet>(4128), FabricHeader(s, 0, s, 0)));
+        }
+    }
+    net->InstallWatchdog();
+    Simulator::Run();
+    uint64_t pauses = 0;
+    for (const auto& p : net->CollectCounters())
+    {
+        pauses += p.isSwitch ? p.counters.pausesSent : 0;
+    }
+    uint64_t drops = 0;
+    for (uint32_t i = 0; i < net->GetSwitches().GetN(); ++i)
+    {
+        drops += DynamicCast<FabricSwitch>(net->GetSwitches().Get(i))->GetDrops();
+    }
+    RecordProperty("pauses", std::to_string(pauses));
+    RecordProperty("drops", std::to_string(drops));
+    EXPECT_EQ(drops, 0u);
+    EXPECT_EQ(rx.at.size(), 8u * perSender);
+    EXPECT_GT(pauses, 0u);
+    FabricConservation c = net->FinishRun();
+    EXPECT_TRUE(c.ok) << c.message;
+    EXPECT_TRUE(c.lossless);
+    EXPECT_EQ(c.injected, 8u * perSender * 4128);
+    EXPECT_EQ(c.delivered, c.injected);
+    EXPECT_EQ(c.inFlight, 0u);
 }
 
 TEST_F(FabricSwitchTest, CutThroughCreditSwitchIsLosslessAndInOrder)

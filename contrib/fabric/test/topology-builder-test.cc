@@ -215,3 +215,34 @@ TEST_F(TopologyBuilderTest, PacketPathsAreEqualCostAndSpreadOverCores)
     // (probability of missing one core with a fair hash: 4 x (3/4)^64 < 1e-7).
     EXPECT_EQ(cores.size(), 4u);
 }
+
+TEST_F(TopologyBuilderTest, FinishRunReportsAWatchdogStop)
+{
+    // Host 1 holds its leaf's egress paused for good (its port asserts XOFF
+    // and keeps refreshing it), so host 0's packets to it wait in the leaf:
+    // nothing moves for the 10 us stall time while bytes are queued. The
+    // watchdog stops the run; the bytes are not lost (conservation balances,
+    // no drop), but the run-end check fails and names the watchdog.
+    Ptr<FabricNetwork> net = CreateObject<FabricNetwork>();
+    net->Build(MakePreset("roce-leafspine:leaves=1,hosts-per-leaf=2"));
+    net->GetEndpointDevice(1)->GetFlowControl()->IngressCongested(0);
+    Ptr<FabricNetDevice> out = net->GetEgressDevice(0, 1, 0);
+    for (int i = 0; i < 10; ++i)
+    {
+        ASSERT_TRUE(out->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 0, 0)));
+    }
+    Ptr<FabricWatchdog> w = net->InstallWatchdog(MicroSeconds(10));
+    Simulator::Stop(MilliSeconds(1));
+    Simulator::Run();
+    ASSERT_TRUE(w->HasFired());
+    FabricConservation c = net->FinishRun();
+    EXPECT_TRUE(c.balanced) << c.message;
+    EXPECT_EQ(c.dropped, 0u);
+    EXPECT_EQ(c.injected, 10000u);
+    EXPECT_EQ(c.inFlight, 10000u);
+    EXPECT_FALSE(c.ok);
+    EXPECT_EQ(c.message.rfind("ERROR: fabric watchdog", 0), 0u) << c.message;
+    EXPECT_NE(c.message.find("fabric conservation"), std::string::npos) << c.message;
+    // Without the watchdog's stop the same numbers would pass.
+    EXPECT_TRUE(net->CheckConservation().ok);
+}
