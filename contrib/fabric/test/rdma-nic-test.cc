@@ -170,7 +170,7 @@ TEST_F(RdmaNicTest, QpsShareThePortRoundRobin)
 TEST_F(RdmaNicTest, LossyFabricDeliversEveryByteByGoBackN)
 {
     // Four senders into one receiver through a switch without PFC and with a
-    // 400 KB buffer (of which 5 x 37.5 KB headroom): 300 Gb/s of excess into
+    // 400 KB buffer (of which 5 x ~37.6 KB headroom, FabricSwitch::PfcHeadroomBytes): 300 Gb/s of excess into
     // the receiver's egress overflows the dynamic threshold and drops. Go-back-N (NAK on
     // the first gap, timeout for a lost tail) must still deliver every byte.
     FabricLinkConfig cfg = RdmaLink("100Gbps", FabricFlowControlMode::NONE);
