@@ -4,6 +4,8 @@
 // back as rows with intervals around the truth and as a parameter file; real
 // nccl-tests logs (skipped when shared/data/measured is absent) give one row
 // per collective and model; bad logs exit 2 with one stderr line naming the file.
+#include "cli-runner.h"
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -22,39 +24,19 @@
 namespace
 {
 
-struct CalibrateRun
-{
-    int status;
-    std::string out;
-    std::string err;
-};
+using CalibrateRun = hockney::CliResult;
+using hockney::TempPath;
 
 std::string
 ReadAll(const std::string& path)
 {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::string
-TempPath(const std::string& name)
-{
-    return "/tmp/hockney-calibrate-cli-" + std::to_string(getpid()) + "-" + name;
+    return hockney::ReadFile(path);
 }
 
 CalibrateRun
 Calibrate(const std::string& args)
 {
-    const std::string base = TempPath("run");
-    const std::string cmd =
-        std::string(HOCKNEY_BIN) + " calibrate " + args + " >" + base + ".out 2>" + base + ".err";
-    int rc = std::system(cmd.c_str());
-    CalibrateRun r{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ReadAll(base + ".out"), ReadAll(base + ".err")};
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return r;
+    return hockney::RunHockney("calibrate " + args);
 }
 
 std::string

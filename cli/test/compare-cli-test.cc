@@ -4,6 +4,8 @@
 // computations, and every kind of bad input exiting with status 2 and one
 // stderr line that names the flag or scenario field.
 #include <gtest/gtest.h>
+#include "cli-runner.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -17,45 +19,9 @@
 namespace
 {
 
-struct Result
-{
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string
-TempPath(const std::string& stem)
-{
-    return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(getpid()))).string();
-}
-
-Result
-RunHockney(const std::string& args)
-{
-    const std::string errFile = TempPath("hockney-compare-cli-err");
-    const std::string cmd = std::string(HOCKNEY_BIN) + " " + args + " 2>" + errFile;
-    Result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-    {
-        return r;
-    }
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-    {
-        r.out.append(buf, n);
-    }
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::ifstream e(errFile);
-    std::stringstream ss;
-    ss << e.rdbuf();
-    r.err = ss.str();
-    std::remove(errFile.c_str());
-    return r;
-}
+using Result = hockney::CliResult;
+using hockney::RunHockney;
+using hockney::TempPath;
 
 std::string
 WriteScenario(const std::string& name, const std::string& text)

@@ -3,6 +3,8 @@
 // hockney topology as a user runs it: counts and paths of presets (numbers by
 // hand, as in the fabric's topology tests), scenario files, and exit 2 with
 // one line naming the field for bad descriptions.
+#include "cli-runner.h"
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -19,33 +21,12 @@
 namespace
 {
 
-struct CliRun
-{
-    int status;
-    std::string out;
-    std::string err;
-};
-
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using CliRun = hockney::CliResult;
 
 CliRun
 Hockney(const std::string& args)
 {
-    const std::string base = "/tmp/hockney-topology-cli-" + std::to_string(getpid());
-    const std::string cmd = std::string(HOCKNEY_BIN) + " topology " + args + " >" + base +
-                            ".out 2>" + base + ".err";
-    int rc = std::system(cmd.c_str());
-    CliRun r{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(base + ".out"), Slurp(base + ".err")};
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return r;
+    return hockney::RunHockney("topology " + args);
 }
 
 nlohmann::json

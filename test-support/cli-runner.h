@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Runs build/bin/hockney as a user would (HOCKNEY_BIN, defined for the cli-test
+// binary) and captures its exit status, stdout and stderr, for the CLI tests.
+#ifndef HOCKNEY_CLI_RUNNER_H
+#define HOCKNEY_CLI_RUNNER_H
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace hockney
+{
+
+struct CliResult
+{
+    int status = -1; ///< exit status; -1 if the program did not exit normally
+    std::string out;
+    std::string err;
+};
+
+inline std::string
+ReadFile(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// A path in /tmp unique to this test process (each test runs in its own).
+inline std::string
+TempPath(const std::string& stem)
+{
+    return "/tmp/hockney-cli-test-" + std::to_string(getpid()) + "-" + stem;
+}
+
+/// Runs `hockney ARGS`; stdout and stderr go through files so neither can block.
+inline CliResult
+RunHockney(const std::string& args)
+{
+    const std::string base = TempPath("run");
+    const std::string cmd =
+        std::string(HOCKNEY_BIN) + " " + args + " >" + base + ".out 2>" + base + ".err";
+    const int rc = std::system(cmd.c_str());
+    CliResult r;
+    r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    r.out = ReadFile(base + ".out");
+    r.err = ReadFile(base + ".err");
+    std::remove((base + ".out").c_str());
+    std::remove((base + ".err").c_str());
+    return r;
+}
+
+} // namespace hockney
+
+#endif
