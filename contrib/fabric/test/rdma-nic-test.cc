@@ -16,6 +16,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 using namespace ns3;
@@ -360,3 +364,39 @@ TEST_F(RdmaNicTest, PacketsForAnUnknownQpAreCounted)
 }
 
 } // namespace
+
+TEST_F(RdmaNicTest, TsharkDissectsThePcapAsRoceV2)
+{
+    // A second, independent reading of the same capture: Wireshark's own
+    // dissectors must see Ethernet / 802.1Q / IPv4 / UDP / InfiniBand (RoCEv2 on
+    // UDP 4791) with the RC opcode and QP the NIC sent. tshark is one of the
+    // packages ./hockney setup installs; skip clearly if it is missing anyway.
+    if (std::system("command -v tshark >/dev/null 2>&1") != 0)
+    {
+        GTEST_SKIP() << "tshark not installed: RoCEv2 dissection not checked";
+    }
+    TwoHosts t = MakeTwoHosts(RdmaLink());
+    std::string prefix = ::testing::TempDir() + "rdma-tshark";
+    FabricHelper::EnablePcap(prefix, t.link.devA);
+    auto [qa, qb] = RdmaNic::Connect(t.a, t.b, 3);
+    t.a->PostSend(qa, 1000, true, 0x01020304);
+    const std::string file = prefix + "-" + std::to_string(t.link.devA->GetNode()->GetId()) + "-" +
+                             std::to_string(t.link.devA->GetIfIndex()) + ".pcap";
+    Simulator::Run();
+    t = TwoHosts();
+    Simulator::Destroy();
+    const std::string out = file + ".txt";
+    const std::string cmd = "tshark -r " + file + " -V -c 1 >" + out + " 2>/dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    std::ifstream in(out);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    EXPECT_NE(text.find("eth:ethertype:vlan:ethertype:ip:udp:infiniband"), std::string::npos) << text;
+    EXPECT_NE(text.find("RDMA WRITE Only with Immediate"), std::string::npos) << text;
+    char qp[32];
+    std::snprintf(qp, sizeof qp, "Destination Queue Pair: 0x%06x", qb);
+    EXPECT_NE(text.find(qp), std::string::npos) << text;
+    EXPECT_NE(text.find("Packet Sequence Number: 0"), std::string::npos) << text;
+    std::remove(out.c_str());
+}
