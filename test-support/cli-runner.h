@@ -5,6 +5,9 @@
 #ifndef HOCKNEY_CLI_RUNNER_H
 #define HOCKNEY_CLI_RUNNER_H
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -54,6 +57,17 @@ RunHockney(const std::string& args)
     std::remove((base + ".out").c_str());
     std::remove((base + ".err").c_str());
     return r;
+}
+
+/// The CLI contract for bad input: exit status 2 and exactly one line on
+/// stderr that names \p flag (the flag or scenario field at fault).
+inline void
+ExpectBadInput(const std::string& args, const std::string& flag)
+{
+    CliResult r = RunHockney(args);
+    EXPECT_EQ(r.status, 2) << args << "\nstderr: " << r.err;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\nstderr: " << r.err;
 }
 
 } // namespace hockney

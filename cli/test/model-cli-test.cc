@@ -4,6 +4,8 @@
 // the JSON output against hand computations (1e-9 relative: the JSON carries
 // about 16 digits, the formulas are a few double operations), error exits
 // (status 2, one stderr line naming the flag).
+#include "cli-runner.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -21,45 +23,10 @@
 namespace
 {
 
-struct Result
-{
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string
-TempPath(const std::string& stem)
-{
-    return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(getpid()))).string();
-}
-
-Result
-RunHockney(const std::string& args)
-{
-    const std::string errFile = TempPath("hockney-model-cli-err");
-    const std::string cmd = std::string(HOCKNEY_BIN) + " " + args + " 2>" + errFile;
-    Result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-    {
-        return r;
-    }
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-    {
-        r.out.append(buf, n);
-    }
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::ifstream e(errFile);
-    std::stringstream ss;
-    ss << e.rdbuf();
-    r.err = ss.str();
-    std::remove(errFile.c_str());
-    return r;
-}
+using Result = hockney::CliResult;
+using hockney::ExpectBadInput;
+using hockney::RunHockney;
+using hockney::TempPath;
 
 nlohmann::json
 RunJson(const std::string& args)
@@ -77,15 +44,6 @@ ExpectRel(double actual, double expected, const char* what)
     EXPECT_NEAR(actual, expected, std::fabs(expected) * 1e-9) << what;
 }
 
-// Exit 2 and one stderr line that names the flag.
-void
-ExpectBadInput(const std::string& args, const std::string& flag)
-{
-    Result r = RunHockney(args);
-    EXPECT_EQ(r.status, 2) << args << "\nstderr: " << r.err;
-    EXPECT_NE(r.err.find(flag), std::string::npos) << args << "\nstderr: " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
 
 } // namespace
 
@@ -191,22 +149,32 @@ TEST(ModelCli, BadInputExitsTwoNamingTheFlag)
 
 TEST(DemoCli, WritesTableCsvAndPlot)
 {
+    // The main job on one experiment (the fast incast one) and without the
+    // published measurements: the map on stdout, report.md with the table, the
+    // figures and the seed's analytic sweep as its last section.
     const std::string dir = TempPath("hockney-demo-test");
     std::filesystem::remove_all(dir);
-    Result r = RunHockney("demo --output=" + dir);
+    Result r = RunHockney("demo --output=" + dir + " --experiments=incast --measured-dir=/nonexistent --quiet");
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("bandwidth-bound"), std::string::npos);
-    EXPECT_NE(r.out.find("cpu-bound"), std::string::npos);
-    std::ifstream csv(dir + "/analytic-sweep.csv");
+    EXPECT_NE(r.out.find("incast"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("confirmed"), std::string::npos) << r.out;
+    std::ifstream md(dir + "/report.md");
+    std::stringstream report;
+    report << md.rdbuf();
+    EXPECT_NE(report.str().find("| incast |"), std::string::npos);
+    EXPECT_NE(report.str().find("skipped"), std::string::npos); // no measurements: said so
+    EXPECT_NE(report.str().find("bandwidth-bound"), std::string::npos); // the analytic sweep section
+    std::ifstream csv(dir + "/accuracy-points.csv");
     std::string header;
     std::getline(csv, header);
-    EXPECT_EQ(header.rfind("bytes,time_s,", 0), 0u) << header;
+    EXPECT_EQ(header.rfind("collective,", 0), 0u) << header;
     int lines = 0;
     for (std::string line; std::getline(csv, line);)
     {
         ++lines;
     }
-    EXPECT_EQ(lines, 16); // 1 B to 1 GiB in powers of 4
-    EXPECT_GT(std::filesystem::file_size(dir + "/analytic-sweep.png"), 1000u);
+    EXPECT_EQ(lines, 12); // 3 variants x 1 size x 4 backends
+    EXPECT_GT(std::filesystem::file_size(dir + "/incast-dcqcn-rate.png"), 1000u);
+    EXPECT_GT(std::filesystem::file_size(dir + "/incast-pfc-pfc.png"), 1000u);
     std::filesystem::remove_all(dir);
 }

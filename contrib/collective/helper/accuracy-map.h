@@ -23,6 +23,8 @@
 //   expect       {backend, params, metric: "max"|"median"|"min", min, max}: the
 //                claim as a range of the symmetric error over every point of
 //                the backend with those params; confirmed when inside
+//   recover      {backend, params, metric, min, max}: the same judgement of a
+//                corrected answer (the flow backend's max-min sharing)
 //   traces       true: the packet run of the last size of each variant is
 //                repeated with time series (queue at the receiver's switch
 //                port, PFC-paused ports, DCQCN rate of each sender)
@@ -66,6 +68,10 @@ struct AccuracyExperiment
     nlohmann::json full;
     std::vector<std::pair<std::string, nlohmann::json>> variants;
     AccuracyExpectation expect;
+    /// Optional second judgement: does a corrected answer (e.g. flow, the
+    /// static contention correction) come within its range? metric as expect.
+    bool hasRecovery = false;
+    AccuracyExpectation recovery;
     bool traces = false;
     bool assumptions = false;
     uint64_t n0Bytes = 65536;
@@ -99,6 +105,8 @@ struct ExperimentOutcome
     std::vector<std::pair<std::string, std::vector<IncastSample>>> traces; ///< per variant
     double measured = 0;                ///< the expectation's metric
     bool confirmed = false;
+    double recoveryMeasured = 0;        ///< the recovery's metric (hasRecovery)
+    bool recovered = false;
     std::string summary;                ///< one paragraph with the numbers
     double wallSeconds = 0;
 };
