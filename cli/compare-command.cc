@@ -2,6 +2,7 @@
 //
 // hockney compare: one collective, every backend, the same topology
 // (DESIGN.md section 6). Flags override the fields of --scenario.
+#include "calibration-parameters.h"
 #include "collective-comparison.h"
 #include "flags.h"
 #include "input-error.h"
@@ -9,6 +10,7 @@
 #include "topology-presets.h"
 #include "units.h"
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -35,6 +37,8 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
                                   "a packet-level point-to-point sweep) or derived,calibrated")
         .Add("alpha", "", "given alpha for every analytic backend (with --beta) instead of the derived one")
         .Add("beta", "", "given beta (with --alpha)")
+        .Add("calibration", "", "given alpha and beta from a parameter file of hockney calibrate --output "
+                                "(its alphabeta fit of this collective, else of any); not with --alpha/--beta")
         .Add("contention", "none", "contention policy of the alphabeta backend: none | endpoint | shared")
         .Add("format", "table", "table | csv | json")
         .Add("output", "", "directory to also write compare.csv into")
@@ -125,6 +129,27 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     if (f.IsSet("params"))
     {
         c.params = ns3::ParseParameterSources(f.Get("params"), "--params");
+    }
+    if (f.IsSet("calibration"))
+    {
+        if (f.IsSet("alpha") || f.IsSet("beta"))
+        {
+            throw ns3::InputError("--calibration", "expected either --calibration or --alpha/--beta, not both");
+        }
+        const auto all = ns3::LoadCalibratedParameters(f.Get("calibration"), "--calibration");
+        const std::string collective = ns3::ToString(c.collective);
+        bool forThis = false;
+        for (const auto& p : all)
+        {
+            forThis = forThis || (p.model == "alphabeta" && p.collective == collective);
+        }
+        // A fit is per ring step (calibration-parameters.h): the same alpha and
+        // beta price every message of compare's schedules.
+        ns3::Ptr<ns3::AlphaBetaModel> m =
+            ns3::SelectCalibratedParameters(all, "alphabeta", forThis ? collective : "", "--calibration")
+                .MakeAlphaBetaModel();
+        c.model.alpha = m->GetAlpha(1);
+        c.model.beta = ns3::DataRate(static_cast<uint64_t>(std::llround(m->MaxBandwidth() * 8)));
     }
     if (f.IsSet("alpha"))
     {

@@ -9,6 +9,7 @@
 
 #include "alpha-beta-model.h"
 #include "alpha-budget.h"
+#include "calibration-parameters.h"
 #include "hop-path.h"
 #include "input-error.h"
 #include "interconnect-presets.h"
@@ -120,6 +121,9 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
     f.Add("preset", "", "interconnect preset for alpha, beta and n0 (h100-nvlink, ib-ndr, roce-400, ...)")
         .Add("alpha", "", "start-up latency alpha (default 5us, the seed's H100 NVLink example); "
                           "alpha_eager when the protocol switch is on (default 2us)")
+        .Add("calibration", "", "parameters from a file of hockney calibrate --output (its first fit of "
+                                "--calibration-model); flags given as well override them")
+        .Add("calibration-model", "alphabeta", "which fit of --calibration: alphabeta, scurve, protocol or loggp")
         .Add("alpha-budget", "", "alpha from the seven components of a level: C2C, B2B, R2R, P2P, "
                                  "min, typical or max (instead of --alpha)")
         .Add("beta", "", "bandwidth beta (default 450GB/s); beta_link with --mem-read/--mem-write")
@@ -157,6 +161,35 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
     }
 
     Ptr<AlphaBetaModel> ab = CreateObject<AlphaBetaModel>();
+    Ptr<LogGpModel> lg;
+    const std::string calibrationModel = f.Get("calibration-model");
+    if (calibrationModel != "alphabeta" && calibrationModel != "scurve" && calibrationModel != "protocol" &&
+        calibrationModel != "loggp")
+    {
+        throw InputError("--calibration-model",
+                         "expected alphabeta, scurve, protocol or loggp, got '" + calibrationModel + "'");
+    }
+    if (f.IsSet("calibration-model") && !f.IsSet("calibration"))
+    {
+        throw InputError("--calibration-model", "expected only with --calibration=FILE");
+    }
+    if (f.IsSet("calibration"))
+    {
+        if (f.IsSet("preset"))
+        {
+            throw InputError("--calibration", "expected either --calibration or --preset, not both");
+        }
+        const auto all = LoadCalibratedParameters(f.Get("calibration"), "--calibration");
+        const CalibratedParameters& fit = SelectCalibratedParameters(all, calibrationModel, "", "--calibration");
+        if (calibrationModel == "loggp")
+        {
+            lg = fit.MakeLogGpModel();
+        }
+        else
+        {
+            ab = fit.MakeAlphaBetaModel();
+        }
+    }
     if (f.IsSet("preset"))
     {
         ApplyInterconnectPreset(ab, FindInterconnectPreset(f.Get("preset"), "--preset"));
@@ -249,7 +282,6 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
     }
     ab->Validate();
 
-    Ptr<LogGpModel> lg;
     const char* loggpFlags[] = {"L", "o", "g", "G"};
     bool anyLogGp = false;
     for (const char* name : loggpFlags)
@@ -260,6 +292,10 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
     if (messages == 0)
     {
         throw InputError("--messages", "expected at least 1 message, got '" + f.Get("messages") + "'");
+    }
+    if (anyLogGp && lg)
+    {
+        throw InputError("--calibration-model", "expected loggp from the file or --L --o --g --G, not both");
     }
     if (anyLogGp)
     {
@@ -276,7 +312,7 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
         lg->SetAttribute("g", TimeValue(ParseFlagTime(f, "g")));
         lg->SetAttribute("GapPerByte", DoubleValue(ParseGapPerByte(f.Get("G"))));
     }
-    else if (f.IsSet("messages"))
+    else if (f.IsSet("messages") && !lg)
     {
         throw InputError("--messages", "expected only with the LogGP flags --L --o --g --G");
     }

@@ -171,3 +171,40 @@ TEST(CalibrateCli, BadLogsExitTwoNamingTheFile)
         std::remove(f.c_str());
     }
 }
+
+// A parameter file drives `model` and `compare` (--calibration): a hand-written
+// file with alpha 5 us, beta 450 GB/s (alphabeta), an S-curve fit and a LogGP
+// fit. Expected times by hand: 5 us + 1e6 / 450e9 = 7.2222 us; the S-curve at
+// n = n0 = 256000: 2 us + 256000 / (400e9 (1 - 1/e)); LogGP at 1001 B:
+// 2o + L + 1000 G = 2 + 3 + 0.002 us; ring AllReduce of 8 MB on 8 GPUs:
+// 2 (N-1) (alpha + M / (N beta)) = 14 (5 us + 1e6 / 450e9).
+TEST(CalibrateCli, ParameterFileDrivesModelAndCompare)
+{
+    const std::string file = WriteFile("given.json", R"({"format": "hockney-calibration", "version": 1, "fits": [
+      {"model": "alphabeta", "collective": "p2p", "alpha_s": 5e-6, "beta_Bps": 450e9},
+      {"model": "scurve", "collective": "p2p", "alpha_s": 2e-6, "beta_Bps": 400e9, "n0_bytes": 256000},
+      {"model": "loggp", "collective": "p2p", "L_s": 3e-6, "o_s": 1e-6, "g_s": 2e-6, "G_s_per_byte": 2e-12}]})");
+    auto rowsOf = [](const hockney::CliResult& r) { return nlohmann::json::parse(r.out).at("rows"); };
+    auto ab = hockney::RunHockney("model --calibration=" + file + " --bytes=1MB --format=json");
+    ASSERT_EQ(ab.status, 0) << ab.err;
+    EXPECT_NEAR(rowsOf(ab)[0].at("time_s").get<double>(), 5e-6 + 1e6 / 450e9, 1e-15);
+    auto sc = hockney::RunHockney("model --calibration=" + file + " --calibration-model=scurve --bytes=256000 --format=json");
+    ASSERT_EQ(sc.status, 0) << sc.err;
+    EXPECT_NEAR(rowsOf(sc)[0].at("time_s").get<double>(), 2e-6 + 256000 / (400e9 * (1 - std::exp(-1.0))), 1e-15);
+    auto lg = hockney::RunHockney("model --calibration=" + file + " --calibration-model=loggp --bytes=1001 --format=json");
+    ASSERT_EQ(lg.status, 0) << lg.err;
+    EXPECT_NEAR(rowsOf(lg)[0].at("loggp_time_s").get<double>(), 2e-6 + 3e-6 + 1000 * 2e-12, 1e-15);
+    auto cmp = hockney::RunHockney("compare --topology=dgx-h100 --calibration=" + file +
+                                   " --bytes=8MB --backends=closed --format=json");
+    ASSERT_EQ(cmp.status, 0) << cmp.err;
+    const auto row = rowsOf(cmp)[0];
+    EXPECT_EQ(row.at("params"), "given");
+    // 14 steps each rounded to the 1 ps Time resolution: within 14 ps.
+    EXPECT_NEAR(row.at("time_s").get<double>(), 14 * (5e-6 + 1e6 / 450e9), 14e-12);
+    // Bad uses: exit 2, one line naming the flag.
+    hockney::ExpectBadInput("model --calibration=/nonexistent/params.json", "--calibration");
+    hockney::ExpectBadInput("model --calibration=" + file + " --calibration-model=cubic", "--calibration-model");
+    hockney::ExpectBadInput("model --calibration-model=scurve", "--calibration-model");
+    hockney::ExpectBadInput("compare --topology=dgx-h100 --calibration=" + file + " --alpha=1us", "--calibration");
+    std::remove(file.c_str());
+}

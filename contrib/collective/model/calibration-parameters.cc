@@ -95,8 +95,33 @@ WriteCalibrationFile(const std::string& path, const std::vector<CalibrationFit>&
     }
 }
 
+namespace
+{
+std::vector<CalibratedParameters> LoadFile(const std::string& path);
+} // namespace
+
 std::vector<CalibratedParameters>
-LoadCalibratedParameters(const std::string& path)
+LoadCalibratedParameters(const std::string& path, const std::string& flag)
+{
+    if (flag.empty())
+    {
+        return LoadFile(path);
+    }
+    try
+    {
+        return LoadFile(path);
+    }
+    catch (const InputError& e)
+    {
+        throw InputError(flag, e.what());
+    }
+}
+
+namespace
+{
+
+std::vector<CalibratedParameters>
+LoadFile(const std::string& path)
 {
     std::ifstream in(path);
     if (!in)
@@ -159,6 +184,8 @@ LoadCalibratedParameters(const std::string& path)
     }
     return out;
 }
+
+} // namespace
 
 const CalibratedParameters&
 SelectCalibratedParameters(const std::vector<CalibratedParameters>& all,

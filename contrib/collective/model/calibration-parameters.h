@@ -74,7 +74,8 @@ void WriteCalibrationFile(const std::string& path, const std::vector<Calibration
 
 /// Reads a parameter file. Throws InputError naming \p path (and the fit index
 /// or key) when it cannot be read, is not JSON, or is not a hockney calibration.
-std::vector<CalibratedParameters> LoadCalibratedParameters(const std::string& path);
+/// With \p flag ("--calibration"), the message starts with the flag too.
+std::vector<CalibratedParameters> LoadCalibratedParameters(const std::string& path, const std::string& flag = "");
 
 /// The first fit of \p model (and \p collective, unless empty) with parameters;
 /// throws InputError naming \p field ("--params") when there is none.
