@@ -119,7 +119,14 @@ ParseBytes(const std::string& text, const std::string& field)
 double
 ParseBytesPerSecond(const std::string& text, const std::string& field)
 {
-    return Scale(kRates, text, field, kRateExpected, false);
+    const double v = Scale(kRates, text, field, kRateExpected, false);
+    // 1 PB/s is far above any link (NVLink 5: 900 GB/s) and keeps the rate in
+    // bits per second exact in ns-3's 64-bit DataRate.
+    if (v > 1e15)
+    {
+        throw InputError(field, std::string("expected ") + kRateExpected + " up to 1PB/s, got '" + text + "'");
+    }
+    return v;
 }
 
 DataRate
@@ -137,7 +144,14 @@ ParseSeconds(const std::string& text, const std::string& field)
     {
         return 0;
     }
-    return Scale(kTimes, text, field, kTimeExpected, false);
+    const double seconds = Scale(kTimes, text, field, kTimeExpected, false);
+    // A communication parameter or limit of more than 1000 s is a typo; larger
+    // values also overflow ns-3's Time (9.2e6 s at 1 ps) once summed.
+    if (seconds > 1000)
+    {
+        throw InputError(field, std::string("expected ") + kTimeExpected + " up to 1000s, got '" + text + "'");
+    }
+    return seconds;
 }
 
 Time

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "analytic-model.h"
 
+#include "input-error.h"
+
 #include "ns3/log.h"
+
+#include <cmath>
+#include <string>
 
 namespace ns3
 {
@@ -14,7 +19,15 @@ SecondsToTime(double seconds)
 {
     // Computed on first use, after main() has fixed the resolution.
     static const double ticksPerSecond = static_cast<double>(Seconds(1).GetTimeStep());
-    return Time(static_cast<int64_t>(std::llround(seconds * ticksPerSecond)));
+    const double ticks = seconds * ticksPerSecond;
+    // ns-3's Time is an int64 count of ticks (9.2e6 s at 1 ps): a larger result
+    // (1 GB at 1 B/s, say) would wrap silently to a negative time.
+    if (!(std::fabs(ticks) < 9.2e18))
+    {
+        throw InputError("time", "expected a result within ns-3's Time range (+-9.2e6 s at 1 ps), got " +
+                                     std::to_string(seconds) + " s; check the sizes and rates");
+    }
+    return Time(static_cast<int64_t>(std::llround(ticks)));
 }
 
 double

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The one unit parser and the one row writer (DESIGN.md section 6): values by
+// hand from the unit definitions (KB = 1000 B, KiB = 1024 B, GB/s bytes, Gbps
+// bits), and the one-line errors that name the field.
+#include "input-error.h"
+#include "result-row.h"
+#include "units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+// The message of the InputError thrown by fn, or "" if none was thrown.
+template <typename F>
+std::string
+ErrorOf(F fn)
+{
+    try
+    {
+        fn();
+    }
+    catch (const InputError& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST(Units, SizesArePowersOfThousandOrOfTwo)
+{
+    EXPECT_EQ(units::ParseBytes("4096", "--bytes"), 4096u);
+    EXPECT_EQ(units::ParseBytes("4KB", "--bytes"), 4000u);
+    EXPECT_EQ(units::ParseBytes("4KiB", "--bytes"), 4096u);
+    EXPECT_EQ(units::ParseBytes("1.5MiB", "--bytes"), 1572864u);
+    EXPECT_EQ(units::ParseBytes("2.25MB", "--bytes"), 2250000u);
+    EXPECT_EQ(units::ParseBytes("1GiB", "--bytes"), 1073741824u);
+    EXPECT_EQ(units::ParseBytes(" 8 B ", "--bytes"), 8u);
+}
+
+TEST(Units, RatesInBytesOrBits)
+{
+    EXPECT_DOUBLE_EQ(units::ParseBytesPerSecond("450GB/s", "--beta"), 450e9);
+    EXPECT_DOUBLE_EQ(units::ParseBytesPerSecond("450GBps", "--beta"), 450e9);
+    EXPECT_DOUBLE_EQ(units::ParseBytesPerSecond("400Gbps", "--beta"), 50e9);
+    EXPECT_DOUBLE_EQ(units::ParseBytesPerSecond("100Gb/s", "--beta"), 12.5e9);
+    EXPECT_EQ(units::ParseDataRate("450GB/s", "--beta").GetBitRate(), 3600000000000ull);
+}
+
+TEST(Units, Times)
+{
+    EXPECT_DOUBLE_EQ(units::ParseSeconds("5us", "--alpha"), 5e-6);
+    EXPECT_DOUBLE_EQ(units::ParseSeconds("800ns", "--alpha"), 800e-9);
+    EXPECT_DOUBLE_EQ(units::ParseSeconds("3ms", "--alpha"), 3e-3);
+    EXPECT_DOUBLE_EQ(units::ParseSeconds("0", "--alpha"), 0);
+    EXPECT_EQ(units::ParseTime("1us", "--alpha").GetPicoSeconds(), 1000000);
+}
+
+TEST(Units, BadValuesNameTheField)
+{
+    // Each error is one line that starts with the field.
+    for (const auto& [text, field] : std::vector<std::pair<std::string, std::string>>{
+             {"-1KB", "--bytes"}, {"nan", "--bytes"}, {"1XB", "--bytes"}, {"", "--bytes"}, {"KB", "--bytes"}})
+    {
+        const std::string e = ErrorOf([&]() { units::ParseBytes(text, field); });
+        EXPECT_EQ(e.rfind(field + ": ", 0), 0u) << "'" << text << "': " << e;
+        EXPECT_EQ(e.find('\n'), std::string::npos);
+    }
+    EXPECT_EQ(ErrorOf([]() { units::ParseBytesPerSecond("450GB", "--beta"); }).rfind("--beta: ", 0), 0u);
+    EXPECT_EQ(ErrorOf([]() { units::ParseSeconds("5", "--alpha"); }).rfind("--alpha: ", 0), 0u); // unit needed
+    EXPECT_EQ(ErrorOf([]() { units::ParseSeconds("inf s", "--alpha"); }).rfind("--alpha: ", 0), 0u);
+    EXPECT_EQ(ErrorOf([]() { units::ParseNumber("0.9x", "--eta"); }).rfind("--eta: ", 0), 0u);
+    EXPECT_EQ(ErrorOf([]() { units::ParseCount("-3", "--ranks"); }).rfind("--ranks: ", 0), 0u);
+    EXPECT_EQ(ErrorOf([]() { units::SplitList("1KB,,2KB", "--bytes"); }).rfind("--bytes: ", 0), 0u);
+}
+
+TEST(Units, UpperBoundsKeepNs3TimeAndDataRateInRange)
+{
+    // 1000 s is the largest time parameter; 1e7 s would overflow ns-3's
+    // picosecond Time (9.2e6 s) and abort inside an attribute checker.
+    EXPECT_DOUBLE_EQ(units::ParseSeconds("1000s", "--alpha"), 1000);
+    EXPECT_NE(ErrorOf([]() { units::ParseSeconds("1e7s", "--alpha"); }).find("up to 1000s"), std::string::npos);
+    // 1 PB/s is the largest rate (8e15 bit/s, exact in a 64-bit DataRate).
+    EXPECT_DOUBLE_EQ(units::ParseBytesPerSecond("1000TB/s", "--beta"), 1e15);
+    EXPECT_NE(ErrorOf([]() { units::ParseBytesPerSecond("1e30GB/s", "--beta"); }).find("up to 1PB/s"),
+              std::string::npos);
+}
+
+TEST(ResultRows, OneRowTypeThreeFormats)
+{
+    std::vector<ResultRow> rows(2);
+    rows[0].Set("bytes", uint64_t{1000}).Set("time_s", 2.5e-6).Set("backend", "closed").SetNull("error");
+    rows[1].Set("bytes", uint64_t{2000}).Set("time_s", 3.5e-6).Set("backend", "a,b").Set("error", 0.25);
+    std::ostringstream csv;
+    WriteRows(csv, "model", rows, OutputFormat::CSV);
+    // Header in first-seen order, null as empty, a comma quoted (RFC 4180).
+    EXPECT_EQ(csv.str(), "bytes,time_s,backend,error\n1000,2.5e-06,closed,\n2000,3.5e-06,\"a,b\",0.25\n");
+    std::ostringstream js;
+    WriteRows(js, "model", rows, OutputFormat::JSON);
+    auto doc = nlohmann::json::parse(js.str());
+    EXPECT_EQ(doc["command"], "model");
+    EXPECT_TRUE(doc["rows"][0]["error"].is_null());
+    EXPECT_DOUBLE_EQ(doc["rows"][1]["error"].get<double>(), 0.25);
+    EXPECT_EQ(doc["rows"][1]["bytes"].get<int>(), 2000);
+    std::ostringstream table;
+    WriteRows(table, "model", rows, OutputFormat::TABLE);
+    EXPECT_NE(table.str().find("-"), std::string::npos); // null shows as "-"
+    EXPECT_EQ(ParseOutputFormat("csv"), OutputFormat::CSV);
+    EXPECT_EQ(ErrorOf([]() { ParseOutputFormat("xml"); }).rfind("--format: ", 0), 0u);
+}
