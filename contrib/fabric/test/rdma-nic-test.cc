@@ -246,13 +246,13 @@ TEST_F(RdmaNicTest, WindowLimitsBytesInFlight)
     EXPECT_GT(recvAt, OneWay(c, 16 * 4096, true) + 6e-6);
 }
 
-TEST_F(RdmaNicTest, PcapShowsRoceV2WithTheBth)
+// One 1000 B RDMA WRITE with immediate from a to b over one RoCE link, captured
+// at a's port; returns the pcap file and the destination QP.
+std::pair<std::string, uint32_t>
+CaptureOneWrite(const std::string& stem)
 {
-    // The port writes Eth / 802.1Q / IPv4 / UDP 4791 around the NIC's bytes,
-    // so the UDP payload must be the BTH as Wireshark's RoCEv2 dissector
-    // reads it: opcode 0x0B (RDMA WRITE Only with Immediate), dest QP, PSN 0.
     TwoHosts t = MakeTwoHosts(RdmaLink());
-    std::string prefix = ::testing::TempDir() + "rdma-pcap";
+    std::string prefix = ::testing::TempDir() + stem;
     FabricHelper::EnablePcap(prefix, t.link.devA);
     auto [qa, qb] = RdmaNic::Connect(t.a, t.b, 3);
     t.a->PostSend(qa, 1000, true, 0x01020304);
@@ -261,6 +261,15 @@ TEST_F(RdmaNicTest, PcapShowsRoceV2WithTheBth)
     Simulator::Run();
     t = TwoHosts();
     Simulator::Destroy(); // disposes the nodes, their ports and the pcap writer
+    return {file, qb};
+}
+
+TEST_F(RdmaNicTest, PcapShowsRoceV2WithTheBth)
+{
+    // The port writes Eth / 802.1Q / IPv4 / UDP 4791 around the NIC's bytes,
+    // so the UDP payload must be the BTH as Wireshark's RoCEv2 dissector
+    // reads it: opcode 0x0B (RDMA WRITE Only with Immediate), dest QP, PSN 0.
+    const auto [file, qb] = CaptureOneWrite("rdma-pcap");
     PcapFile f;
     f.Open(file, std::ios::in);
     ASSERT_FALSE(f.Fail());
@@ -375,16 +384,7 @@ TEST_F(RdmaNicTest, TsharkDissectsThePcapAsRoceV2)
     {
         GTEST_SKIP() << "tshark not installed: RoCEv2 dissection not checked";
     }
-    TwoHosts t = MakeTwoHosts(RdmaLink());
-    std::string prefix = ::testing::TempDir() + "rdma-tshark";
-    FabricHelper::EnablePcap(prefix, t.link.devA);
-    auto [qa, qb] = RdmaNic::Connect(t.a, t.b, 3);
-    t.a->PostSend(qa, 1000, true, 0x01020304);
-    const std::string file = prefix + "-" + std::to_string(t.link.devA->GetNode()->GetId()) + "-" +
-                             std::to_string(t.link.devA->GetIfIndex()) + ".pcap";
-    Simulator::Run();
-    t = TwoHosts();
-    Simulator::Destroy();
+    const auto [file, qb] = CaptureOneWrite("rdma-tshark");
     const std::string out = file + ".txt";
     const std::string cmd = "tshark -r " + file + " -V -c 1 >" + out + " 2>/dev/null";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
