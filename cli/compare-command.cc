@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace
@@ -39,7 +40,9 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
         .Add("beta", "", "given beta (with --alpha)")
         .Add("calibration", "", "given alpha and beta from a parameter file of hockney calibrate --output "
                                 "(its alphabeta fit of this collective, else of any); not with --alpha/--beta")
-        .Add("contention", "none", "contention policy of the alphabeta backend: none | endpoint | shared")
+        .Add("contention", "none", "contention policy of the alphabeta backend: none | endpoint (links shared "
+                                   "over the topology's routes: the flow backend)")
+        .Add("wall-limit", "600s", "packet backend: wall-clock limit of each packet run (0s: stop at once)")
         .Add("format", "table", "table | csv | json")
         .Add("output", "", "directory to also write compare.csv into")
         .Add("seed", "1", "random seed (packet backend)");
@@ -53,8 +56,11 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     {
         ns3::ApplyScenarioFile(f.Get("scenario"), c);
     }
+    // A flag overrides the scenario field: errors then name the flag.
+    auto byFlag = [&c](const std::string& key) { c.scenarioFields.erase(key); };
     if (f.IsSet("topology") || !c.topology)
     {
+        byFlag("topology");
         try
         {
             c.topology = ns3::MakePreset(f.Get("topology"));
@@ -67,26 +73,37 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     }
     if (f.IsSet("collective"))
     {
+        byFlag("collective");
         c.collective = ns3::ParseCollectiveKind(f.Get("collective"), "--collective");
     }
     if (f.IsSet("algorithm"))
     {
+        byFlag("algorithm");
         c.algorithm = f.Get("algorithm");
     }
     else if (!f.IsSet("scenario") || f.IsSet("collective"))
     {
+        byFlag("algorithm");
         c.algorithm = ns3::AlgorithmsOf(c.collective).front();
     }
+    // Counts are range-checked before the cast, so 2^32 + 8 is not 8.
+    auto count = [&f](const std::string& name, uint64_t minimum) {
+        uint64_t v = ns3::units::ParseCount(f.Get(name), "--" + name);
+        if (v < minimum || v > UINT32_MAX)
+        {
+            throw ns3::InputError("--" + name, "expected an integer from " + std::to_string(minimum) + " to " +
+                                                   std::to_string(UINT32_MAX) + ", got " + f.Get(name));
+        }
+        return static_cast<uint32_t>(v);
+    };
     if (f.IsSet("ranks"))
     {
-        c.ranks = static_cast<uint32_t>(ns3::units::ParseCount(f.Get("ranks"), "--ranks"));
-        if (c.ranks < 2)
-        {
-            throw ns3::InputError("--ranks", "expected at least 2 ranks, got " + f.Get("ranks"));
-        }
+        byFlag("ranks");
+        c.ranks = count("ranks", 2);
     }
     if (f.IsSet("bytes") || !f.IsSet("scenario"))
     {
+        byFlag("sizes");
         c.sizes.clear();
         for (const auto& item : ns3::units::SplitList(f.Get("bytes"), "--bytes"))
         {
@@ -95,39 +112,37 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     }
     if (f.IsSet("backends") || !f.IsSet("scenario"))
     {
+        byFlag("backends");
         c.backends = ns3::ParseBackends(f.Get("backends"), "--backends");
     }
-    auto count = [&f](const std::string& name, uint64_t minimum) {
-        uint64_t v = ns3::units::ParseCount(f.Get(name), "--" + name);
-        if (v < minimum || v > UINT32_MAX)
-        {
-            throw ns3::InputError("--" + name, "expected an integer >= " + std::to_string(minimum) + ", got " +
-                                                   f.Get(name));
-        }
-        return static_cast<uint32_t>(v);
-    };
     if (f.IsSet("channels") || !f.IsSet("scenario"))
     {
+        byFlag("channels");
         c.channels = count("channels", 1);
     }
     if (f.IsSet("slices") || !f.IsSet("scenario"))
     {
+        byFlag("slices");
         c.slices = count("slices", 1);
     }
     if (f.IsSet("root"))
     {
+        byFlag("root");
         c.root = count("root", 0);
     }
     if (f.IsSet("gpus-per-node"))
     {
+        byFlag("gpus_per_node");
         c.gpusPerNode = count("gpus-per-node", 1);
     }
     if (f.IsSet("seed"))
     {
+        byFlag("seed");
         c.seed = count("seed", 0);
     }
     if (f.IsSet("params"))
     {
+        byFlag("params");
         c.params = ns3::ParseParameterSources(f.Get("params"), "--params");
     }
     if (f.IsSet("calibration"))
@@ -136,6 +151,8 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
         {
             throw ns3::InputError("--calibration", "expected either --calibration or --alpha/--beta, not both");
         }
+        byFlag("model.alpha");
+        byFlag("model.beta");
         const auto all = ns3::LoadCalibratedParameters(f.Get("calibration"), "--calibration");
         const std::string collective = ns3::ToString(c.collective);
         bool forThis = false;
@@ -153,10 +170,12 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     }
     if (f.IsSet("alpha"))
     {
+        byFlag("model.alpha");
         c.model.alpha = ns3::units::ParseTime(f.Get("alpha"), "--alpha");
     }
     if (f.IsSet("beta"))
     {
+        byFlag("model.beta");
         c.model.beta = ns3::units::ParseDataRate(f.Get("beta"), "--beta");
         if (c.model.beta->GetBitRate() == 0)
         {
@@ -165,15 +184,43 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     }
     if (f.IsSet("contention"))
     {
+        byFlag("model.contention");
         c.model.contention = ns3::ParseContentionPolicy(f.Get("contention"), "--contention");
+    }
+    if (f.IsSet("wall-limit"))
+    {
+        byFlag("fabric.wall_limit");
+        c.fabric.wallLimit = ns3::units::ParseTime(f.Get("wall-limit"), "--wall-limit");
+        if (c.fabric.wallLimit.IsStrictlyNegative())
+        {
+            throw ns3::InputError("--wall-limit", "expected a wall-clock time >= 0, got " + f.Get("wall-limit"));
+        }
+    }
+    // The output directory is checked before the (possibly long) run, so a
+    // typo fails at once as bad input rather than after the table.
+    const std::string outputDir = f.Get("output");
+    if (!outputDir.empty())
+    {
+        std::error_code ec;
+        std::filesystem::create_directories(outputDir, ec);
+        if (ec || !std::filesystem::is_directory(outputDir))
+        {
+            throw ns3::InputError("--output", "expected a directory that can be created, got '" + outputDir +
+                                                  "'" + (ec ? " (" + ec.message() + ")" : ""));
+        }
+        // Appending creates the file without touching an earlier one.
+        if (!std::ofstream(outputDir + "/compare.csv", std::ios::app))
+        {
+            throw ns3::InputError("--output", "expected a writable directory, cannot write '" + outputDir +
+                                                  "/compare.csv'");
+        }
     }
     std::vector<ns3::ResultRow> rows =
         ns3::RunComparison(c, [](const std::string& line) { std::cerr << line << "\n"; });
     ns3::WriteRows(out, "compare", rows, format);
-    if (!f.Get("output").empty())
+    if (!outputDir.empty())
     {
-        std::filesystem::create_directories(f.Get("output"));
-        ns3::WriteCsvFile(f.Get("output") + "/compare.csv", rows);
+        ns3::WriteCsvFile(outputDir + "/compare.csv", rows);
     }
     return 0;
 }

@@ -107,6 +107,18 @@ TEST(CompareCli, BadScenarioFieldsExitTwoNamingTheField)
         {R"({"collective": "allsum"})", "scenario.collective"},
         {R"({"model": {"contention": "some"}})", "scenario.model.contention"},
         {R"({not json)", "--scenario"},
+        // Values checked after the scenario is read still name its field.
+        {R"({"sizes": [0]})", "scenario.sizes"},
+        {R"({"algorithm": "bogus"})", "scenario.algorithm"},
+        {R"({"collective": "broadcast", "root": 9})", "scenario.root"},
+        {R"({"model": {"alpha": "5us"}})", "scenario.model.beta"},
+        {R"({"model": {"contention": "shared"}})", "scenario.model.contention"},
+        {R"({"fabric": {"mtu_bytes": 1}})", "scenario.fabric.mtu_bytes"},
+        {R"({"fabric": {"header_bytes": 100000}})", "scenario.fabric.header_bytes"},
+        {R"({"topology": 42})", "scenario.topology"},
+        {R"({"topology": {"preset": "roce-leafspine", "colour": 4}})", "scenario.topology.colour"},
+        {R"({"ranks": 4, "backends": ["loggp"], "model": {"alpha": "5us", "beta": "100GB/s", "o": "3us"}})",
+         "scenario.model.o"},
     };
     for (size_t i = 0; i < cases.size(); ++i)
     {
@@ -137,6 +149,12 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--format=xml", "--format"},
         {"--slices=0", "--slices"},
         {"--contention=some", "--contention"},
+        {"--contention=shared", "--contention"},  // the flow backend's job
+        {"--ranks=4294967304", "--ranks"},        // 2^32 + 8 must not wrap to 8
+        {"--ranks=1", "--ranks"},
+        {"--topology=fat-tree-k1000", "--topology"}, // k capped at 64, fails at once
+        {"--wall-limit=-1s", "--wall-limit"},
+        {"--output=/dev/null/sub", "--output"},   // under a file: no directory
     };
     for (const auto& [args, flag] : cases)
     {
@@ -170,4 +188,54 @@ TEST(CompareCli, PacketBackendRowsCarryCountersAndErrors)
     // The error is relative to the packet row (JSON keeps ~16 digits).
     EXPECT_NEAR(closed["error"].get<double>(), (tc - tp) / tp, 1e-9);
     EXPECT_GT(tp, 0);
+}
+
+TEST(CompareCli, ScenarioCollectiveWithoutAlgorithmTakesItsFirst)
+{
+    // incast's only algorithm is direct; 3 senders of 1 MB at once to the
+    // root, closed form alpha + M/(N beta) = 2 us + 4 MB / (4 x 100 GB/s) = 12 us.
+    const std::string path = WriteScenario("incast", R"({"collective": "incast", "ranks": 4, "sizes": ["4MB"],
+        "backends": ["closed"], "model": {"alpha": "2us", "beta": "100GB/s"}})");
+    Result r = RunHockney("compare --scenario=" + path + " --format=json");
+    std::remove(path.c_str());
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["rows"].size(), 1u);
+    EXPECT_EQ(j["rows"][0]["algorithm"], "direct");
+    EXPECT_NEAR(j["rows"][0]["time_s"].get<double>(), 12e-6, 1e-6 * 12e-6); // JSON digits, ps rounding
+}
+
+TEST(CompareCli, AFlagOverridingAScenarioFieldIsNamed)
+{
+    const std::string path = WriteScenario("override", R"({"collective": "broadcast", "root": 1})");
+    Result r = RunHockney("compare --scenario=" + path + " --root=9");
+    std::remove(path.c_str());
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("--root:"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("scenario.root"), std::string::npos) << r.err;
+}
+
+TEST(CompareCli, ErrorsAreReportedBeforeTheTable)
+{
+    // Bad output directory or fat-tree k: exit 2 and nothing on stdout.
+    for (const std::string args : {"--output=/dev/null/sub", "--topology=fat-tree-k1000"})
+    {
+        Result r = RunHockney("compare " + args);
+        EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+        EXPECT_TRUE(r.out.empty()) << args << ": " << r.out;
+    }
+    Result k = RunHockney("compare --topology=fat-tree-k1000");
+    EXPECT_NE(k.err.find("preset.k"), std::string::npos) << k.err;
+}
+
+TEST(CompareCli, PacketRunStopsAtTheWallClockLimit)
+{
+    // A limit of 0 s is reached at the first check (simulated time 0), on any
+    // machine: a run failure, exit 1, naming the point and the limit.
+    Result r = RunHockney("compare --topology=dgx-h100 --ranks=2 --bytes=64KB --backends=packet --wall-limit=0s");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("wall-clock limit"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--wall-limit"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("allreduce ring 64000 B"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
 }

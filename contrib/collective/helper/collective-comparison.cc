@@ -178,6 +178,29 @@ ApplyFabricKnobs(TopologyDescription d, const ComparisonFabric& f)
     return d;
 }
 
+// The flags the collective layer names (CollectiveSpec::Validate,
+// CanonicalAlgorithm) and the scenario fields they stand for.
+const std::vector<std::pair<std::string, std::string>> FLAG_FIELDS = {
+    {"--ranks", "ranks"},   {"--channels", "channels"},   {"--slices", "slices"},
+    {"--root", "root"},     {"--algorithm", "algorithm"}, {"--bytes", "sizes"},
+    {"--gpus-per-node", "gpus_per_node"}};
+
+/// Rethrows \p e (an InputError of the collective layer, named by its flag)
+/// naming the scenario field instead when the value came from the scenario.
+[[noreturn]] void
+RethrowNamed(const ComparisonConfig& c, const InputError& e)
+{
+    const std::string what = e.what();
+    for (const auto& [flag, key] : FLAG_FIELDS)
+    {
+        if (what.rfind(flag + ": ", 0) == 0)
+        {
+            throw InputError(c.FieldName(key, flag), what.substr(flag.size() + 2));
+        }
+    }
+    throw e;
+}
+
 // --- one point ---
 
 struct Point
@@ -205,12 +228,19 @@ MakeAlphaBeta(const PointToPointParameters& p, Time extra)
 }
 
 Ptr<LogGpModel>
-MakeLogGp(const PointToPointParameters& p, const ComparisonModel& model, Time o)
+MakeLogGp(const PointToPointParameters& p, const ComparisonModel& model, Time o, const std::string& oField)
 {
-    // LogGP's alpha is 2o + L: the overhead is carved out of the same alpha.
-    Time L = p.alpha + model.softwareOverhead - o * 2;
+    // LogGP's alpha is 2o + L: the overhead is carved out of the same alpha,
+    // so an o above alpha / 2 would need a negative wire latency L.
+    const Time alpha = p.alpha + model.softwareOverhead;
+    if (o * 2 > alpha)
+    {
+        throw InputError(oField, "expected 2o <= alpha (LogGP's alpha is 2o + L), got 2 x " +
+                                     units::FormatSeconds(o.GetSeconds()) + " > alpha " +
+                                     units::FormatSeconds(alpha.GetSeconds()));
+    }
     Ptr<LogGpModel> m = CreateObject<LogGpModel>();
-    m->SetAttribute("L", TimeValue(std::max(L, Time(0))));
+    m->SetAttribute("L", TimeValue(alpha - o * 2));
     m->SetAttribute("o", TimeValue(o));
     m->SetAttribute("g", TimeValue(model.g));
     m->SetAttribute("GapPerByte", DoubleValue(8.0 / static_cast<double>(p.beta.GetBitRate())));
@@ -294,7 +324,8 @@ RunPacket(const Point& pt,
           const TopologyDescription& desc,
           const ComparisonFabric& f,
           uint32_t seed,
-          const std::function<void(const std::string&)>& progress)
+          const std::function<void(const std::string&)>& progress,
+          const std::string& wallField)
 {
     RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
@@ -326,9 +357,23 @@ RunPacket(const Point& pt,
     const auto wallStart = Clock::now();
     auto lastPrint = wallStart;
     const uint32_t total = static_cast<uint32_t>(pt.schedule.GetOps().size());
+    const auto wallLimit = std::chrono::nanoseconds(f.wallLimit.GetNanoSeconds());
+    bool overWall = false;
+    std::string overWallAt;
     std::function<void()> tick;
     tick = [&]() {
         auto now = Clock::now();
+        // "Reached", not "passed": a limit of 0 stops at the first check,
+        // deterministically.
+        if (now - wallStart >= wallLimit)
+        {
+            overWall = true;
+            overWallAt = std::to_string(exec->GetDeliveredOps()) + "/" + std::to_string(total) +
+                         " messages delivered, simulated " + std::to_string(Simulator::Now().GetMicroSeconds()) +
+                         " us";
+            Simulator::Stop();
+            return;
+        }
         if (progress && now - lastPrint >= std::chrono::seconds(3))
         {
             lastPrint = now;
@@ -344,8 +389,25 @@ RunPacket(const Point& pt,
             Simulator::Schedule(MicroSeconds(5), tick);
         }
     };
-    Simulator::Schedule(MicroSeconds(5), tick);
-    Time took = exec->Run(pt.schedule, t);
+    Simulator::ScheduleNow(tick);
+    Time took;
+    try
+    {
+        took = exec->Run(pt.schedule, t);
+    }
+    catch (const std::runtime_error&)
+    {
+        if (!overWall)
+        {
+            throw;
+        }
+        Simulator::Destroy();
+        throw std::runtime_error("packet run of " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
+                                 std::to_string(pt.spec.bytes) + " B on " + std::to_string(pt.spec.ranks) +
+                                 " ranks: stopped at the wall-clock limit of " +
+                                 units::FormatSeconds(f.wallLimit.GetSeconds()) + " (" + wallField + ") after " +
+                                 overWallAt);
+    }
     FabricConservation cons = t->FinishRun();
     if (!cons.ok)
     {
@@ -554,9 +616,35 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     if (j.contains("topology"))
     {
         const auto& t = j.at("topology");
+        if (!t.is_string() && !t.is_object())
+        {
+            throw InputError(s + ".topology", "expected a preset name or a topology object, got " + t.dump());
+        }
+        std::string preset;
+        if (t.is_object() && t.contains("preset"))
+        {
+            // {"preset": P, K: V, ...} is the preset "P:K=V,..."; the preset
+            // checks its options (an unknown key names itself).
+            preset = String(t.at("preset"), s + ".topology.preset");
+            std::string options;
+            for (auto it = t.begin(); it != t.end(); ++it)
+            {
+                if (it.key() == "preset")
+                {
+                    continue;
+                }
+                const std::string v = Text(it.value(), s + ".topology." + it.key());
+                options += (options.empty() ? "" : ",") + it.key() + "=" + v;
+            }
+            if (!options.empty())
+            {
+                preset += (preset.find(':') == std::string::npos ? ":" : ",") + options;
+            }
+        }
         try
         {
-            c.topology = TopologyFromScenarioJson(nlohmann::json{{"topology", t}});
+            c.topology = preset.empty() ? TopologyFromScenarioJson(nlohmann::json{{"topology", t}})
+                                        : MakePreset(preset);
         }
         catch (const InputError&)
         {
@@ -565,15 +653,19 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
         catch (const std::invalid_argument& e)
         {
             std::string what = e.what();
+            if (!preset.empty() && what.rfind("preset", 0) == 0)
+            {
+                // "preset.k: ..." names the option, "preset: ..." the name.
+                const std::string field = what.substr(0, what.find(':'));
+                throw InputError(s + ".topology" + (field == "preset" ? ".preset" : field.substr(6)),
+                                 what.substr(std::min(what.size(), what.find(':') + 2)));
+            }
             // The fabric names fields from the topology object ("topology.links[2].tier: ...").
             throw InputError(what.rfind("topology", 0) == 0 ? s + "." + what.substr(0, what.find(':'))
                                                             : s + ".topology",
                              what.rfind("topology", 0) == 0 ? what.substr(what.find(':') + 2) : what);
         }
-        c.topologyName = t.is_string() ? t.get<std::string>()
-                                       : (t.is_object() && t.contains("preset") && t.at("preset").is_string()
-                                              ? t.at("preset").get<std::string>()
-                                              : std::string("custom"));
+        c.topologyName = t.is_string() ? t.get<std::string>() : (preset.empty() ? std::string("custom") : preset);
     }
     if (j.contains("collective"))
     {
@@ -582,6 +674,11 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     if (j.contains("algorithm"))
     {
         c.algorithm = String(j.at("algorithm"), s + ".algorithm");
+    }
+    else if (j.contains("collective"))
+    {
+        // As --collective without --algorithm: the collective's first algorithm.
+        c.algorithm = AlgorithmsOf(c.collective).front();
     }
     if (j.contains("ranks"))
     {
@@ -668,7 +765,9 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     {
         const auto& fb = j.at("fabric");
         const std::string f = s + ".fabric";
-        CheckKeys(fb, f, {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "time_limit"});
+        CheckKeys(fb, f,
+                  {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "time_limit",
+                   "wall_limit"});
         if (fb.contains("ideal"))
         {
             c.fabric.ideal = Bool(fb.at("ideal"), f + ".ideal");
@@ -679,7 +778,9 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
         }
         if (fb.contains("mtu_bytes"))
         {
-            c.fabric.mtuBytes = Count(fb.at("mtu_bytes"), f + ".mtu_bytes", 1);
+            // The packet backend's NIC sends the largest IB MTU (256 .. 4096 B)
+            // that fits the tier's payload, so 256 B is the least it can use.
+            c.fabric.mtuBytes = Count(fb.at("mtu_bytes"), f + ".mtu_bytes", 256);
         }
         if (fb.contains("flow_control"))
         {
@@ -714,6 +815,35 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
                 throw InputError(f + ".time_limit", "expected a positive time");
             }
         }
+        if (fb.contains("wall_limit"))
+        {
+            c.fabric.wallLimit = units::ParseTime(Text(fb.at("wall_limit"), f + ".wall_limit"), f + ".wall_limit");
+            if (c.fabric.wallLimit.IsStrictlyNegative())
+            {
+                throw InputError(f + ".wall_limit", "expected a wall-clock time >= 0");
+            }
+        }
+        if (c.fabric.headerBytes && c.fabric.mtuBytes && *c.fabric.headerBytes >= *c.fabric.mtuBytes)
+        {
+            throw InputError(f + ".header_bytes", "expected fewer header bytes than fabric.mtu_bytes (" +
+                                                      std::to_string(*c.fabric.mtuBytes) + "), got " +
+                                                      std::to_string(*c.fabric.headerBytes));
+        }
+    }
+    // Which fields the scenario set, for the names of later errors.
+    for (auto it = j.begin(); it != j.end(); ++it)
+    {
+        if ((it.key() == "model" || it.key() == "fabric") && it.value().is_object())
+        {
+            for (auto jt = it.value().begin(); jt != it.value().end(); ++jt)
+            {
+                c.scenarioFields.insert(it.key() + "." + jt.key());
+            }
+        }
+        else
+        {
+            c.scenarioFields.insert(it.key());
+        }
     }
 }
 
@@ -737,12 +867,30 @@ ApplyScenarioFile(const std::string& path, ComparisonConfig& config)
     ApplyScenario(j, config);
 }
 
+std::string
+ComparisonConfig::FieldName(const std::string& key, const std::string& flag) const
+{
+    return scenarioFields.count(key) ? "scenario." + key : flag;
+}
+
 void
 ValidateComparison(const ComparisonConfig& c)
 {
     if (c.model.alpha.has_value() != c.model.beta.has_value())
     {
-        throw InputError(c.model.alpha ? "--beta" : "--alpha", "expected --alpha and --beta together");
+        // Name the missing one where the given one came from.
+        throw InputError(c.model.alpha ? (c.scenarioFields.count("model.alpha") ? "scenario.model.beta" : "--beta")
+                                       : (c.scenarioFields.count("model.beta") ? "scenario.model.alpha" : "--alpha"),
+                         "expected alpha and beta together");
+    }
+    if (c.model.contention == AnalyticChannel::SHARED)
+    {
+        // Shared links need the topology's routes, and with them the hop
+        // latencies and link rates in place of alpha and beta: that is the
+        // flow backend, not a variant of alphabeta.
+        throw InputError(c.FieldName("model.contention", "--contention"),
+                         "expected none or endpoint; links shared over the topology's routes are the flow "
+                         "backend (add flow to the backends)");
     }
     const bool given = c.model.alpha.has_value();
     if (!c.topology && !given)
@@ -753,25 +901,49 @@ ValidateComparison(const ComparisonConfig& c)
     {
         if ((b == "flow" || b == "packet") && !c.topology)
         {
-            throw InputError("--backends", "backend '" + b + "' needs a topology (--topology or scenario.topology)");
+            throw InputError(c.FieldName("backends", "--backends"),
+                             "backend '" + b + "' needs a topology (--topology or scenario.topology)");
         }
     }
     if (c.sizes.empty())
     {
-        throw InputError("--bytes", "expected at least one size");
+        throw InputError(c.FieldName("sizes", "--bytes"), "expected at least one size");
     }
     if (c.params.empty())
     {
-        throw InputError("--params", "expected derived, calibrated or both");
+        throw InputError(c.FieldName("params", "--params"), "expected derived, calibrated or both");
     }
     for (const auto& p : c.params)
     {
         if (p == "calibrated" && (given || !c.topology))
         {
-            throw InputError("--params", "calibrated needs a topology to sweep and no --alpha/--beta");
+            throw InputError(c.FieldName("params", "--params"),
+                             "calibrated needs a topology to sweep and no given alpha/beta");
         }
     }
-    CanonicalAlgorithm(c.collective, c.algorithm, "--algorithm");
+    if (c.fabric.wallLimit.IsStrictlyNegative())
+    {
+        throw InputError(c.FieldName("fabric.wall_limit", "--wall-limit"), "expected a wall-clock time >= 0");
+    }
+    if (c.topology)
+    {
+        // A packet must carry payload: the header below every tier's MTU.
+        const TopologyDescription knobbed = ApplyFabricKnobs(*c.topology, c.fabric);
+        for (const TopologyTier& t : knobbed.tiers)
+        {
+            if (t.headerBytes >= t.mtuBytes)
+            {
+                const std::string field =
+                    c.fabric.headerBytes ? c.FieldName("fabric.header_bytes", "fabric.header_bytes")
+                    : c.fabric.mtuBytes  ? c.FieldName("fabric.mtu_bytes", "fabric.mtu_bytes")
+                                         : c.FieldName("topology", "--topology");
+                throw InputError(field, "expected fewer header bytes than the MTU of tier " + t.name + " (" +
+                                            std::to_string(t.mtuBytes) + " B), got " +
+                                            std::to_string(t.headerBytes));
+            }
+        }
+    }
+    CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
 }
 
 std::vector<ResultRow>
@@ -791,7 +963,7 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         }
         catch (const std::invalid_argument& e)
         {
-            throw InputError("--topology", e.what());
+            throw InputError(c.FieldName("topology", "--topology"), e.what());
         }
     }
     const bool given = c.model.alpha.has_value();
@@ -804,7 +976,8 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         }
         if (ranks > graph->EndpointCount())
         {
-            throw InputError("--ranks", "expected at most the " + std::to_string(graph->EndpointCount()) +
+            throw InputError(c.FieldName("ranks", "--ranks"),
+                             "expected at most the " + std::to_string(graph->EndpointCount()) +
                                             " endpoints of topology " + c.topologyName + ", got " +
                                             std::to_string(ranks));
         }
@@ -813,7 +986,8 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
     {
         throw InputError("--ranks", "expected a rank count (there is no topology to take it from)");
     }
-    const std::string algorithm = CanonicalAlgorithm(c.collective, c.algorithm, "--algorithm");
+    const std::string algorithm =
+        CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
     uint32_t gpusPerNode = c.gpusPerNode;
     if (algorithm == "hierarchical" && gpusPerNode == 0)
     {
@@ -838,7 +1012,14 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         pt.spec.slices = c.slices;
         pt.spec.root = c.root;
         pt.spec.gpusPerNode = algorithm == "hierarchical" ? gpusPerNode : 0;
-        pt.spec.Validate();
+        try
+        {
+            pt.spec.Validate();
+        }
+        catch (const InputError& e)
+        {
+            RethrowNamed(c, e);
+        }
         pt.schedule = BuildSchedule(pt.spec);
         pt.schedule.Validate();
         pt.hierarchical = algorithm == "hierarchical" && pt.spec.Nodes() > 1 && pt.spec.LocalRanks() > 1;
@@ -861,7 +1042,7 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
                     bool intra = IsIntraNode(PairPath(*graph, src, dst));
                     if (intra != (src / gpusPerNode == dst / gpusPerNode))
                     {
-                        throw InputError("--gpus-per-node",
+                        throw InputError(c.FieldName("gpus_per_node", "--gpus-per-node"),
                                          "expected servers of " + std::to_string(gpusPerNode) +
                                              " consecutive ranks, but ranks " + std::to_string(src) + " and " +
                                              std::to_string(dst) + (intra ? " share" : " do not share") +
@@ -965,6 +1146,9 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         // LogGP's o: given, else the endpoint's per-message CPU cost (half of
         // send + receive), which the packet layer serializes per rank.
         const Time logGpO = c.model.o ? *c.model.o : (given ? Time(0) : endpointCost / 2);
+        // Without a given o, only a calibrated alpha can fall below the
+        // endpoint's 2o: name the parameter source then.
+        const std::string oField = c.model.o ? c.FieldName("model.o", "model.o") : c.FieldName("params", "--params");
         for (const auto& [label, point] : sources)
         {
             if (want("closed"))
@@ -985,8 +1169,8 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
                 answers.push_back({"loggp", label,
                                    RunAnalytic(
                                        *point,
-                                       [&model, logGpO](const PointToPointParameters& q) {
-                                           return MakeLogGp(q, model, logGpO);
+                                       [&model, logGpO, &oField](const PointToPointParameters& q) {
+                                           return MakeLogGp(q, model, logGpO, oField);
                                        },
                                        AnalyticChannel::ENDPOINT),
                                    point});
@@ -1004,7 +1188,8 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         std::optional<PacketResult> packet;
         if (want("packet"))
         {
-            packet = RunPacket(pt, packetDesc, c.fabric, c.seed, progress);
+            packet = RunPacket(pt, packetDesc, c.fabric, c.seed, progress,
+                               c.FieldName("fabric.wall_limit", "--wall-limit"));
             answers.push_back({"packet", "", packet->time, nullptr});
         }
 

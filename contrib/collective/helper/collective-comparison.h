@@ -7,7 +7,9 @@
 // Backends, all running the same schedule (except closed):
 //   closed     the closed form of the algorithm (collective-closed-form.h), no simulation
 //   alphabeta  the executor on the analytic channel with the alpha-beta model
-//              (contention policy model.contention, default none)
+//              (contention policy model.contention: none, the default, or
+//              endpoint; "shared" is refused: link sharing over the
+//              topology's routes is the flow backend)
 //   loggp      the executor on the analytic channel with LogGP (o from model,
 //              else the endpoint's SendOverhead; g from model, else 0;
 //              L = alpha - 2o; G = 1/beta), endpoint policy: LogGP's o, g and
@@ -46,6 +48,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,6 +77,8 @@ struct ComparisonFabric
     std::optional<TopologyFlowControl> flowControl;
     std::string congestionControl = "dcqcn"; ///< packet backend: none | dcqcn
     Time timeLimit = Seconds(10);         ///< packet backend: simulated-time watchdog
+    /// packet backend: wall-clock limit of one packet run (0: stop at once)
+    Time wallLimit = Seconds(600);
 };
 
 struct ComparisonConfig
@@ -95,6 +100,12 @@ struct ComparisonConfig
     ComparisonModel model;
     ComparisonFabric fabric;
     uint32_t seed = 1;
+    /// The fields ApplyScenario set ("sizes", "model.beta", "fabric.mtu_bytes",
+    /// ...), so that an error names the scenario field rather than the flag;
+    /// a flag that overrides a field erases it (see FieldName).
+    std::set<std::string> scenarioFields;
+    /// "scenario.KEY" when \p key came from the scenario, else \p flag.
+    std::string FieldName(const std::string& key, const std::string& flag) const;
 };
 
 /// The backends compare knows, in row order.
@@ -112,7 +123,10 @@ AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text,
 /// Fields: topology (preset name or object), collective, algorithm, ranks,
 /// sizes (list or "1KB,1MB"), backends, params, channels, slices, root, gpus_per_node,
 /// seed, model {alpha, beta, contention, software_overhead, o, g},
-/// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control, time_limit}.
+/// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control, time_limit,
+/// wall_limit}. A topology object {"preset": NAME, KEY: VALUE, ...} is the
+/// preset "NAME:KEY=VALUE,..." (its options, checked by the preset). A
+/// collective without an algorithm gets the collective's first algorithm.
 void ApplyScenario(const nlohmann::json& scenario, ComparisonConfig& config);
 /// Reads and applies a scenario file; throws InputError naming "--scenario" if
 /// it cannot be read or is not JSON.

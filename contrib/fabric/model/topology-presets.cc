@@ -418,9 +418,12 @@ BuildLeafSpine(const LeafSpineParams& p)
 TopologyDescription
 BuildFatTree(const FatTreeParams& p)
 {
-    if (p.k < 2 || p.k % 2 != 0)
+    // k^3 / 4 hosts: k = 64 is 65 536 hosts and 5 120 switches, beyond the
+    // largest fat trees deployed; a larger k only builds a description (and
+    // paths) of millions of nodes that no run can simulate.
+    if (p.k < 2 || p.k % 2 != 0 || p.k > 64)
     {
-        Fail("k", "an even number of switch ports k >= 2, got " + Str(p.k));
+        Fail("k", "an even number of switch ports k from 2 to 64, got " + Str(p.k));
     }
     const uint32_t h = p.k / 2;
     TopologyDescription d;
