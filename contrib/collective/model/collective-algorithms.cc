@@ -333,6 +333,8 @@ RhdAllReduce(uint32_t n, uint64_t bytes, uint32_t slices)
         return (j & ~(fromBit - 1)) == (r & ~(fromBit - 1));
     };
     std::vector<std::vector<uint32_t>> prevOp(p2, std::vector<uint32_t>(levels * 2, NONE));
+    // lastSend[s][r]: r's last doubling send of slice s (the result's return waits for it).
+    std::vector<std::vector<uint32_t>> lastSend(slices, std::vector<uint32_t>(p2, NONE));
     for (uint32_t s = 0; s < slices; ++s)
     {
         std::vector<std::vector<uint32_t>> pending(p2); // receives to record after the step
@@ -352,7 +354,13 @@ RhdAllReduce(uint32_t n, uint64_t bytes, uint32_t slices)
                         carried.push_back(chunk[s][j]);
                     }
                 }
+                // An exchange is a Sendrecv: it starts when both partners hold
+                // everything of the earlier steps. Without q's receives, rank 2
+                // (no fold partner) would send into rank 0 while rank 4's fold
+                // still streams into it: two flows on one link, which the
+                // closed form does not have.
                 std::vector<uint32_t> deps = received[r][s];
+                deps.insert(deps.end(), received[q][s].begin(), received[q][s].end());
                 if (s > 0)
                 {
                     deps.push_back(prevOp[r][k - 1]);
@@ -385,12 +393,17 @@ RhdAllReduce(uint32_t n, uint64_t bytes, uint32_t slices)
                     }
                 }
                 std::vector<uint32_t> deps = received[r][s];
+                deps.insert(deps.end(), received[q][s].begin(), received[q][s].end()); // Sendrecv, as above
                 if (s > 0)
                 {
                     deps.push_back(prevOp[r][idx]);
                 }
                 uint32_t op = sched.AddOp(r, q, carried, false, deps, firstStep + idx);
                 prevOp[r][idx] = op;
+                if (k == 1)
+                {
+                    lastSend[s][r] = op;
+                }
                 made.emplace_back(q, op);
             }
             for (auto& [q, op] : made)
@@ -406,6 +419,12 @@ RhdAllReduce(uint32_t n, uint64_t bytes, uint32_t slices)
         for (uint32_t i = 0; i < extras; ++i)
         {
             std::vector<uint32_t> deps = received[i][s];
+            // After i's own last doubling send: otherwise both leave i's port
+            // at once and share its uplink.
+            if (lastSend[s][i] != NONE)
+            {
+                deps.push_back(lastSend[s][i]);
+            }
             if (s > 0)
             {
                 deps.push_back(prevPost[i]);

@@ -158,21 +158,17 @@ TEST_F(CollectivePacketTest, IdealFabricHalvingDoublingApproachesTheClosedForm)
     CheckHalvingDoubling(4, 64000000, 4 * 2.28192e-6 + 96e6 / 12.5e9, 4 * 96e6);
 }
 
-// FINDING (disabled so that the suite passes; enable when fixed): with N not
-// a power of two the builder's schedule is not contention-free, so the
-// closed form's "+ 2 (alpha + M/beta) for the fold" does not hold on any
-// one-port network. N = 6, 32 MB, ideal star: closed 8.974 ms (= the hand
-// value below, and the executor on the contention-free channel), flow
-// backend 12.81 ms, packet 13.02 ms (+45 %). Ranks 2 and 3 have no fold
-// partner and send their first halving message (16 MB) to ranks 0 and 1 at
-// t = 0, while ranks 4 and 5 fold 32 MB into the same ranks: two flows share
-// each downlink. Likewise the result going back (rank r -> r + P) waits only
-// for r's receives, not for r's own last doubling send, so the two share r's
-// uplink. MPI's Sendrecv (and the pairwise alltoall builder) would make each
-// exchange wait for both partners; the rhd builder does not.
+// N not a power of two: the fold and the halving-doubling must not overlap on
+// a link, or the closed form's "+ 2 (alpha + M/beta) for the fold" does not
+// hold on a one-port network. This test found it: the builder once let ranks 2
+// and 3 (no fold partner) send their first halving message into ranks 0 and 1
+// while ranks 4 and 5 still folded into them, and let the result go back
+// while r's own last doubling send still left r's port (packet 13.02 ms vs
+// closed 8.974 ms, +45 %); each exchange now waits for both partners, as
+// MPI's Sendrecv does.
 //  By hand: ranks 4, 5 fold their whole 32 MB into ranks 0, 1, the four run
 //  16, 8, 8, 16 MB, and 32 MB go back: 6 alpha + 112 MB / beta = 8.974 ms.
-TEST_F(CollectivePacketTest, DISABLED_IdealFabricHalvingDoublingWithFoldApproachesTheClosedForm)
+TEST_F(CollectivePacketTest, IdealFabricHalvingDoublingWithFoldApproachesTheClosedForm)
 {
     CheckHalvingDoubling(6, 32000000, 6 * 2.28192e-6 + 112e6 / 12.5e9, 2 * 2 * 32e6 + 4 * 48e6);
 }
