@@ -101,6 +101,8 @@ FabricSwitch::DoDispose()
     m_ports.clear();
     m_routes.clear();
     m_sparseRoutes.clear();
+    m_paused.clear();
+    m_pausedMask.clear();
     m_buffer = nullptr;
     Node::DoDispose();
 }
@@ -114,6 +116,7 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
     }
     uint32_t index = m_ports.size();
     m_ports.push_back(device);
+    m_pausedMask.push_back(0);
     device->SetSwitch(this, index);
     device->SetCutThrough(m_cutThrough);
     FabricFlowControlMode mode = device->GetFlowControl()->GetMode();
@@ -279,11 +282,12 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
         // A refused lossless packet was over the threshold (shared pool full
         // for it, headroom too small or full): that is XOFF, whether or not
         // headroom could take it, else nothing would ever stop the sender.
-        // Only while (port, class) holds bytes: their departure is what
-        // re-evaluates XON (the reserve fills first and drains last).
+        // Only while (port, class) holds bytes: their departure is certain
+        // to re-evaluate XON (the reserve fills first and drains last),
+        // even when no other port's departure raises T first.
         if (m_buffer->IsLossless(inPort, c) && m_buffer->GetUsed(inPort, c) > 0)
         {
-            PeekPointer(in->GetFlowControl())->IngressCongested(c);
+            Pause(inPort, c);
         }
         NS_LOG_LOGIC("drop at switch " << GetId() << " port " << inPort);
         drop();
@@ -291,7 +295,7 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
     }
     if (m_buffer->IsXoffCondition(inPort, c))
     {
-        PeekPointer(in->GetFlowControl())->IngressCongested(c);
+        Pause(inPort, c);
     }
     m_ports[out]->EnqueueForwarded(packet, header, inPort, inWireBytes,
                                    Simulator::Now() + m_latency, rxEnd);
@@ -300,21 +304,61 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
 void
 FabricSwitch::NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes)
 {
+    uint64_t sharedBefore = m_buffer->GetTotalSharedUsed();
     m_buffer->Release(inPort, cls, inWireBytes);
     FabricFlowControl* fc = PeekPointer(m_ports[inPort]->GetFlowControl());
-    switch (fc->GetMode())
+    if (fc->GetMode() == FabricFlowControlMode::CREDIT)
     {
-    case FabricFlowControlMode::PFC:
-        if (m_buffer->IsXonCondition(inPort, cls))
-        {
-            fc->IngressUncongested(cls);
-        }
-        break;
-    case FabricFlowControlMode::CREDIT:
         fc->IngressFreed(cls, inWireBytes);
-        break;
-    case FabricFlowControlMode::NONE:
-        break;
+    }
+    // XON depends on the pair's own headroom and shared use and on the
+    // threshold T, which rises whenever any port's bytes leave the shared
+    // pool (REFERENCE.md: XON when headroom is empty and shared use + resume
+    // offset <= T). So a departure from the shared pool re-checks every
+    // paused pair, not only its own: otherwise a pair whose egress is stuck
+    // stays paused although other ports drained (until its own next departure).
+    if (!m_paused.empty() &&
+        (m_buffer->GetTotalSharedUsed() < sharedBefore || ((m_pausedMask[inPort] >> cls) & 1u)))
+    {
+        ResumeWhereXon();
+    }
+}
+
+void
+FabricSwitch::Pause(uint32_t port, uint8_t cls)
+{
+    PeekPointer(m_ports[port]->GetFlowControl())->IngressCongested(cls);
+    if (!((m_pausedMask[port] >> cls) & 1u))
+    {
+        m_pausedMask[port] |= uint8_t(1u << cls);
+        m_paused.emplace_back(port, cls);
+    }
+}
+
+void
+FabricSwitch::ResumeWhereXon()
+{
+    // Collect first, signal after: an XON may let its port transmit at once,
+    // and a forwarded packet starting there re-enters NotifyDequeued.
+    std::vector<std::pair<uint32_t, uint8_t>> resume;
+    for (size_t i = 0; i < m_paused.size();)
+    {
+        auto [port, cls] = m_paused[i];
+        if (m_buffer->IsXonCondition(port, cls))
+        {
+            resume.push_back(m_paused[i]);
+            m_pausedMask[port] &= uint8_t(~(1u << cls));
+            m_paused[i] = m_paused.back();
+            m_paused.pop_back();
+        }
+        else
+        {
+            ++i;
+        }
+    }
+    for (auto [port, cls] : resume)
+    {
+        PeekPointer(m_ports[port]->GetFlowControl())->IngressUncongested(cls);
     }
 }
 

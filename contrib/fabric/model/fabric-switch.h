@@ -7,8 +7,10 @@
 // (src, dst, flow id, switch id), charged to the shared buffer's
 // (ingress port, class) account (which may XOFF the ingress link or drop), and
 // queued at the egress, where it may start ForwardingLatency later. The
-// buffer is released when the packet starts leaving; that drives XON and
-// credit returns on the ingress link.
+// buffer is released when the packet starts leaving; that drives credit
+// returns on the ingress link and XON: of the packet's own (ingress port,
+// class), and of every other paused one, whose threshold rose if the packet
+// left the shared pool.
 #ifndef HOCKNEY_FABRIC_SWITCH_H
 #define HOCKNEY_FABRIC_SWITCH_H
 
@@ -23,6 +25,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -100,6 +103,11 @@ class FabricSwitch : public Node
     void DoDispose() override;
 
   private:
+    /// Asserts XOFF for (port, cls) and remembers the pair as paused.
+    void Pause(uint32_t port, uint8_t cls);
+    /// Sends XON for every paused pair whose XON condition now holds.
+    void ResumeWhereXon();
+
     std::vector<Ptr<FabricNetDevice>> m_ports;
     std::vector<std::vector<uint32_t>> m_routes; ///< indexed by dst id (ids < 2^20)
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_sparseRoutes; ///< larger ids
@@ -110,6 +118,10 @@ class FabricSwitch : public Node
     uint32_t m_seed{0};
     uint64_t m_headroomOverride{0};
     uint64_t m_drops{0};
+    /// (ingress port, class) pairs this switch holds paused, and per port the
+    /// same as a class mask (membership in O(1)).
+    std::vector<std::pair<uint32_t, uint8_t>> m_paused;
+    std::vector<uint8_t> m_pausedMask;
     TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;
 };
 

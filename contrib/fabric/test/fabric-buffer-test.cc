@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // The shared buffer (reserve, dynamic threshold, headroom, XOFF/XON) and the
-// RED marker, each on its own, against hand-derived numbers.
+// RED marker, each on its own, against hand-derived numbers (RED at a switch
+// egress end to end: fabric-ecn-test.cc; XON lifted by another port's
+// drain: fabric-switch-test.cc).
 #include "ecn-marker.h"
 #include "fabric-helper.h"
 #include "simulator-test.h"

@@ -357,3 +357,138 @@ TEST_F(FabricSwitchTest, CutThroughCreditSwitchIsLosslessAndInOrder)
     EXPECT_NEAR(rate / (7 * 272 / 200.64e-9), 1.0, 0.01);
     EXPECT_LT(rate, 3.6e12 / 8 / 10); // far below the line rate
 }
+
+namespace
+{
+/// The PFC frames one port sends: time, and whether the frame is an XON
+/// (class 0 enabled with zero quanta) or an XOFF.
+struct PfcFrames
+{
+    std::vector<Time> xoff;
+    std::vector<Time> xon;
+    void TxBegin(Ptr<const Packet> p)
+    {
+        Ptr<Packet> q = p->Copy();
+        FabricHeader h;
+        q->RemoveHeader(h);
+        if (h.GetKind() != FabricHeader::PFC_PAUSE)
+        {
+            return;
+        }
+        FabricPauseBody body;
+        q->RemoveHeader(body);
+        if (body.classEnable & 1u)
+        {
+            (body.quanta[0] > 0 ? xoff : xon).push_back(Simulator::Now());
+        }
+    }
+};
+
+struct TxTimes
+{
+    std::vector<Time> at;
+    void TxBegin(Ptr<const Packet> p)
+    {
+        FabricHeader h;
+        p->PeekHeader(h);
+        if (h.GetKind() == FabricHeader::DATA)
+        {
+            at.push_back(Simulator::Now());
+        }
+    }
+};
+} // namespace
+
+TEST_F(FabricSwitchTest, PauseIsLiftedWhenAnotherPortDrainsTheSharedPool)
+{
+    // Four PFC ports A, B (senders) and C, D (receivers), 100 Gb/s, 10 ns,
+    // 1 MB buffer, no reserve (so every byte is shared, for clean counts),
+    // 25 000 B headroom per port, alpha 1/8, resume offset 3072 B. Packets of
+    // 930 B payload = 1000 B on the wire (80 ns). C and D hold the switch's
+    // egresses paused from t = 0, so everything stays in the buffer.
+    //   F = 1 000 000 - 4 x 25 000 = 900 000 B;  T = (F - S) / 8.
+    // B sends 90 packets first: s_B = 90 000 (each fits: i 1000 <= (F -
+    // (i - 1) 1000) / 8 up to i = 100). Then A sends exactly 90: after its
+    // k-th, T = (900 000 - 90 000 - 1000 k) / 8, and the 90th fills T
+    // exactly: s_A = 90 000 = T, so the switch asserts XOFF on A (shared use
+    // reached T) with A's headroom empty, and A has nothing more in flight.
+    // A's egress C stays paused: A's own pair never dequeues again.
+    // At 20 us D resumes (its XON frame reaches the switch 6.72 + 10 ns
+    // later) and B's packets leave back to back. After j of them
+    // T = (810 000 - 90 000 + 1000 j) / 8, and A's XON condition
+    // s_A + 3072 <= T needs 744 576 <= 720 000 + 1000 j: j >= 24.58, so the
+    // 25th departure from B's shared pool lifts A's pause, at
+    // 20 us + 16.72 ns + 24 x 80 ns = 21.936 72 us. (Re-checked only on
+    // A's own departures, A would stay paused: its egress never moves.)
+    Config::SetDefault("ns3::FabricSwitchBuffer::BufferBytes", UintegerValue(1000000));
+    Config::SetDefault("ns3::FabricSwitchBuffer::ReserveBytes", UintegerValue(0));
+    FabricHelper h;
+    Ptr<FabricSwitch> sw = h.CreateSwitch();
+    FabricLinkConfig cfg;
+    cfg.delay = NanoSeconds(10);
+    cfg.minWireBytes = 0;
+    cfg.headroomBytes = 25000;
+    FabricLink la = h.Connect(CreateObject<Node>(), sw, cfg);
+    FabricLink lb = h.Connect(CreateObject<Node>(), sw, cfg);
+    FabricLink lc = h.Connect(sw, CreateObject<Node>(), cfg);
+    FabricLink ld = h.Connect(sw, CreateObject<Node>(), cfg);
+    la.devA->SetFabricAddress(0);
+    lb.devA->SetFabricAddress(1);
+    lc.devB->SetFabricAddress(2);
+    ld.devB->SetFabricAddress(3);
+    sw->AddRoute(2, {lc.portA});
+    sw->AddRoute(3, {ld.portA});
+    Ptr<FabricSwitchBuffer> buf = sw->GetBuffer();
+    ASSERT_EQ(buf->GetThreshold(), 900000u / 8);
+    lc.devB->GetFlowControl()->IngressCongested(0);
+    ld.devB->GetFlowControl()->IngressCongested(0);
+    for (int i = 0; i < 90; ++i)
+    {
+        lb.devA->SendFabric(Create<Packet>(930), FabricHeader(1, 3, 1, 0));
+    }
+    Simulator::Schedule(MicroSeconds(10), [&la]() {
+        for (int i = 0; i < 90; ++i)
+        {
+            la.devA->SendFabric(Create<Packet>(930), FabricHeader(0, 2, 0, 0));
+        }
+    });
+    PfcFrames toA;
+    la.devB->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&PfcFrames::TxBegin, &toA));
+    TxTimes toD;
+    ld.devA->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&TxTimes::TxBegin, &toD));
+    Simulator::Schedule(MicroSeconds(19), [&]() {
+        // Both batches are in; A paused by the exact fill. B was never
+        // paused: at its last arrival T was (900 000 - 90 000) / 8 =
+        // 101 250 > 90 000 (XOFF is decided at arrivals; B's condition
+        // holds now that A has lowered T, but B sends nothing more).
+        EXPECT_EQ(buf->GetSharedUsed(la.portB, 0), 90000u);
+        EXPECT_EQ(buf->GetSharedUsed(lb.portB, 0), 90000u);
+        EXPECT_EQ(buf->GetPortHeadroomUsed(la.portB), 0u);
+        EXPECT_EQ(buf->GetThreshold(), 90000u);
+        EXPECT_TRUE(buf->IsXoffCondition(la.portB, 0));
+        EXPECT_FALSE(buf->IsXonCondition(la.portB, 0));
+        EXPECT_EQ(lb.devB->GetCounters().pausesSent, 0u);
+        EXPECT_TRUE(toA.xon.empty());
+    });
+    Simulator::Schedule(MicroSeconds(20), [&ld]() {
+        ld.devB->GetFlowControl()->IngressUncongested(0);
+    });
+    Simulator::Stop(MicroSeconds(30));
+    Simulator::Run();
+    // XOFF when A's 90th packet has arrived: 10 us + 90 x 80 ns + 10 ns.
+    ASSERT_EQ(toA.xoff.size(), 1u);
+    EXPECT_EQ(toA.xoff[0], MicroSeconds(10) + NanoSeconds(90 * 80 + 10));
+    // All 90 of B's packets left for D; the XON to A went with the 25th.
+    ASSERT_EQ(toD.at.size(), 90u);
+    EXPECT_EQ(toD.at[0].GetPicoSeconds(), 20016720);
+    ASSERT_EQ(toA.xon.size(), 1u);
+    EXPECT_EQ(toA.xon[0].GetPicoSeconds(), 20016720 + 24 * 80000);
+    EXPECT_EQ(toA.xon[0], toD.at[24]);
+    EXPECT_LT(toD.at[23], toA.xon[0]);
+    EXPECT_EQ(la.devA->GetCounters().pausesReceived, 1u);
+    EXPECT_EQ(la.devB->GetCounters().resumesSent, 1u);
+    // A's bytes are still held (C is paused), below the new threshold.
+    EXPECT_EQ(buf->GetSharedUsed(la.portB, 0), 90000u);
+    EXPECT_EQ(buf->GetSharedUsed(lb.portB, 0), 0u);
+    EXPECT_EQ(sw->GetDrops(), 0u);
+}

@@ -2,7 +2,8 @@
 //
 // The messaging layer over two hosts on one 100 Gb/s link: message times by
 // hand for the eager, rendezvous and pipeline protocols (each RTS and CTS is
-// a real message on the fabric), the steps at n1 and n2, the software
+// a real message on the fabric), the steps at n1 and n2, the pipeline depth
+// (depth 1 idles the link a completion loop per chunk), the software
 // overhead serializing a rank's sends, the S-curve of throughput against
 // size (beta_max and n0 fitted to the simulated points and to the curve the
 // configured costs imply), and bad input.
@@ -145,6 +146,49 @@ TEST_F(RdmaEndpointTest, SendsFromOneRankSerializeOnItsCpu)
     Costs c;
     EXPECT_NEAR(at[0], ByHand(c, 8), kTol);
     EXPECT_NEAR(at[9] - at[0], 9 * kO, kTol);
+}
+
+TEST_F(RdmaEndpointTest, PipelineDepthOneWaitsForEachChunksCompletion)
+{
+    // 4 MiB = 8 chunks of the default 512 KiB (128 packets each). With the
+    // default depth 8 all chunks are posted at once and stream back to back
+    // (ByHand). With depth 1 chunk k + 1 is posted (o_s on the CPU) only
+    // when chunk k's send completion arrives: its last ACK back plus the
+    // CQE's PCIe crossing. So after each of the first 7 chunks the link
+    // idles from the chunk's last bit to the next chunk's first bit:
+    //   1 us           last packet to the receiver
+    //   + 6.88 ns      its ACK (BTH 12 + AETH 4 + 70 B framing = 86 B)
+    //   + 1 us         ACK back
+    //   + 120 ns       CQE over PCIe (L)
+    //   + 500 ns       o_s to post the next chunk
+    //   + 666.03 ns    doorbell L, WQE read 2 L + 64 B, first payload read
+    //                  2 L + 4096 B at 63 GB/s: 5 L + 4160 B / 63 GB/s
+    //   = 3.292 91 us per chunk, 7 x = 23.050 us more than depth 8.
+    // Depth 2 already covers that loop: the chunk after next is posted
+    // 2.63 us after a chunk's last bit, while the chunk in between takes
+    // 42.8 us to serialize, so the link never idles and depth 2 = depth 8.
+    Costs c;
+    const uint64_t n = 8 * uint64_t(kChunk);
+    Ptr<RdmaEndpoint> sender = messenger->GetEndpoint(0);
+    double t8 = Measure(n);
+    sender->SetAttribute("PipelineDepth", UintegerValue(2));
+    double t2 = Measure(n);
+    sender->SetAttribute("PipelineDepth", UintegerValue(1));
+    double t1 = Measure(n);
+    EXPECT_NEAR(t8, ByHand(c, double(n)), kTol);
+    // Depth 1 step by step with the NIC formula: handshake, CTS handled (o +
+    // PipelineSetup), o_s, then 7 x (chunk posted to its send completion +
+    // o_s), then the last chunk to the receiver's CQE + o_r.
+    double ack = 0;
+    double lastChunk = OneWay(c, kChunk, true, &ack);
+    double handshake = kO + OneWay(c, kCtl, false) + 2 * kO + OneWay(c, kCtl, false);
+    EXPECT_NEAR(t1, handshake + kO + kSetup + kO + 7 * (ack + kO) + lastChunk + kO, kTol);
+    const double gap = 1e-6 + 86 * 8 / 100e9 + 1e-6 + 120e-9 + 0.5e-6 + 5 * 120e-9 + 4160 / 63e9;
+    EXPECT_NEAR(gap, 3.29291e-6, 1e-11);
+    EXPECT_NEAR(t1 - t8, 7 * gap, 2 * kTol);
+    EXPECT_NEAR(t2, t8, kTol);
+    ::testing::Test::RecordProperty("depth1_us", std::to_string(t1 * 1e6));
+    ::testing::Test::RecordProperty("depth8_us", std::to_string(t8 * 1e6));
 }
 
 /// Least-squares fit of y = b (1 - exp(-n / n0)): b in closed form for each
