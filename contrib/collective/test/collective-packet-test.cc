@@ -56,6 +56,51 @@ Star(uint32_t hosts, uint32_t headerBytes)
 
 } // namespace
 
+namespace
+{
+
+/// Runs \p c (its topology, collective and one size) with the closed form and
+/// the packet backend on the ideal fabric, and checks: the closed form against
+/// \p hand (1 ns: the closed form is exact to the picosecond), the packet run
+/// within 1 % of the closed form (each test says why 1 % must hold), \p sent
+/// bytes sent and delivered, and no drop. Returns the two rows for more checks.
+std::vector<ResultRow>
+IdealCrossCheck(ComparisonConfig c, double hand, double sent)
+{
+    c.backends = {"closed", "packet"};
+    c.fabric.ideal = true;
+    std::vector<ResultRow> rows = RunComparison(c);
+    EXPECT_EQ(rows.size(), 2u);
+    if (rows.size() != 2)
+    {
+        return rows;
+    }
+    const std::string what = c.topologyName + " " + c.algorithm + " " + std::to_string(c.sizes[0]) + " B";
+    const double closed = rows[0].GetDouble("time_s");
+    const double packet = rows[1].GetDouble("time_s");
+    EXPECT_NEAR(closed, hand, 1e-9) << what;
+    ::testing::Test::RecordProperty("closed_vs_packet_error", std::to_string((closed - packet) / packet));
+    EXPECT_NEAR(packet, closed, 0.01 * closed) << what << ": packet " << packet << " s, closed " << closed << " s";
+    EXPECT_EQ(rows[1].GetDouble("bytes_sent"), sent) << what;
+    EXPECT_EQ(rows[1].GetDouble("bytes_delivered"), sent) << what;
+    EXPECT_EQ(rows[1].GetDouble("drops"), 0) << what;
+    return rows;
+}
+
+ComparisonConfig
+IdealStar(uint32_t hosts, CollectiveKind kind, const std::string& algorithm, uint64_t bytes)
+{
+    ComparisonConfig c;
+    c.topology = Star(hosts, 70);
+    c.topologyName = "star";
+    c.collective = kind;
+    c.algorithm = algorithm;
+    c.sizes = {bytes};
+    return c;
+}
+
+} // namespace
+
 TEST_F(CollectivePacketTest, IdealFabricApproachesTheClosedForm)
 {
     // Ring allreduce of 64 MB on 4 hosts: 6 steps of 16 MB (1.28 ms each at
@@ -65,25 +110,14 @@ TEST_F(CollectivePacketTest, IdealFabricApproachesTheClosedForm)
     // sharing each link with the data going the other way (one per 64
     // packets): together 0.66 % at this size, so 1 % must hold, while a
     // wrong step count or a lost slice would be off by 17 % or more.
-    ComparisonConfig c;
-    c.topology = Star(4, 70);
-    c.topologyName = "star";
-    c.sizes = {64000000}; // 16 MB per message: 1.28 ms of serialization each
-    c.backends = {"closed", "packet"};
-    c.fabric.ideal = true;
-    std::vector<ResultRow> rows = RunComparison(c);
-    ASSERT_EQ(rows.size(), 2u);
-    const double closed = rows[0].GetDouble("time_s");
-    const double packet = rows[1].GetDouble("time_s");
     // By hand: 6 (alpha + 16 MB / 12.5 GB/s), alpha = 2 us + 200 ns + one
     // 1024 B packet at 100 Gb/s (81.92 ns) = 2.28192 us, no header bytes (ideal).
-    EXPECT_NEAR(closed, 6 * (2.28192e-6 + 16e6 / 12.5e9), 1e-9);
-    ::testing::Test::RecordProperty("closed_vs_packet_error", std::to_string((closed - packet) / packet));
-    EXPECT_NEAR(packet, closed, 0.01 * closed) << "packet " << packet << " s, closed " << closed << " s";
-    EXPECT_NEAR(rows[0].GetDouble("error"), (closed - packet) / packet, 1e-12);
-    EXPECT_EQ(rows[1].GetDouble("bytes_sent"), 6 * 4 * 16e6);
-    EXPECT_EQ(rows[1].GetDouble("bytes_delivered"), 6 * 4 * 16e6);
-    EXPECT_EQ(rows[1].GetDouble("drops"), 0);
+    // 16 MB per message: 1.28 ms of serialization each.
+    std::vector<ResultRow> rows = IdealCrossCheck(IdealStar(4, CollectiveKind::ALL_REDUCE, "ring", 64000000),
+                                                  6 * (2.28192e-6 + 16e6 / 12.5e9), 6 * 4 * 16e6);
+    ASSERT_EQ(rows.size(), 2u);
+    const double packet = rows[1].GetDouble("time_s");
+    EXPECT_NEAR(rows[0].GetDouble("error"), (rows[0].GetDouble("time_s") - packet) / packet, 1e-12);
 }
 
 TEST_F(CollectivePacketTest, IdealFabricRingAllGatherApproachesTheClosedForm)
@@ -93,58 +127,12 @@ TEST_F(CollectivePacketTest, IdealFabricRingAllGatherApproachesTheClosedForm)
     // per-message cost as in the allreduce above (rendezvous round trip,
     // pipeline fill, ACKs) on steps of the same size, so the same fraction
     // (below 1 %) must hold, while a missing or extra step is 33 %.
-    ComparisonConfig c;
-    c.topology = Star(4, 70);
-    c.topologyName = "star";
-    c.collective = CollectiveKind::ALL_GATHER;
-    c.algorithm = "ring";
-    c.sizes = {64000000};
-    c.backends = {"closed", "packet"};
-    c.fabric.ideal = true;
-    std::vector<ResultRow> rows = RunComparison(c);
-    ASSERT_EQ(rows.size(), 2u);
-    const double closed = rows[0].GetDouble("time_s");
-    const double packet = rows[1].GetDouble("time_s");
-    // By hand: 3 (alpha + 16 MB / 12.5 GB/s), alpha = 2.28192 us as above.
-    EXPECT_NEAR(closed, 3 * (2.28192e-6 + 16e6 / 12.5e9), 1e-9);
-    ::testing::Test::RecordProperty("closed_vs_packet_error", std::to_string((closed - packet) / packet));
-    EXPECT_NEAR(packet, closed, 0.01 * closed) << "packet " << packet << " s, closed " << closed << " s";
-    // Every rank sends 3 blocks of 16 MB.
-    EXPECT_EQ(rows[1].GetDouble("bytes_sent"), 4 * 3 * 16e6);
-    EXPECT_EQ(rows[1].GetDouble("bytes_delivered"), 4 * 3 * 16e6);
+    // By hand: 3 (alpha + 16 MB / 12.5 GB/s), alpha = 2.28192 us as above;
+    // every rank sends 3 blocks of 16 MB.
+    IdealCrossCheck(IdealStar(4, CollectiveKind::ALL_GATHER, "ring", 64000000), 3 * (2.28192e-6 + 16e6 / 12.5e9),
+                    4 * 3 * 16e6);
 }
 
-namespace
-{
-
-/// Closed form and packet time of an rhd allreduce of \p bytes on the ideal
-/// star of \p hosts: checks the closed form against \p hand (1 ns: the
-/// closed form is exact to the picosecond), the packet run against the closed
-/// form within 1 %, and the bytes sent and delivered.
-void
-CheckHalvingDoubling(uint32_t hosts, uint64_t bytes, double hand, double sent)
-{
-    ComparisonConfig c;
-    c.topology = Star(hosts, 70);
-    c.topologyName = "star";
-    c.algorithm = "rhd";
-    c.sizes = {bytes};
-    c.backends = {"closed", "packet"};
-    c.fabric.ideal = true;
-    std::vector<ResultRow> rows = RunComparison(c);
-    ASSERT_EQ(rows.size(), 2u);
-    const double closed = rows[0].GetDouble("time_s");
-    const double packet = rows[1].GetDouble("time_s");
-    EXPECT_NEAR(closed, hand, 1e-9) << "N=" << hosts;
-    ::testing::Test::RecordProperty("closed_vs_packet_error_n" + std::to_string(hosts),
-                                    std::to_string((closed - packet) / packet));
-    EXPECT_NEAR(packet, closed, 0.01 * closed)
-        << "N=" << hosts << ": packet " << packet << " s, closed " << closed << " s";
-    EXPECT_EQ(rows[1].GetDouble("bytes_sent"), sent) << "N=" << hosts;
-    EXPECT_EQ(rows[1].GetDouble("bytes_delivered"), sent) << "N=" << hosts;
-}
-
-} // namespace
 
 TEST_F(CollectivePacketTest, IdealFabricHalvingDoublingApproachesTheClosedForm)
 {
@@ -155,7 +143,8 @@ TEST_F(CollectivePacketTest, IdealFabricHalvingDoublingApproachesTheClosedForm)
     // 4 alpha + 96 MB / beta = 7.689 ms. The per-message costs the closed
     // form leaves out (as above, under 1 % of a 16 MB step and half that of a
     // 32 MB one) keep it within 1 %; a lost step is 17 % or more.
-    CheckHalvingDoubling(4, 64000000, 4 * 2.28192e-6 + 96e6 / 12.5e9, 4 * 96e6);
+    IdealCrossCheck(IdealStar(4, CollectiveKind::ALL_REDUCE, "rhd", 64000000), 4 * 2.28192e-6 + 96e6 / 12.5e9,
+                    4 * 96e6);
 }
 
 // N not a power of two: the fold and the halving-doubling must not overlap on
@@ -170,7 +159,8 @@ TEST_F(CollectivePacketTest, IdealFabricHalvingDoublingApproachesTheClosedForm)
 //  16, 8, 8, 16 MB, and 32 MB go back: 6 alpha + 112 MB / beta = 8.974 ms.
 TEST_F(CollectivePacketTest, IdealFabricHalvingDoublingWithFoldApproachesTheClosedForm)
 {
-    CheckHalvingDoubling(6, 32000000, 6 * 2.28192e-6 + 112e6 / 12.5e9, 2 * 2 * 32e6 + 4 * 48e6);
+    IdealCrossCheck(IdealStar(6, CollectiveKind::ALL_REDUCE, "rhd", 32000000), 6 * 2.28192e-6 + 112e6 / 12.5e9,
+                    2 * 2 * 32e6 + 4 * 48e6);
 }
 
 TEST_F(CollectivePacketTest, IdealLeafSpinePresetApproachesTheClosedForm)
@@ -189,18 +179,9 @@ TEST_F(CollectivePacketTest, IdealLeafSpinePresetApproachesTheClosedForm)
     c.topologyName = "roce-leafspine:leaves=2,hosts-per-leaf=2";
     c.topology = MakePreset(c.topologyName);
     c.sizes = {64000000};
-    c.backends = {"closed", "packet"};
-    c.fabric.ideal = true;
-    std::vector<ResultRow> rows = RunComparison(c);
+    std::vector<ResultRow> rows = IdealCrossCheck(c, 6 * (2.71072e-6 + 16e6 / 12.5e9), 6 * 4 * 16e6);
     ASSERT_EQ(rows.size(), 2u);
-    const double closed = rows[0].GetDouble("time_s");
-    const double packet = rows[1].GetDouble("time_s");
     EXPECT_NEAR(rows[0].GetDouble("alpha_s"), 2.71072e-6, 1e-15);
-    EXPECT_NEAR(closed, 6 * (2.71072e-6 + 16e6 / 12.5e9), 1e-9);
-    ::testing::Test::RecordProperty("closed_vs_packet_error", std::to_string((closed - packet) / packet));
-    EXPECT_NEAR(packet, closed, 0.01 * closed) << "packet " << packet << " s, closed " << closed << " s";
-    EXPECT_EQ(rows[1].GetDouble("bytes_sent"), 6 * 4 * 16e6);
-    EXPECT_EQ(rows[1].GetDouble("drops"), 0);
 }
 
 TEST_F(CollectivePacketTest, IncastOnRoceReportsCongestionCounters)
