@@ -5,6 +5,7 @@
 // regime rules, and the scenario validation (every bad field named).
 #include "collective-comparison.h"
 #include "simulator-test.h"
+#include "star-topology.h"
 #include "topology-graph.h"
 #include "topology-parameters.h"
 #include "topology-presets.h"
@@ -27,8 +28,6 @@ class CollectiveComparisonTest : public hockney::SimulatorTest
 TopologyDescription
 TwoHostsOneSwitch(uint32_t hosts = 2)
 {
-    TopologyDescription d;
-    d.name = "test";
     TopologyTier t;
     t.name = "eth";
     t.protocol = "ethernet";
@@ -38,17 +37,7 @@ TwoHostsOneSwitch(uint32_t hosts = 2)
     t.headerBytes = 50;
     t.forwardingLatency = NanoSeconds(200);
     t.cutThrough = false;
-    d.tiers.push_back(t);
-    for (uint32_t i = 0; i < hosts; ++i)
-    {
-        d.nodes.push_back(TopologyNode{"h" + std::to_string(i), TopologyNodeKind::HOST, "", 0});
-    }
-    d.nodes.push_back(TopologyNode{"s", TopologyNodeKind::SWITCH, "eth", 0});
-    for (uint32_t i = 0; i < hosts; ++i)
-    {
-        d.links.push_back(TopologyLink{"h" + std::to_string(i), "s", "eth", 1});
-    }
-    return d;
+    return hockney::StarTopology(hosts, t, "test");
 }
 
 std::string

@@ -11,6 +11,7 @@
 #include "collective-executor.h"
 #include "packet-transport.h"
 #include "simulator-test.h"
+#include "star-topology.h"
 #include "topology-presets.h"
 #include "topology-graph.h"
 #include "topology-parameters.h"
@@ -30,8 +31,6 @@ class CollectivePacketTest : public hockney::SimulatorTest
 TopologyDescription
 Star(uint32_t hosts, uint32_t headerBytes)
 {
-    TopologyDescription d;
-    d.name = "star";
     TopologyTier t;
     t.name = "eth";
     t.protocol = "roce";
@@ -41,17 +40,7 @@ Star(uint32_t hosts, uint32_t headerBytes)
     t.headerBytes = headerBytes;
     t.forwardingLatency = NanoSeconds(200);
     t.flowControl = TopologyFlowControl::PFC;
-    d.tiers.push_back(t);
-    for (uint32_t i = 0; i < hosts; ++i)
-    {
-        d.nodes.push_back(TopologyNode{"h" + std::to_string(i), TopologyNodeKind::HOST, "", 0});
-    }
-    d.nodes.push_back(TopologyNode{"s", TopologyNodeKind::SWITCH, "eth", 0});
-    for (uint32_t i = 0; i < hosts; ++i)
-    {
-        d.links.push_back(TopologyLink{"h" + std::to_string(i), "s", "eth", 1});
-    }
-    return d;
+    return hockney::StarTopology(hosts, t, "star");
 }
 
 } // namespace

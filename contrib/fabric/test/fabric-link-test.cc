@@ -3,6 +3,7 @@
 // One link: timing in picoseconds against hand computation and against ns-3's
 // own PointToPointNetDevice; long-stream goodput = rate x P / (P + H).
 #include "fabric-helper.h"
+#include "fabric-test-util.h"
 #include "simulator-test.h"
 
 #include "ns3/data-rate.h"
@@ -32,16 +33,7 @@ class FabricLinkTest : public hockney::SimulatorTest
 {
 };
 
-struct Arrivals
-{
-    std::vector<Time> at;
-    std::vector<FabricHeader> headers;
-    void Rx(Ptr<FabricNetDevice>, Ptr<Packet>, const FabricHeader& h)
-    {
-        at.push_back(Simulator::Now());
-        headers.push_back(h);
-    }
-};
+using hockney::Arrivals;
 
 FabricLinkConfig
 PlainLink(DataRate rate, Time delay, uint32_t headerBytes)

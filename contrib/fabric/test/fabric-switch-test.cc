@@ -3,6 +3,7 @@
 // Through one switch: store-and-forward vs cut-through latency by hand, and
 // the 8-to-1 incast under each flow-control mode.
 #include "fabric-helper.h"
+#include "fabric-test-util.h"
 #include "simulator-test.h"
 #include "topology-builder.h"
 #include "topology-presets.h"
@@ -24,16 +25,7 @@ class FabricSwitchTest : public hockney::SimulatorTest
 {
 };
 
-struct Arrivals
-{
-    std::vector<Time> at;
-    std::vector<FabricHeader> headers;
-    void Rx(Ptr<FabricNetDevice>, Ptr<Packet>, const FabricHeader& h)
-    {
-        at.push_back(Simulator::Now());
-        headers.push_back(h);
-    }
-};
+using hockney::Arrivals;
 
 // A - switch - B, 100 Gb/s, 500 ns links, 70 B framing; one 1000 B packet.
 Time
