@@ -47,6 +47,19 @@ PlainLink(DataRate rate, Time delay, uint32_t headerBytes)
     return cfg;
 }
 
+// A - B over one link of \p cfg: A has address 0, B address 1, and B's
+// arrivals are recorded in \p rx.
+FabricLink
+ConnectPair(const FabricLinkConfig& cfg, Arrivals& rx)
+{
+    FabricHelper h;
+    FabricLink l = h.Connect(CreateObject<Node>(), CreateObject<Node>(), cfg);
+    l.devA->SetFabricAddress(0);
+    l.devB->SetFabricAddress(1);
+    l.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    return l;
+}
+
 // Time of one packet of `appBytes` through ns-3's point-to-point link.
 Time
 PointToPointArrival(const std::string& rate, Time delay, uint32_t appBytes)
@@ -75,14 +88,8 @@ TEST_F(FabricLinkTest, OnePacketIsSerializationPlusPropagationInPicoseconds)
 {
     // 1000 B payload + 20 B framing = 1020 B = 8160 bit at 100 Gb/s = 81 600 ps,
     // + 1 us = 1 081 600 ps.
-    FabricHelper h;
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
-    FabricLink l = h.Connect(a, b, PlainLink(DataRate("100Gbps"), MicroSeconds(1), 20));
-    l.devA->SetFabricAddress(0);
-    l.devB->SetFabricAddress(1);
     Arrivals rx;
-    l.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    FabricLink l = ConnectPair(PlainLink(DataRate("100Gbps"), MicroSeconds(1), 20), rx);
     l.devA->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 7, 3));
     Simulator::Run();
     ASSERT_EQ(rx.at.size(), 1u);
@@ -120,14 +127,8 @@ TEST_F(FabricLinkTest, LongStreamGoodputIsRateTimesPayloadShare)
     // exact up to ps rounding; the tolerance 0.1 % is asserted.
     const uint32_t payload = 4096;
     const uint32_t n = 2000;
-    FabricHelper h;
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
-    FabricLink l = h.Connect(a, b, PlainLink(DataRate("100Gbps"), MicroSeconds(2), 70));
-    l.devA->SetFabricAddress(0);
-    l.devB->SetFabricAddress(1);
     Arrivals rx;
-    l.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    FabricLink l = ConnectPair(PlainLink(DataRate("100Gbps"), MicroSeconds(2), 70), rx);
     // Pull interface: the source hands out one packet at a time.
     uint32_t pulled = 0;
     l.devA->SetTxSource(MakeCallback(
@@ -274,20 +275,14 @@ namespace
 double
 BidirectionalCreditGoodput(bool piggyback, uint32_t payload, uint32_t n)
 {
-    FabricHelper h;
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
     FabricLinkConfig cfg = PlainLink(DataRate("3600Gbps"), NanoSeconds(100), 16);
     cfg.flowControl = FabricFlowControlMode::CREDIT;
     cfg.creditBufferBytes = 256 * 1024; // > 2 x 100 ns x 450 GB/s: never credit-bound
     cfg.controlFrameBytes = 16;
     cfg.creditPiggyback = piggyback;
     cfg.mtu = payload;
-    FabricLink l = h.Connect(a, b, cfg);
-    l.devA->SetFabricAddress(0);
-    l.devB->SetFabricAddress(1);
     Arrivals rx;
-    l.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    FabricLink l = ConnectPair(cfg, rx);
     std::vector<uint32_t> count(2, 0);
     auto source = +[](uint32_t* c, uint32_t total, uint32_t size, uint8_t cls, uint32_t maxBytes) {
         if (*c >= total || cls != 0 || maxBytes < size + FabricHeader::kSerializedSize)
@@ -328,14 +323,8 @@ TEST_F(FabricLinkTest, QueuedZeroPayloadPacketsDoNotStall)
     // to back. Each is 0 + 20 B framing = 160 bit = 1600 ps at 100 Gb/s, so they
     // arrive at 1 us + 1600, + 3200, + 4800 ps. (Deciding "more work waits" from
     // queued bytes instead of packets left them stuck until other traffic came.)
-    FabricHelper h;
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
-    FabricLink l = h.Connect(a, b, PlainLink(DataRate("100Gbps"), MicroSeconds(1), 20));
-    l.devA->SetFabricAddress(0);
-    l.devB->SetFabricAddress(1);
     Arrivals rx;
-    l.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    FabricLink l = ConnectPair(PlainLink(DataRate("100Gbps"), MicroSeconds(1), 20), rx);
     for (int i = 0; i < 3; ++i)
     {
         l.devA->SendFabric(Create<Packet>(0), FabricHeader(0, 1, 7, 3));
