@@ -63,20 +63,15 @@ FabricCreditFlowControl::NotifyTransmit(uint8_t cls, uint32_t wireBytes)
 }
 
 void
-FabricCreditFlowControl::ReceiveControl(const FabricHeader& header, Ptr<Packet> packet)
+FabricCreditFlowControl::ReceiveControl(const FabricControlFrame& frame)
 {
-    if (header.GetKind() != FabricHeader::CREDIT_UPDATE)
+    if (frame.kind != FabricHeader::CREDIT_UPDATE)
     {
         return;
     }
-    Ptr<Packet> q = packet->Copy();
-    FabricHeader h;
-    q->RemoveHeader(h);
-    FabricCreditBody body;
-    q->RemoveHeader(body);
     for (uint8_t c = 0; c < kFabricClasses; ++c)
     {
-        m_peerFreed[c] = std::max(m_peerFreed[c], body.freedBytes[c]);
+        m_peerFreed[c] = std::max(m_peerFreed[c], frame.values[c]);
     }
     m_device->NotifyFlowControl();
 }
@@ -92,22 +87,19 @@ FabricCreditFlowControl::IngressFreed(uint8_t cls, uint32_t wireBytes)
     }
 }
 
-Ptr<Packet>
-FabricCreditFlowControl::TakeControlFrame()
+bool
+FabricCreditFlowControl::TakeControlFrame(FabricControlFrame& frame)
 {
     if (!m_pending)
     {
-        return nullptr;
+        return false;
     }
     m_pending = false;
-    FabricCreditBody body;
-    body.freedBytes = m_freed;
+    frame.kind = FabricHeader::CREDIT_UPDATE;
+    frame.source = m_device->GetFabricAddress();
+    frame.values = m_freed;
     m_reported = m_freed;
-    Ptr<Packet> p = Create<Packet>();
-    p->AddHeader(body);
-    p->AddHeader(FabricHeader(m_device->GetFabricAddress(), kFabricNoAddress, 0, 7,
-                              FabricHeader::NOT_ECT, FabricHeader::CREDIT_UPDATE));
-    return p;
+    return true;
 }
 
 } // namespace ns3
