@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-nic.h"
 
+#include "fabric-log.h"
 #include "fabric-net-device.h"
 
 #include "ns3/boolean.h"
@@ -988,7 +989,7 @@ RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t f
     FabricHeader fh(GetAddress(), dst, flow, priority, FabricHeader::NOT_ECT);
     fh.SetTransportControl(true);
     p->AddHeader(fh);
-    NS_LOG_LOGIC("to " << dst << " qp " << dstQpn << " opcode " << unsigned(opcode) << " psn "
+    HOCKNEY_HOT_LOG_LOGIC("to " << dst << " qp " << dstQpn << " opcode " << unsigned(opcode) << " psn "
                        << psn << (nak ? " NAK" : ""));
     if (!m_port->SendFabric(p))
     {
@@ -1013,18 +1014,22 @@ RdmaNic::Unwrap(uint64_t reference, uint32_t psn24)
 void
 RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header)
 {
-    Ptr<Packet> p = packet->Copy();
-    FabricHeader fh;
-    p->RemoveHeader(fh);
+    // Tagged packets (NVLink) are read in place; a packet whose transport
+    // headers are payload bytes is copied once to strip them.
     BthHeader bh;
     RdmaTransportTag tag;
-    bool tagged = p->RemovePacketTag(tag);
+    Ptr<Packet> p;
+    bool tagged = packet->PeekPacketTag(tag);
     if (tagged)
     {
         bh = tag.bth;
+        p = packet;
     }
     else
     {
+        p = packet->Copy();
+        FabricHeader fh;
+        p->RemoveHeader(fh);
         p->RemoveHeader(bh);
     }
     uint32_t qpn = bh.destQp;
@@ -1101,12 +1106,24 @@ RdmaNic::ReceiveData(Qp& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Pa
         return;
     }
     uint32_t imm = 0;
+    uint32_t len = 0;
     if (tag)
     {
+        // p is the packet as received: FabricHeader, then payload and pad.
         imm = tag->immediate;
-        if (tag->pad > 0)
+        len = p->GetSize() - FabricHeader::kSerializedSize - tag->pad;
+        if (IsFirst(bh.opcode) && IsLast(bh.opcode))
         {
-            p->RemoveAtEnd(tag->pad);
+            // Inline data for the completion: the payload alone.
+            p = p->Copy();
+            FabricHeader fh;
+            p->RemoveHeader(fh);
+            RdmaTransportTag t;
+            p->RemovePacketTag(t);
+            if (tag->pad > 0)
+            {
+                p->RemoveAtEnd(tag->pad);
+            }
         }
     }
     else
@@ -1122,8 +1139,8 @@ RdmaNic::ReceiveData(Qp& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Pa
             p->RemoveHeader(h);
             imm = h.immediate;
         }
+        len = p->GetSize();
     }
-    uint32_t len = p->GetSize();
     if (IsFirst(bh.opcode))
     {
         qp.rxMsgBytes = 0;
@@ -1168,7 +1185,7 @@ RdmaNic::ReceiveAck(Qp& qp, const BthHeader& bh, const AethHeader& a)
 {
     uint64_t psn = Unwrap(qp.sndUna, bh.psn);
     uint64_t newUna = a.IsNak() ? psn : psn + 1;
-    NS_LOG_LOGIC("qp " << qp.qpn << (a.IsNak() ? " NAK " : " ACK ") << psn << " una " << qp.sndUna
+    HOCKNEY_HOT_LOG_LOGIC("qp " << qp.qpn << (a.IsNak() ? " NAK " : " ACK ") << psn << " una " << qp.sndUna
                        << " high " << qp.highSent);
     if (newUna > qp.highSent)
     {
