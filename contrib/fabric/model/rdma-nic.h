@@ -187,6 +187,7 @@ class RdmaNic : public Object
         /// it fires early it re-schedules itself at the deadline, instead of
         /// a cancelled and re-armed timer for every ACK.
         Time rtoDeadline{Time::Max()};
+        uint64_t ackReqHigh{0}; ///< one past the highest PSN sent with AckReq
         EventId rtoCheck;
         uint32_t classIndex{0}; ///< position in m_byClass[priority]
         // responder
@@ -229,6 +230,10 @@ class RdmaNic : public Object
     void ScheduleWake(Time at);
     void Wake();
     void RateChanged(uint32_t qpn);
+    /// True if the packet psn of m asks for an acknowledgement (AckReq):
+    /// the last of its message, every AckInterval-th PSN, and the one that
+    /// fills the window.
+    bool AckRequested(const Qp& qp, const Message& m, uint64_t psn) const;
     void ArmRto(Qp& qp);
     void RestartRto(Qp& qp);
     void RtoCheck(uint32_t qpn);
