@@ -193,6 +193,31 @@ TEST(CompareCli, PacketBackendRowsCarryCountersAndErrors)
     EXPECT_GT(tp, 0);
 }
 
+TEST(CompareCli, NvlinkTransferUnitKeepsTheTimeWithinOnePercent)
+{
+    // Ring allreduce of 1 MB on 2 GPUs of a DGX H100 (NVLink 4 into
+    // NVSwitch): 4 KiB transfer units (the default) against every 256 B link
+    // packet. Same wire bytes, so the time may differ only by the pipeline
+    // granularity: 4352 B instead of 272 B at each store point, ~10 ns a hop
+    // against a ~13 us collective. 1 % is the acceptance bound for a
+    // default transfer unit; the data hops shrink by the unit's 16 packets
+    // (less where a message's tail is shorter than a unit).
+    const std::string args = "compare --topology=dgx-h100 --ranks=2 --bytes=1MB --backends=packet --format=json";
+    Result unit = RunHockney(args);
+    Result each = RunHockney(args + " --transfer-unit=0");
+    ASSERT_EQ(unit.status, 0) << unit.err;
+    ASSERT_EQ(each.status, 0) << each.err;
+    const auto u = nlohmann::json::parse(unit.out)["rows"][0];
+    const auto e = nlohmann::json::parse(each.out)["rows"][0];
+    EXPECT_EQ(u["transfer_unit_bytes"], 4096);
+    EXPECT_EQ(e["transfer_unit_bytes"], 0);
+    EXPECT_TRUE(u["pcie_transfer_unit_bytes"].is_null()); // no PCIe tier in a DGX preset
+    EXPECT_NEAR(u["time_s"].get<double>() / e["time_s"].get<double>(), 1.0, 0.01);
+    EXPECT_GT(e["data_hops"].get<double>(), 10 * u["data_hops"].get<double>());
+    EXPECT_LE(e["data_hops"].get<double>(), 16 * u["data_hops"].get<double>());
+    EXPECT_EQ(u["bytes_delivered"], e["bytes_delivered"]);
+}
+
 TEST(CompareCli, ScenarioCollectiveWithoutAlgorithmTakesItsFirst)
 {
     // incast's only algorithm is direct; 3 senders of 1 MB at once to the

@@ -69,6 +69,14 @@ struct ComparisonModel
     Time g;                        ///< LogGP gap between messages
 };
 
+/// The NVLink transfer unit the packet backend uses unless told otherwise:
+/// 4 KiB (16 link packets of 256 B in one event), whose ring AllReduce times
+/// stayed within 0.21 % of 256-byte packets on dgx-h100 (64 KB - 1 GB) and
+/// within 0.15 % on rail-h100-2n (64 KB - 64 MB) (doc/collective.md). PCIe
+/// keeps 256 B: behind a PCIe link the unit is also the NIC's packet on the
+/// network, and 4 KiB there moved rail-h100-4n's 64 MB ring by 8.6 %.
+constexpr uint32_t kDefaultTransferUnitBytes = 4096;
+
 /// Knobs applied to every tier of the topology before anything is built.
 struct ComparisonFabric
 {
@@ -80,16 +88,17 @@ struct ComparisonFabric
     Time timeLimit = Seconds(10);         ///< packet backend: simulated-time watchdog
     /// packet backend: wall-clock limit of one packet run (0: stop at once)
     Time wallLimit = Seconds(600);
-    /// packet backend, NVLink and PCIe tiers: bytes per simulated transfer
-    /// unit, framed as its link packets (FabricNetwork::TransferUnitBytes);
+    /// packet backend, NVLink tiers: bytes per simulated transfer unit,
+    /// framed as its link packets (FabricNetwork::NvlinkTransferUnitBytes);
     /// 0 = every link packet. Unset: kDefaultTransferUnitBytes.
     std::optional<uint32_t> transferUnitBytes;
+    /// packet backend, PCIe tiers: the same (FabricNetwork::PcieTransferUnitBytes);
+    /// unset: 0, every link packet (see kDefaultTransferUnitBytes).
+    std::optional<uint32_t> pcieTransferUnitBytes;
+    /// The units in force for NVLink and PCIe tiers.
+    uint32_t NvlinkUnit() const { return transferUnitBytes.value_or(kDefaultTransferUnitBytes); }
+    uint32_t PcieUnit() const { return pcieTransferUnitBytes.value_or(0); }
 };
-
-/// The transfer unit the packet backend uses unless told otherwise: the
-/// largest whose measured error against 256-byte packets stays under 1 % on
-/// the DGX and rail presets from 64 KB to 1 GB (doc/collective.md).
-constexpr uint32_t kDefaultTransferUnitBytes = 0;
 
 struct ComparisonConfig
 {

@@ -66,7 +66,8 @@ PacketTransport::GetTypeId()
 
 PacketTransport::PacketTransport()
     : m_headersInTag(false),
-      m_transferUnit(0)
+      m_nvlinkUnit(0),
+      m_pcieUnit(0)
 {
     m_endpointFactory.SetTypeId(RdmaEndpoint::GetTypeId());
     m_nicFactory.SetTypeId(RdmaNic::GetTypeId());
@@ -91,9 +92,10 @@ PacketTransport::SetHeadersInTag(bool inTag)
 }
 
 void
-PacketTransport::SetTransferUnit(uint32_t bytes)
+PacketTransport::SetTransferUnits(uint32_t nvlinkBytes, uint32_t pcieBytes)
 {
-    m_transferUnit = bytes;
+    m_nvlinkUnit = nvlinkBytes;
+    m_pcieUnit = pcieBytes;
 }
 
 void
@@ -108,7 +110,8 @@ void
 PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestionControl> cc)
 {
     m_network = CreateObject<FabricNetwork>();
-    m_network->SetAttribute("TransferUnitBytes", UintegerValue(m_transferUnit));
+    m_network->SetAttribute("NvlinkTransferUnitBytes", UintegerValue(m_nvlinkUnit));
+    m_network->SetAttribute("PcieTransferUnitBytes", UintegerValue(m_pcieUnit));
     m_network->Build(description);
     const TopologyGraph& g = m_network->GetTopology();
     m_messenger = CreateObject<RdmaMessenger>();

@@ -94,13 +94,20 @@ FabricNetwork::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&FabricNetwork::m_ecmpSeed),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("TransferUnitBytes",
-                          "NVLink and PCIe links: 0 simulates each link packet (the tier's "
-                          "mtu_bytes, 256 B); a multiple of it (512-4096) sends transfer units "
-                          "of that size, each framed as its link packets are (one header per "
-                          "mtu_bytes), with one event per unit instead of per packet.",
+            .AddAttribute("NvlinkTransferUnitBytes",
+                          "NVLink links: 0 simulates each link packet (the tier's mtu_bytes, "
+                          "256 B); a multiple of it sends transfer units of that size, each "
+                          "framed as its link packets are (one header per mtu_bytes), with one "
+                          "event per unit instead of per packet.",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&FabricNetwork::m_transferUnit),
+                          MakeUintegerAccessor(&FabricNetwork::m_nvlinkUnit),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PcieTransferUnitBytes",
+                          "PCIe links: as NvlinkTransferUnitBytes. Where a PCIe link leads to a "
+                          "NIC the unit is also the RDMA packet the NIC sends on (no "
+                          "re-packetisation at the NIC).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetwork::m_pcieUnit),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("WatchdogStallTime",
                           "Stall time of the watchdog InstallWatchdog() starts.",
@@ -132,21 +139,27 @@ FabricNetwork::HasTransferUnit(const TopologyTier& tier)
     return tier.protocol == "nvlink" || tier.protocol == "pcie";
 }
 
+uint32_t
+FabricNetwork::GetTransferUnit(const TopologyTier& tier) const
+{
+    return tier.protocol == "nvlink" ? m_nvlinkUnit : tier.protocol == "pcie" ? m_pcieUnit : 0;
+}
+
 void
 FabricNetwork::ApplyTransferUnit(const TopologyTier& tier, FabricLinkConfig& cfg) const
 {
-    if (m_transferUnit == 0 || !HasTransferUnit(tier))
+    const uint32_t unit = GetTransferUnit(tier);
+    if (unit == 0)
     {
         return;
     }
-    if (m_transferUnit < cfg.mtu || m_transferUnit % cfg.mtu != 0 || m_transferUnit > 65535)
+    if (unit < cfg.mtu || unit % cfg.mtu != 0 || unit > 65535)
     {
-        throw std::invalid_argument("transfer_unit_bytes: expected a multiple of tier " + tier.name +
-                                    "'s mtu_bytes " + std::to_string(cfg.mtu) + " up to 65535, got " +
-                                    std::to_string(m_transferUnit));
+        throw std::invalid_argument("transfer unit of tier " + tier.name + ": expected a multiple of its mtu_bytes " +
+                                    std::to_string(cfg.mtu) + " up to 65535, got " + std::to_string(unit));
     }
     cfg.headerGranuleBytes = cfg.mtu;
-    cfg.mtu = static_cast<uint16_t>(m_transferUnit);
+    cfg.mtu = static_cast<uint16_t>(unit);
 }
 
 void

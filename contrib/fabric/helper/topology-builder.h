@@ -116,12 +116,14 @@ class FabricNetwork : public Object
 
     /// True for the tiers a transfer unit applies to (NVLink, PCIe).
     static bool HasTransferUnit(const TopologyTier& tier);
+    /// The transfer unit set for the tier's protocol (0: each link packet).
+    uint32_t GetTransferUnit(const TopologyTier& tier) const;
 
   protected:
     void DoDispose() override;
 
   private:
-    /// TransferUnitBytes on an NVLink or PCIe tier: port MTU = the unit, one
+    /// The tier's transfer unit (GetTransferUnit): port MTU = the unit, one
     /// header per tier MTU. \throws std::invalid_argument for a unit that is
     /// not a multiple of the tier's MTU.
     void ApplyTransferUnit(const TopologyTier& tier, FabricLinkConfig& cfg) const;
@@ -137,7 +139,8 @@ class FabricNetwork : public Object
     NodeContainer m_endpoints;
     NodeContainer m_switches;
     uint32_t m_ecmpSeed{0};
-    uint32_t m_transferUnit{0};
+    uint32_t m_nvlinkUnit{0}; ///< attribute NvlinkTransferUnitBytes
+    uint32_t m_pcieUnit{0};   ///< attribute PcieTransferUnitBytes
     Time m_watchdogStall;
     Ptr<FabricWatchdog> m_watchdog; ///< the last one InstallWatchdog started
 };
