@@ -82,6 +82,7 @@ void
 AnalyticChannel::DoDispose()
 {
     m_completion.Cancel();
+    m_recompute.Cancel();
     ++m_deliveryGeneration;
     m_deliveryScheduled = false;
     m_pending.clear();
@@ -408,6 +409,24 @@ AnalyticChannel::StartFlow(const AnalyticMessage& msg)
         return;
     }
     m_flows.push_back(f);
+    RatesChanged();
+}
+
+void
+AnalyticChannel::RatesChanged()
+{
+    // The flows starting now all join before the rates are worked out; the
+    // rates of an instant are those of its final set of flows (no time
+    // passes in between, so nothing else depends on the ones in between).
+    if (!m_recompute.IsRunning())
+    {
+        m_recompute = Simulator::ScheduleNow(&AnalyticChannel::RecomputeRates, this);
+    }
+}
+
+void
+AnalyticChannel::RecomputeRates()
+{
     ComputeRates();
     RescheduleCompletion();
 }
@@ -561,6 +580,7 @@ AnalyticChannel::CompleteFlows()
         }
     }
     m_flows.resize(w);
+    m_recompute.Cancel(); // done here, for every flow of this instant so far
     ComputeRates();
     RescheduleCompletion();
 }

@@ -166,6 +166,11 @@ class AnalyticChannel : public Channel
     void AdvanceFlows();
     void ComputeRates();
     void RescheduleCompletion();
+    /// Rates are recomputed once per instant, after every flow that starts
+    /// in it: an all-at-once AllToAll starts N(N-1) flows at one time, and a
+    /// max-min recomputation per start made that quadratic.
+    void RatesChanged();
+    void RecomputeRates();
     void CompleteFlows();
     uint32_t ContextOf(uint32_t device) const;
 
@@ -208,6 +213,7 @@ class AnalyticChannel : public Channel
     std::vector<Flow> m_flows;
     Time m_lastAdvance;
     EventId m_completion;
+    EventId m_recompute; ///< pending RecomputeRates of this instant
 
     TracedCallback<const AnalyticMessage&> m_sentTrace;
     TracedCallback<const AnalyticMessage&, Time> m_deliveredTrace;
