@@ -69,7 +69,6 @@ AnalyticChannel::AnalyticChannel()
       m_nextId(0),
       m_delivered(0),
       m_bytesDelivered(0),
-      m_pendingSeq(0),
       m_deliveryGeneration(0),
       m_deliveryScheduled(false),
       m_deliveryEventTicks(0)
@@ -84,7 +83,10 @@ AnalyticChannel::DoDispose()
     m_completion.Cancel();
     ++m_deliveryGeneration;
     m_deliveryScheduled = false;
-    m_pending.clear();
+    m_pending.Clear();
+    // Events still queued in the simulator keep themselves alive by its
+    // reference and find a stale generation when they run.
+    m_deliveryEvents.clear();
     m_slots.clear();
     m_freeSlots.clear();
     m_devices.clear();
@@ -231,12 +233,15 @@ AnalyticChannel::SendMessage(uint32_t src,
         m_perMessage.emplace(msg.id, std::move(onDelivered));
     }
     m_sentTrace(msg);
+    const uint64_t id = msg.id;
 
     switch (m_policy)
     {
-    case NONE:
-        ScheduleDelivery(msg, SecondsToTime(m_model->GetMessageSeconds(bytes)));
+    case NONE: {
+        const Time at = msg.sendTime + SecondsToTime(m_model->GetMessageSeconds(bytes));
+        ScheduleDelivery(std::move(msg), at);
         break;
+    }
     case ENDPOINT: {
         // Sender side now, receiver side at the arrival (arrivals from several
         // senders are served in arrival order).
@@ -259,40 +264,33 @@ AnalyticChannel::SendMessage(uint32_t src,
         StartFlow(msg);
         break;
     }
-    return msg.id;
+    return id;
 }
 
-namespace
-{
-// std heap functions build a max-heap: "later" is "less".
-struct LaterDelivery
-{
-    template <typename T>
-    bool operator()(const T& a, const T& b) const
-    {
-        return a.ticks != b.ticks ? a.ticks > b.ticks : a.seq > b.seq;
-    }
-};
-} // namespace
-
 void
-AnalyticChannel::ScheduleDelivery(const AnalyticMessage& msg, Time delay)
+AnalyticChannel::ScheduleDelivery(AnalyticMessage msg, Time deliveryTime)
 {
-    const int64_t at = (Simulator::Now() + delay).GetTimeStep();
+    const int64_t at = deliveryTime.GetTimeStep();
     uint32_t slot;
     if (m_freeSlots.empty())
     {
         slot = static_cast<uint32_t>(m_slots.size());
-        m_slots.push_back(msg);
+        m_slots.push_back(std::move(msg));
     }
     else
     {
         slot = m_freeSlots.back();
         m_freeSlots.pop_back();
-        m_slots[slot] = msg;
+        m_slots[slot] = std::move(msg);
+        if (!m_freeSlots.empty())
+        {
+            // With many messages in flight a slot is a cache miss; the next
+            // send will write this one.
+            __builtin_prefetch(&m_slots[m_freeSlots.back()], 1);
+        }
     }
-    m_pending.push_back(PendingDelivery{at, m_pendingSeq++, slot});
-    std::push_heap(m_pending.begin(), m_pending.end(), LaterDelivery());
+    const bool queued = m_pending.Push(DeliveryQueue::Entry{at, slot, ContextOf(m_slots[slot].dst)});
+    NS_ABORT_MSG_IF(!queued, "AnalyticChannel: a delivery before the last one delivered");
     if (m_deliveryScheduled && at >= m_deliveryEventTicks)
     {
         return; // the pending event comes first
@@ -301,17 +299,34 @@ AnalyticChannel::ScheduleDelivery(const AnalyticMessage& msg, Time delay)
     ScheduleNextDelivery();
 }
 
+AnalyticChannel::DeliveryEvent*
+AnalyticChannel::FreeDeliveryEvent()
+{
+    // An event the simulator no longer holds has only our reference left.
+    for (const Ptr<DeliveryEvent>& e : m_deliveryEvents)
+    {
+        if (e->GetReferenceCount() == 1)
+        {
+            return PeekPointer(e);
+        }
+    }
+    m_deliveryEvents.push_back(Create<DeliveryEvent>(this));
+    return PeekPointer(m_deliveryEvents.back());
+}
+
 void
 AnalyticChannel::ScheduleNextDelivery()
 {
-    const PendingDelivery& head = m_pending.front();
+    const DeliveryQueue::Entry& head = m_pending.Peek();
+    // Fetch the message while the simulator works its way to the event: at 1e5
+    // messages in flight reading the slot was most of the delivery's cost.
+    __builtin_prefetch(&m_slots[head.slot]);
     m_deliveryEventTicks = head.ticks;
     m_deliveryScheduled = true;
-    Simulator::ScheduleWithContext(ContextOf(m_slots[head.slot].dst),
-                                   Time(head.ticks) - Simulator::Now(),
-                                   &AnalyticChannel::DeliverNext,
-                                   this,
-                                   m_deliveryGeneration);
+    DeliveryEvent* event = FreeDeliveryEvent();
+    event->SetGeneration(m_deliveryGeneration);
+    event->Ref(); // the simulator's reference, released after the event ran
+    Simulator::ScheduleWithContext(head.context, Time(head.ticks) - Simulator::Now(), event);
 }
 
 void
@@ -324,21 +339,25 @@ AnalyticChannel::DeliverNext(uint64_t generation)
     m_deliveryScheduled = false;
     // Deliver every message due now in this context (equal sizes finish together
     // in a collective step): one simulator event for all of them.
-    const int64_t now = Simulator::Now().GetTimeStep();
     const uint32_t context = Simulator::GetContext();
+    const DeliveryQueue::Entry* due;
     do
     {
-        std::pop_heap(m_pending.begin(), m_pending.end(), LaterDelivery());
-        const uint32_t slot = m_pending.back().slot;
-        m_pending.pop_back();
+        const uint32_t slot = m_pending.Pop().slot;
+        // A copy, not a reference: the callbacks in Deliver may send, and so
+        // grow m_slots.
         AnalyticMessage msg = m_slots[slot];
-        m_slots[slot].packet = nullptr;
+        if (msg.packet)
+        {
+            m_slots[slot].packet = nullptr;
+        }
         m_freeSlots.push_back(slot);
-        // The callbacks in Deliver may send, and so schedule, again.
         Deliver(msg);
-    } while (!m_deliveryScheduled && !m_pending.empty() && m_pending.front().ticks == now &&
-             ContextOf(m_slots[m_pending.front().slot].dst) == context);
-    if (!m_pending.empty() && !m_deliveryScheduled)
+        // Entries due now come next in the queue; the context rides along in
+        // the entry so that this test reads no message.
+        due = m_pending.DueNow();
+    } while (!m_deliveryScheduled && due && due->context == context);
+    if (!m_pending.Empty() && !m_deliveryScheduled)
     {
         ScheduleNextDelivery();
     }
@@ -353,7 +372,7 @@ AnalyticChannel::EndpointArrive(AnalyticMessage msg, EndpointTiming t)
     r.rxNicFree = streamEnd;
     const Time delivery = std::max(streamEnd, r.rxCpuFree) + SecondsToTime(t.receiverCpuSeconds);
     r.rxCpuFree = delivery;
-    ScheduleDelivery(msg, delivery - now);
+    ScheduleDelivery(std::move(msg), delivery);
 }
 
 void
@@ -404,7 +423,7 @@ AnalyticChannel::StartFlow(const AnalyticMessage& msg)
     }
     if (msg.bytes == 0 || (std::isinf(f.cap) && (!f.route || f.route->links.empty())))
     {
-        ScheduleDelivery(msg, SecondsToTime(f.latencySeconds));
+        ScheduleDelivery(msg, Simulator::Now() + SecondsToTime(f.latencySeconds));
         return;
     }
     m_flows.push_back(f);
@@ -549,7 +568,7 @@ AnalyticChannel::CompleteFlows()
         Flow& f = m_flows[i];
         if (f.remaining <= f.rate * tick)
         {
-            ScheduleDelivery(f.msg, SecondsToTime(f.latencySeconds));
+            ScheduleDelivery(f.msg, Simulator::Now() + SecondsToTime(f.latencySeconds));
         }
         else
         {
