@@ -69,6 +69,7 @@ AnalyticChannel::AnalyticChannel()
       m_nextId(0),
       m_delivered(0),
       m_bytesDelivered(0),
+      m_slotCount(0),
       m_deliveryGeneration(0),
       m_deliveryScheduled(false),
       m_deliveryEventTicks(0)
@@ -87,7 +88,8 @@ AnalyticChannel::DoDispose()
     // Events still queued in the simulator keep themselves alive by its
     // reference and find a stale generation when they run.
     m_deliveryEvents.clear();
-    m_slots.clear();
+    m_slotChunks.clear();
+    m_slotCount = 0;
     m_freeSlots.clear();
     m_devices.clear();
     m_contexts.clear();
@@ -267,36 +269,43 @@ AnalyticChannel::SendMessage(uint32_t src,
     return id;
 }
 
-void
-AnalyticChannel::ScheduleDelivery(AnalyticMessage msg, Time deliveryTime)
+uint32_t
+AnalyticChannel::NewSlot()
 {
-    const int64_t at = deliveryTime.GetTimeStep();
-    uint32_t slot;
-    if (m_freeSlots.empty())
+    if (!m_freeSlots.empty())
     {
-        slot = static_cast<uint32_t>(m_slots.size());
-        m_slots.push_back(std::move(msg));
-    }
-    else
-    {
-        slot = m_freeSlots.back();
+        const uint32_t slot = m_freeSlots.back();
         m_freeSlots.pop_back();
-        m_slots[slot] = std::move(msg);
         if (!m_freeSlots.empty())
         {
             // With many messages in flight a slot is a cache miss; the next
             // send will write this one.
-            __builtin_prefetch(&m_slots[m_freeSlots.back()], 1);
+            __builtin_prefetch(&Slot(m_freeSlots.back()), 1);
         }
+        return slot;
     }
-    const bool queued = m_pending.Push(DeliveryQueue::Entry{at, slot, ContextOf(m_slots[slot].dst)});
+    if ((m_slotCount >> kSlotChunkBits) == m_slotChunks.size())
+    {
+        m_slotChunks.emplace_back(new AnalyticMessage[std::size_t(1) << kSlotChunkBits]);
+    }
+    return m_slotCount++;
+}
+
+void
+AnalyticChannel::ScheduleDelivery(AnalyticMessage msg, Time deliveryTime)
+{
+    const int64_t at = deliveryTime.GetTimeStep();
+    const uint32_t slot = NewSlot();
+    const uint32_t context = ContextOf(msg.dst);
+    Slot(slot) = std::move(msg);
+    const bool queued = m_pending.Push(DeliveryQueue::Entry{at, slot, context});
     NS_ABORT_MSG_IF(!queued, "AnalyticChannel: a delivery before the last one delivered");
     if (m_deliveryScheduled && at >= m_deliveryEventTicks)
     {
         return; // the pending event comes first
     }
     ++m_deliveryGeneration;
-    ScheduleNextDelivery();
+    ScheduleNextDelivery(Simulator::Now());
 }
 
 AnalyticChannel::DeliveryEvent*
@@ -315,18 +324,18 @@ AnalyticChannel::FreeDeliveryEvent()
 }
 
 void
-AnalyticChannel::ScheduleNextDelivery()
+AnalyticChannel::ScheduleNextDelivery(Time now)
 {
     const DeliveryQueue::Entry& head = m_pending.Peek();
     // Fetch the message while the simulator works its way to the event: at 1e5
     // messages in flight reading the slot was most of the delivery's cost.
-    __builtin_prefetch(&m_slots[head.slot]);
+    __builtin_prefetch(&Slot(head.slot));
     m_deliveryEventTicks = head.ticks;
     m_deliveryScheduled = true;
     DeliveryEvent* event = FreeDeliveryEvent();
     event->SetGeneration(m_deliveryGeneration);
     event->Ref(); // the simulator's reference, released after the event ran
-    Simulator::ScheduleWithContext(head.context, Time(head.ticks) - Simulator::Now(), event);
+    Simulator::ScheduleWithContext(head.context, Time(head.ticks) - now, event);
 }
 
 void
@@ -341,25 +350,26 @@ AnalyticChannel::DeliverNext(uint64_t generation)
     // in a collective step): one simulator event for all of them.
     const uint32_t context = Simulator::GetContext();
     const DeliveryQueue::Entry* due;
+    Time now;
     do
     {
-        const uint32_t slot = m_pending.Pop().slot;
-        // A copy, not a reference: the callbacks in Deliver may send, and so
-        // grow m_slots.
-        AnalyticMessage msg = m_slots[slot];
+        const DeliveryQueue::Entry e = m_pending.Pop();
+        now = Time(e.ticks);
+        // By reference: slots never move, and this one is reused only after.
+        AnalyticMessage& msg = Slot(e.slot);
+        Deliver(msg, now);
         if (msg.packet)
         {
-            m_slots[slot].packet = nullptr;
+            msg.packet = nullptr;
         }
-        m_freeSlots.push_back(slot);
-        Deliver(msg);
+        m_freeSlots.push_back(e.slot);
         // Entries due now come next in the queue; the context rides along in
         // the entry so that this test reads no message.
         due = m_pending.DueNow();
     } while (!m_deliveryScheduled && due && due->context == context);
     if (!m_pending.Empty() && !m_deliveryScheduled)
     {
-        ScheduleNextDelivery();
+        ScheduleNextDelivery(now);
     }
 }
 
@@ -376,13 +386,16 @@ AnalyticChannel::EndpointArrive(AnalyticMessage msg, EndpointTiming t)
 }
 
 void
-AnalyticChannel::Deliver(AnalyticMessage& msg)
+AnalyticChannel::Deliver(AnalyticMessage& msg, Time now)
 {
-    msg.deliveryTime = Simulator::Now();
+    msg.deliveryTime = now;
     ++m_delivered;
     m_bytesDelivered += msg.bytes;
     m_deliveredTrace(msg, msg.deliveryTime - msg.sendTime);
-    m_devices[msg.dst]->Receive(msg);
+    if (msg.packet)
+    {
+        m_devices[msg.dst]->Receive(msg); // a device has nothing to do without a packet
+    }
     if (m_deliveryCallback)
     {
         m_deliveryCallback(msg);

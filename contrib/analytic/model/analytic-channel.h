@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -161,7 +162,8 @@ class AnalyticChannel : public Channel
 
     /// Queues \p msg for delivery at the absolute time \p deliveryTime.
     void ScheduleDelivery(AnalyticMessage msg, Time deliveryTime);
-    void ScheduleNextDelivery();
+    /// Schedules the event for the queue's next delivery; \p now is the clock.
+    void ScheduleNextDelivery(Time now);
     void DeliverNext(uint64_t generation);
 
     /// The simulator event that calls DeliverNext. One is reused for every
@@ -193,7 +195,8 @@ class AnalyticChannel : public Channel
     };
 
     DeliveryEvent* FreeDeliveryEvent();
-    void Deliver(AnalyticMessage& msg);
+    /// Delivers \p msg now (the simulator's clock \p now).
+    void Deliver(AnalyticMessage& msg, Time now);
     void EndpointArrive(AnalyticMessage msg, EndpointTiming timing);
     void StartFlow(const AnalyticMessage& msg);
     void AdvanceFlows();
@@ -217,8 +220,20 @@ class AnalyticChannel : public Channel
     // context: the simulator's map then holds one entry per channel instead of
     // one per message in flight (8x faster at 1e5 messages in flight).
     DeliveryQueue m_pending;
-    std::vector<AnalyticMessage> m_slots; // messages waiting for delivery
+    // Messages waiting for delivery, in chunks that never move: a message is
+    // delivered from its slot by reference while the callbacks may send, and so
+    // add slots.
+    static constexpr uint32_t kSlotChunkBits = 10;
+    std::vector<std::unique_ptr<AnalyticMessage[]>> m_slotChunks;
+    uint32_t m_slotCount;
     std::vector<uint32_t> m_freeSlots;
+
+    AnalyticMessage& Slot(uint32_t slot)
+    {
+        return m_slotChunks[slot >> kSlotChunkBits][slot & ((1u << kSlotChunkBits) - 1)];
+    }
+
+    uint32_t NewSlot();
     // ScheduleWithContext returns no EventId: a superseded event is recognised by
     // its generation and ignored.
     uint64_t m_deliveryGeneration;

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <random>
 
 using namespace ns3;
 
@@ -196,4 +197,46 @@ TEST(FastPath, ConstantBetaTimeIsBitIdenticalToTheBareFormula)
     {
         EXPECT_EQ(m->TimeSeconds(n), 5e-6 + static_cast<double>(n) * invBeta);
     }
+}
+
+TEST(FastPath, SecondsToTimeRoundsAsLlround)
+{
+    // SecondsToTime rounds inline instead of calling std::llround; the tick
+    // counts must be the same, halves included (away from zero), for small and
+    // large, positive and negative durations. The test main runs at 1 ps.
+    const double ticksPerSecond = 1e12;
+    std::mt19937_64 rng(11);
+    int halves = 0;
+    for (int i = 0; i < 2000000; ++i)
+    {
+        double seconds;
+        switch (i % 4)
+        {
+        case 0: // around k + 1/2 ticks
+            seconds = (static_cast<double>(rng() % 100000000) + 0.5) / ticksPerSecond;
+            seconds = i % 8 == 0 ? std::nextafter(seconds, 1.0) : seconds;
+            break;
+        case 1: // any duration up to 1000 s
+            seconds = std::ldexp(static_cast<double>(rng() >> 11), -53) * 1000;
+            break;
+        case 2: // up to the Time range, where every tick count is an integer
+            seconds = std::ldexp(static_cast<double>(rng() >> 11), -53) * 9.1e6;
+            break;
+        default: // negative
+            seconds = -std::ldexp(static_cast<double>(rng() >> 11), -53) * 1e-3;
+            break;
+        }
+        const double ticks = seconds * ticksPerSecond;
+        halves += std::fabs(ticks - std::trunc(ticks)) == 0.5;
+        ASSERT_EQ(SecondsToTime(seconds).GetTimeStep(), std::llround(ticks)) << seconds << " s";
+    }
+    EXPECT_GT(halves, 1000); // exact halves did occur
+    for (double t : {0.5, 1.5, 2.5, -0.5, -1.5, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5,
+                     4503599627370497.0, 0.0, -0.0})
+    {
+        EXPECT_EQ(SecondsToTime(t / ticksPerSecond).GetTimeStep(), std::llround((t / ticksPerSecond) * ticksPerSecond))
+            << t << " ticks";
+    }
+    EXPECT_THROW(SecondsToTime(1e7), std::exception);
+    EXPECT_THROW(SecondsToTime(std::nan("")), std::exception);
 }
