@@ -222,12 +222,17 @@ AnalyticChannel::SendMessage(uint32_t src,
                     "AnalyticChannel::SendMessage: device " << src << " -> " << dst << " on a channel of "
                                                             << m_devices.size() << " devices");
     NS_ABORT_MSG_IF(!m_model, "AnalyticChannel: no Model set");
-    AnalyticMessage msg;
+    // The pure algebra writes the message straight into the slot it waits in
+    // (no copy per message); the other policies hold it elsewhere first.
+    AnalyticMessage local;
+    const uint32_t slot = m_policy == NONE ? NewSlot() : 0;
+    AnalyticMessage& msg = m_policy == NONE ? Slot(slot) : local;
     msg.id = m_nextId++;
     msg.src = src;
     msg.dst = dst;
     msg.bytes = bytes;
     msg.sendTime = Simulator::Now();
+    msg.deliveryTime = Time();
     msg.packet = std::move(packet);
     msg.protocol = protocol;
     if (onDelivered)
@@ -240,8 +245,18 @@ AnalyticChannel::SendMessage(uint32_t src,
     switch (m_policy)
     {
     case NONE: {
-        const Time at = msg.sendTime + SecondsToTime(m_model->GetMessageSeconds(bytes));
-        ScheduleDelivery(std::move(msg), at);
+        Time took;
+        try
+        {
+            took = SecondsToTime(m_model->GetMessageSeconds(bytes));
+        }
+        catch (...)
+        {
+            msg.packet = nullptr;
+            m_freeSlots.push_back(slot);
+            throw;
+        }
+        QueueSlot(slot, msg.sendTime + took);
         break;
     }
     case ENDPOINT: {
@@ -294,11 +309,16 @@ AnalyticChannel::NewSlot()
 void
 AnalyticChannel::ScheduleDelivery(AnalyticMessage msg, Time deliveryTime)
 {
-    const int64_t at = deliveryTime.GetTimeStep();
     const uint32_t slot = NewSlot();
-    const uint32_t context = ContextOf(msg.dst);
     Slot(slot) = std::move(msg);
-    const bool queued = m_pending.Push(DeliveryQueue::Entry{at, slot, context});
+    QueueSlot(slot, deliveryTime);
+}
+
+void
+AnalyticChannel::QueueSlot(uint32_t slot, Time deliveryTime)
+{
+    const int64_t at = deliveryTime.GetTimeStep();
+    const bool queued = m_pending.Push(DeliveryQueue::Entry{at, slot, ContextOf(Slot(slot).dst)});
     NS_ABORT_MSG_IF(!queued, "AnalyticChannel: a delivery before the last one delivered");
     if (m_deliveryScheduled && at >= m_deliveryEventTicks)
     {

@@ -162,6 +162,8 @@ class AnalyticChannel : public Channel
 
     /// Queues \p msg for delivery at the absolute time \p deliveryTime.
     void ScheduleDelivery(AnalyticMessage msg, Time deliveryTime);
+    /// Queues the message already in \p slot for delivery at \p deliveryTime.
+    void QueueSlot(uint32_t slot, Time deliveryTime);
     /// Schedules the event for the queue's next delivery; \p now is the clock.
     void ScheduleNextDelivery(Time now);
     void DeliverNext(uint64_t generation);
