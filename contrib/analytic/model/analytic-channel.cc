@@ -239,7 +239,10 @@ AnalyticChannel::SendMessage(uint32_t src,
     {
         m_perMessage.emplace(msg.id, std::move(onDelivered));
     }
-    m_sentTrace(msg);
+    if (!m_sentTrace.IsEmpty())
+    {
+        m_sentTrace(msg);
+    }
     const uint64_t id = msg.id;
 
     switch (m_policy)
@@ -256,7 +259,7 @@ AnalyticChannel::SendMessage(uint32_t src,
             m_freeSlots.push_back(slot);
             throw;
         }
-        QueueSlot(slot, msg.sendTime + took);
+        QueueSlot(slot, msg.sendTime + took, msg.sendTime);
         break;
     }
     case ENDPOINT: {
@@ -311,11 +314,11 @@ AnalyticChannel::ScheduleDelivery(AnalyticMessage msg, Time deliveryTime)
 {
     const uint32_t slot = NewSlot();
     Slot(slot) = std::move(msg);
-    QueueSlot(slot, deliveryTime);
+    QueueSlot(slot, deliveryTime, Simulator::Now());
 }
 
 void
-AnalyticChannel::QueueSlot(uint32_t slot, Time deliveryTime)
+AnalyticChannel::QueueSlot(uint32_t slot, Time deliveryTime, Time now)
 {
     const int64_t at = deliveryTime.GetTimeStep();
     const bool queued = m_pending.Push(DeliveryQueue::Entry{at, slot, ContextOf(Slot(slot).dst)});
@@ -325,7 +328,7 @@ AnalyticChannel::QueueSlot(uint32_t slot, Time deliveryTime)
         return; // the pending event comes first
     }
     ++m_deliveryGeneration;
-    ScheduleNextDelivery(Simulator::Now());
+    ScheduleNextDelivery(now);
 }
 
 AnalyticChannel::DeliveryEvent*
@@ -411,7 +414,10 @@ AnalyticChannel::Deliver(AnalyticMessage& msg, Time now)
     msg.deliveryTime = now;
     ++m_delivered;
     m_bytesDelivered += msg.bytes;
-    m_deliveredTrace(msg, msg.deliveryTime - msg.sendTime);
+    if (!m_deliveredTrace.IsEmpty())
+    {
+        m_deliveredTrace(msg, msg.deliveryTime - msg.sendTime);
+    }
     if (msg.packet)
     {
         m_devices[msg.dst]->Receive(msg); // a device has nothing to do without a packet

@@ -162,8 +162,9 @@ class AnalyticChannel : public Channel
 
     /// Queues \p msg for delivery at the absolute time \p deliveryTime.
     void ScheduleDelivery(AnalyticMessage msg, Time deliveryTime);
-    /// Queues the message already in \p slot for delivery at \p deliveryTime.
-    void QueueSlot(uint32_t slot, Time deliveryTime);
+    /// Queues the message already in \p slot for delivery at \p deliveryTime;
+    /// \p now is the clock.
+    void QueueSlot(uint32_t slot, Time deliveryTime, Time now);
     /// Schedules the event for the queue's next delivery; \p now is the clock.
     void ScheduleNextDelivery(Time now);
     void DeliverNext(uint64_t generation);
