@@ -71,8 +71,10 @@ class AlphaBetaModel : public AnalyticModel
 
     // --- The configured model ---
 
-    /// T(n) in seconds: the fast path (>= 1e8 evaluations per second, see
-    /// benchmarks/analytic-bench.cc).
+    /// T(n) in seconds: the fast path (inline, no libm call, no branch on the
+    /// protocol band; about 1e8 evaluations per second with the protocol switch
+    /// and the S-curve on, 1/8 to 1/6 of the bare formula's rate: see
+    /// benchmarks/analytic-bench.cc and the doc's Performance section).
     double TimeSeconds(uint64_t bytes) const
     {
         return AlphaSeconds(bytes) + TransferSeconds(static_cast<double>(bytes));
