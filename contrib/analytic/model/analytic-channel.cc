@@ -259,7 +259,7 @@ AnalyticChannel::SendMessage(uint32_t src,
             m_freeSlots.push_back(slot);
             throw;
         }
-        QueueSlot(slot, msg.sendTime + took, msg.sendTime);
+        QueueSlot(slot, dst, msg.sendTime + took, msg.sendTime);
         break;
     }
     case ENDPOINT: {
@@ -294,17 +294,19 @@ AnalyticChannel::NewSlot()
     {
         const uint32_t slot = m_freeSlots.back();
         m_freeSlots.pop_back();
-        if (!m_freeSlots.empty())
+        // With many messages in flight a reused slot is a cache miss; fetch the
+        // one the eighth send from now will write (a send takes less than a
+        // memory access).
+        constexpr std::size_t kAhead = 8;
+        if (m_freeSlots.size() >= kAhead)
         {
-            // With many messages in flight a slot is a cache miss; the next
-            // send will write this one.
-            __builtin_prefetch(&Slot(m_freeSlots.back()), 1);
+            __builtin_prefetch(&Slot(m_freeSlots[m_freeSlots.size() - kAhead]), 1);
         }
         return slot;
     }
     if ((m_slotCount >> kSlotChunkBits) == m_slotChunks.size())
     {
-        m_slotChunks.emplace_back(new AnalyticMessage[std::size_t(1) << kSlotChunkBits]);
+        m_slotChunks.emplace_back(new SlotCell[std::size_t(1) << kSlotChunkBits]);
     }
     return m_slotCount++;
 }
@@ -313,15 +315,16 @@ void
 AnalyticChannel::ScheduleDelivery(AnalyticMessage msg, Time deliveryTime)
 {
     const uint32_t slot = NewSlot();
+    const uint32_t dst = msg.dst;
     Slot(slot) = std::move(msg);
-    QueueSlot(slot, deliveryTime, Simulator::Now());
+    QueueSlot(slot, dst, deliveryTime, Simulator::Now());
 }
 
 void
-AnalyticChannel::QueueSlot(uint32_t slot, Time deliveryTime, Time now)
+AnalyticChannel::QueueSlot(uint32_t slot, uint32_t dst, Time deliveryTime, Time now)
 {
     const int64_t at = deliveryTime.GetTimeStep();
-    const bool queued = m_pending.Push(DeliveryQueue::Entry{at, slot, ContextOf(Slot(slot).dst)});
+    const bool queued = m_pending.Push(DeliveryQueue::Entry{at, slot, ContextOf(dst)});
     NS_ABORT_MSG_IF(!queued, "AnalyticChannel: a delivery before the last one delivered");
     if (m_deliveryScheduled && at >= m_deliveryEventTicks)
     {
