@@ -218,10 +218,15 @@ AlphaBetaModel::Update()
         {
             m_alphaLevel[0] = m_alphaLevel[1];
         }
+        // Band 2 starts at n2, or at n1 if n1 > n2 (then n < n1 is eager and
+        // n >= n1 pipelined, as ProtocolAlpha's comparisons in that order say).
+        m_bandLimit[0] = m_eagerLimit;
+        m_bandLimit[1] = std::max(m_eagerLimit, m_rendezvousLimit);
     }
     else
     {
         m_alphaLevel[0] = m_alphaLevel[1] = m_alphaLevel[2] = sw + TimeToSeconds(m_alpha);
+        m_bandLimit[0] = m_bandLimit[1] = std::numeric_limits<uint64_t>::max();
     }
     const double link = BytesPerSecond(m_beta);
     m_betaMax = m_multiResource

@@ -16,6 +16,7 @@
 #define HOCKNEY_ALPHA_BETA_MODEL_H
 
 #include "analytic-model.h"
+#include "s-curve-fraction.h"
 
 #include "ns3/data-rate.h"
 
@@ -70,8 +71,10 @@ class AlphaBetaModel : public AnalyticModel
 
     // --- The configured model ---
 
-    /// T(n) in seconds: the fast path (>= 1e8 evaluations per second, see
-    /// benchmarks/analytic-bench.cc).
+    /// T(n) in seconds: the fast path (inline, no libm call, no branch on the
+    /// protocol band; about 1e8 evaluations per second with the protocol switch
+    /// and the S-curve on, 1/8 to 1/6 of the bare formula's rate: see
+    /// benchmarks/analytic-bench.cc and the doc's Performance section).
     double TimeSeconds(uint64_t bytes) const
     {
         return AlphaSeconds(bytes) + TransferSeconds(static_cast<double>(bytes));
@@ -86,12 +89,11 @@ class AlphaBetaModel : public AnalyticModel
     /// alpha(n): constant Alpha or the protocol step, plus the software overhead.
     double AlphaSeconds(uint64_t bytes) const
     {
-        if (!m_protocolSwitch)
-        {
-            return m_alphaLevel[0];
-        }
-        return bytes < m_eagerLimit ? m_alphaLevel[0]
-                                    : (bytes < m_rendezvousLimit ? m_alphaLevel[1] : m_alphaLevel[2]);
+        // The band index as a sum of comparisons, not branches: sizes from a
+        // workload cross n1 and n2 unpredictably (a mispredicted branch cost
+        // about a quarter of an evaluation). With the switch off both limits
+        // are UINT64_MAX and the three levels equal.
+        return m_alphaLevel[(bytes >= m_bandLimit[0]) + (bytes >= m_bandLimit[1])];
     }
 
     Time GetAlpha(uint64_t bytes) const
@@ -111,8 +113,9 @@ class AlphaBetaModel : public AnalyticModel
         {
             return m_n0 * m_invBetaMax;
         }
-        // n / (beta_max (1 - e^{-x})); expm1 keeps precision for n << n0.
-        return bytes * m_invBetaMax / -std::expm1(-x);
+        // n / (beta_max (1 - e^{-x})); SCurveFraction keeps precision for n << n0
+        // as expm1 does, inline (within 1 ulp of -std::expm1(-x)).
+        return bytes * m_invBetaMax / SCurveFraction(x);
     }
 
     /// beta(n) in bytes per second (beta_max when the S-curve is off).
@@ -212,6 +215,7 @@ class AlphaBetaModel : public AnalyticModel
 
     // Cached for the fast path
     double m_alphaLevel[3]; // eager (or constant), rendezvous, pipeline; incl. software overhead
+    uint64_t m_bandLimit[2]; // first size of band 1 and of band 2 (UINT64_MAX: no such band)
     double m_betaMax;       // bytes/s
     double m_invBetaMax;
     double m_n0;

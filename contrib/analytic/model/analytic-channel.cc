@@ -69,7 +69,7 @@ AnalyticChannel::AnalyticChannel()
       m_nextId(0),
       m_delivered(0),
       m_bytesDelivered(0),
-      m_pendingSeq(0),
+      m_slotCount(0),
       m_deliveryGeneration(0),
       m_deliveryScheduled(false),
       m_deliveryEventTicks(0)
@@ -85,8 +85,12 @@ AnalyticChannel::DoDispose()
     m_recompute.Cancel();
     ++m_deliveryGeneration;
     m_deliveryScheduled = false;
-    m_pending.clear();
-    m_slots.clear();
+    m_pending.Clear();
+    // Events still queued in the simulator keep themselves alive by its
+    // reference and find a stale generation when they run.
+    m_deliveryEvents.clear();
+    m_slotChunks.clear();
+    m_slotCount = 0;
     m_freeSlots.clear();
     m_devices.clear();
     m_contexts.clear();
@@ -219,25 +223,46 @@ AnalyticChannel::SendMessage(uint32_t src,
                     "AnalyticChannel::SendMessage: device " << src << " -> " << dst << " on a channel of "
                                                             << m_devices.size() << " devices");
     NS_ABORT_MSG_IF(!m_model, "AnalyticChannel: no Model set");
-    AnalyticMessage msg;
+    // The pure algebra writes the message straight into the slot it waits in
+    // (no copy per message); the other policies hold it elsewhere first.
+    AnalyticMessage local;
+    const uint32_t slot = m_policy == NONE ? NewSlot() : 0;
+    AnalyticMessage& msg = m_policy == NONE ? Slot(slot) : local;
     msg.id = m_nextId++;
     msg.src = src;
     msg.dst = dst;
     msg.bytes = bytes;
     msg.sendTime = Simulator::Now();
+    msg.deliveryTime = Time();
     msg.packet = std::move(packet);
     msg.protocol = protocol;
     if (onDelivered)
     {
         m_perMessage.emplace(msg.id, std::move(onDelivered));
     }
-    m_sentTrace(msg);
+    if (!m_sentTrace.IsEmpty())
+    {
+        m_sentTrace(msg);
+    }
+    const uint64_t id = msg.id;
 
     switch (m_policy)
     {
-    case NONE:
-        ScheduleDelivery(msg, SecondsToTime(m_model->GetMessageSeconds(bytes)));
+    case NONE: {
+        Time took;
+        try
+        {
+            took = SecondsToTime(m_model->GetMessageSeconds(bytes));
+        }
+        catch (...)
+        {
+            msg.packet = nullptr;
+            m_freeSlots.push_back(slot);
+            throw;
+        }
+        QueueSlot(slot, dst, msg.sendTime + took, msg.sendTime);
         break;
+    }
     case ENDPOINT: {
         // Sender side now, receiver side at the arrival (arrivals from several
         // senders are served in arrival order).
@@ -260,59 +285,84 @@ AnalyticChannel::SendMessage(uint32_t src,
         StartFlow(msg);
         break;
     }
-    return msg.id;
+    return id;
 }
 
-namespace
+uint32_t
+AnalyticChannel::NewSlot()
 {
-// std heap functions build a max-heap: "later" is "less".
-struct LaterDelivery
-{
-    template <typename T>
-    bool operator()(const T& a, const T& b) const
+    if (!m_freeSlots.empty())
     {
-        return a.ticks != b.ticks ? a.ticks > b.ticks : a.seq > b.seq;
+        const uint32_t slot = m_freeSlots.back();
+        m_freeSlots.pop_back();
+        // With many messages in flight a reused slot is a cache miss; fetch the
+        // one the eighth send from now will write (a send takes less than a
+        // memory access).
+        constexpr std::size_t kAhead = 8;
+        if (m_freeSlots.size() >= kAhead)
+        {
+            __builtin_prefetch(&Slot(m_freeSlots[m_freeSlots.size() - kAhead]), 1);
+        }
+        return slot;
     }
-};
-} // namespace
+    if ((m_slotCount >> kSlotChunkBits) == m_slotChunks.size())
+    {
+        m_slotChunks.emplace_back(new SlotCell[std::size_t(1) << kSlotChunkBits]);
+    }
+    return m_slotCount++;
+}
 
 void
-AnalyticChannel::ScheduleDelivery(const AnalyticMessage& msg, Time delay)
+AnalyticChannel::ScheduleDelivery(AnalyticMessage msg, Time deliveryTime)
 {
-    const int64_t at = (Simulator::Now() + delay).GetTimeStep();
-    uint32_t slot;
-    if (m_freeSlots.empty())
-    {
-        slot = static_cast<uint32_t>(m_slots.size());
-        m_slots.push_back(msg);
-    }
-    else
-    {
-        slot = m_freeSlots.back();
-        m_freeSlots.pop_back();
-        m_slots[slot] = msg;
-    }
-    m_pending.push_back(PendingDelivery{at, m_pendingSeq++, slot});
-    std::push_heap(m_pending.begin(), m_pending.end(), LaterDelivery());
+    const uint32_t slot = NewSlot();
+    const uint32_t dst = msg.dst;
+    Slot(slot) = std::move(msg);
+    QueueSlot(slot, dst, deliveryTime, Simulator::Now());
+}
+
+void
+AnalyticChannel::QueueSlot(uint32_t slot, uint32_t dst, Time deliveryTime, Time now)
+{
+    const int64_t at = deliveryTime.GetTimeStep();
+    const bool queued = m_pending.Push(DeliveryQueue::Entry{at, slot, ContextOf(dst)});
+    NS_ABORT_MSG_IF(!queued, "AnalyticChannel: a delivery before the last one delivered");
     if (m_deliveryScheduled && at >= m_deliveryEventTicks)
     {
         return; // the pending event comes first
     }
     ++m_deliveryGeneration;
-    ScheduleNextDelivery();
+    ScheduleNextDelivery(now);
+}
+
+AnalyticChannel::DeliveryEvent*
+AnalyticChannel::FreeDeliveryEvent()
+{
+    // An event the simulator no longer holds has only our reference left.
+    for (const Ptr<DeliveryEvent>& e : m_deliveryEvents)
+    {
+        if (e->GetReferenceCount() == 1)
+        {
+            return PeekPointer(e);
+        }
+    }
+    m_deliveryEvents.push_back(Create<DeliveryEvent>(this));
+    return PeekPointer(m_deliveryEvents.back());
 }
 
 void
-AnalyticChannel::ScheduleNextDelivery()
+AnalyticChannel::ScheduleNextDelivery(Time now)
 {
-    const PendingDelivery& head = m_pending.front();
+    const DeliveryQueue::Entry& head = m_pending.Peek();
+    // Fetch the message while the simulator works its way to the event: at 1e5
+    // messages in flight reading the slot was most of the delivery's cost.
+    __builtin_prefetch(&Slot(head.slot));
     m_deliveryEventTicks = head.ticks;
     m_deliveryScheduled = true;
-    Simulator::ScheduleWithContext(ContextOf(m_slots[head.slot].dst),
-                                   Time(head.ticks) - Simulator::Now(),
-                                   &AnalyticChannel::DeliverNext,
-                                   this,
-                                   m_deliveryGeneration);
+    DeliveryEvent* event = FreeDeliveryEvent();
+    event->SetGeneration(m_deliveryGeneration);
+    event->Ref(); // the simulator's reference, released after the event ran
+    Simulator::ScheduleWithContext(head.context, Time(head.ticks) - now, event);
 }
 
 void
@@ -325,23 +375,28 @@ AnalyticChannel::DeliverNext(uint64_t generation)
     m_deliveryScheduled = false;
     // Deliver every message due now in this context (equal sizes finish together
     // in a collective step): one simulator event for all of them.
-    const int64_t now = Simulator::Now().GetTimeStep();
     const uint32_t context = Simulator::GetContext();
+    const DeliveryQueue::Entry* due;
+    Time now;
     do
     {
-        std::pop_heap(m_pending.begin(), m_pending.end(), LaterDelivery());
-        const uint32_t slot = m_pending.back().slot;
-        m_pending.pop_back();
-        AnalyticMessage msg = m_slots[slot];
-        m_slots[slot].packet = nullptr;
-        m_freeSlots.push_back(slot);
-        // The callbacks in Deliver may send, and so schedule, again.
-        Deliver(msg);
-    } while (!m_deliveryScheduled && !m_pending.empty() && m_pending.front().ticks == now &&
-             ContextOf(m_slots[m_pending.front().slot].dst) == context);
-    if (!m_pending.empty() && !m_deliveryScheduled)
+        const DeliveryQueue::Entry e = m_pending.Pop();
+        now = Time(e.ticks);
+        // By reference: slots never move, and this one is reused only after.
+        AnalyticMessage& msg = Slot(e.slot);
+        Deliver(msg, now);
+        if (msg.packet)
+        {
+            msg.packet = nullptr;
+        }
+        m_freeSlots.push_back(e.slot);
+        // Entries due now come next in the queue; the context rides along in
+        // the entry so that this test reads no message.
+        due = m_pending.DueNow();
+    } while (!m_deliveryScheduled && due && due->context == context);
+    if (!m_pending.Empty() && !m_deliveryScheduled)
     {
-        ScheduleNextDelivery();
+        ScheduleNextDelivery(now);
     }
 }
 
@@ -354,17 +409,23 @@ AnalyticChannel::EndpointArrive(AnalyticMessage msg, EndpointTiming t)
     r.rxNicFree = streamEnd;
     const Time delivery = std::max(streamEnd, r.rxCpuFree) + SecondsToTime(t.receiverCpuSeconds);
     r.rxCpuFree = delivery;
-    ScheduleDelivery(msg, delivery - now);
+    ScheduleDelivery(std::move(msg), delivery);
 }
 
 void
-AnalyticChannel::Deliver(AnalyticMessage& msg)
+AnalyticChannel::Deliver(AnalyticMessage& msg, Time now)
 {
-    msg.deliveryTime = Simulator::Now();
+    msg.deliveryTime = now;
     ++m_delivered;
     m_bytesDelivered += msg.bytes;
-    m_deliveredTrace(msg, msg.deliveryTime - msg.sendTime);
-    m_devices[msg.dst]->Receive(msg);
+    if (!m_deliveredTrace.IsEmpty())
+    {
+        m_deliveredTrace(msg, msg.deliveryTime - msg.sendTime);
+    }
+    if (msg.packet)
+    {
+        m_devices[msg.dst]->Receive(msg); // a device has nothing to do without a packet
+    }
     if (m_deliveryCallback)
     {
         m_deliveryCallback(msg);
@@ -405,7 +466,7 @@ AnalyticChannel::StartFlow(const AnalyticMessage& msg)
     }
     if (msg.bytes == 0 || (std::isinf(f.cap) && (!f.route || f.route->links.empty())))
     {
-        ScheduleDelivery(msg, SecondsToTime(f.latencySeconds));
+        ScheduleDelivery(msg, Simulator::Now() + SecondsToTime(f.latencySeconds));
         return;
     }
     m_flows.push_back(f);
@@ -568,7 +629,7 @@ AnalyticChannel::CompleteFlows()
         Flow& f = m_flows[i];
         if (f.remaining <= f.rate * tick)
         {
-            ScheduleDelivery(f.msg, SecondsToTime(f.latencySeconds));
+            ScheduleDelivery(f.msg, Simulator::Now() + SecondsToTime(f.latencySeconds));
         }
         else
         {

@@ -22,10 +22,12 @@
 #define HOCKNEY_ANALYTIC_CHANNEL_H
 
 #include "analytic-model.h"
+#include "delivery-queue.h"
 
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
@@ -33,6 +35,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -157,10 +160,46 @@ class AnalyticChannel : public Channel
         const Route* route; // null: shares no link
     };
 
-    void ScheduleDelivery(const AnalyticMessage& msg, Time delay);
-    void ScheduleNextDelivery();
+    /// Queues \p msg for delivery at the absolute time \p deliveryTime.
+    void ScheduleDelivery(AnalyticMessage msg, Time deliveryTime);
+    /// Queues the message to \p dst already in \p slot for delivery at
+    /// \p deliveryTime; \p now is the clock.
+    void QueueSlot(uint32_t slot, uint32_t dst, Time deliveryTime, Time now);
+    /// Schedules the event for the queue's next delivery; \p now is the clock.
+    void ScheduleNextDelivery(Time now);
     void DeliverNext(uint64_t generation);
-    void Deliver(AnalyticMessage& msg);
+
+    /// The simulator event that calls DeliverNext. One is reused for every
+    /// delivery instead of a MakeEvent allocation per message; a spare is taken
+    /// while one is still queued (superseded) or running.
+    class DeliveryEvent : public EventImpl
+    {
+      public:
+        explicit DeliveryEvent(AnalyticChannel* channel)
+            : m_channel(channel),
+              m_generation(0)
+        {
+        }
+
+        void SetGeneration(uint64_t generation)
+        {
+            m_generation = generation;
+        }
+
+      protected:
+        void Notify() override
+        {
+            m_channel->DeliverNext(m_generation);
+        }
+
+      private:
+        AnalyticChannel* m_channel;
+        uint64_t m_generation;
+    };
+
+    DeliveryEvent* FreeDeliveryEvent();
+    /// Delivers \p msg now (the simulator's clock \p now).
+    void Deliver(AnalyticMessage& msg, Time now);
     void EndpointArrive(AnalyticMessage msg, EndpointTiming timing);
     void StartFlow(const AnalyticMessage& msg);
     void AdvanceFlows();
@@ -184,26 +223,38 @@ class AnalyticChannel : public Channel
     DeliveryCallback m_deliveryCallback;
     std::unordered_map<uint64_t, DeliveryCallback> m_perMessage;
 
-    // Deliveries wait in a binary heap ordered by (time, send order) and the
+    // Deliveries wait in a heap ordered by (time, order queued) and the
     // channel keeps one simulator event, for the earliest, in its receiver's
     // context: the simulator's map then holds one entry per channel instead of
     // one per message in flight (8x faster at 1e5 messages in flight).
-    struct PendingDelivery // trivially copyable, so heap moves stay cheap
+    DeliveryQueue m_pending;
+    // Messages waiting for delivery, in chunks that never move: a message is
+    // delivered from its slot by reference while the callbacks may send, and so
+    // add slots.
+    // A slot per cache line: a 56-byte message at a 56-byte stride straddled
+    // two lines, both missing at 1e5 messages in flight.
+    struct alignas(64) SlotCell
     {
-        int64_t ticks;
-        uint64_t seq;
-        uint32_t slot; // index into m_slots
+        AnalyticMessage msg;
     };
 
-    std::vector<PendingDelivery> m_pending; // min-heap
-    std::vector<AnalyticMessage> m_slots;   // messages waiting for delivery
+    static constexpr uint32_t kSlotChunkBits = 10;
+    std::vector<std::unique_ptr<SlotCell[]>> m_slotChunks;
+    uint32_t m_slotCount;
     std::vector<uint32_t> m_freeSlots;
-    uint64_t m_pendingSeq;
+
+    AnalyticMessage& Slot(uint32_t slot)
+    {
+        return m_slotChunks[slot >> kSlotChunkBits][slot & ((1u << kSlotChunkBits) - 1)].msg;
+    }
+
+    uint32_t NewSlot();
     // ScheduleWithContext returns no EventId: a superseded event is recognised by
     // its generation and ignored.
     uint64_t m_deliveryGeneration;
     bool m_deliveryScheduled;
     int64_t m_deliveryEventTicks;
+    std::vector<Ptr<DeliveryEvent>> m_deliveryEvents; // ours hold one reference each
 
     std::vector<EndpointState> m_endpoint;
 

@@ -14,20 +14,17 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("HockneyAnalyticModel");
 NS_OBJECT_ENSURE_REGISTERED(AnalyticModel);
 
-Time
-SecondsToTime(double seconds)
+double
+TicksPerSecond()
 {
-    // Computed on first use, after main() has fixed the resolution.
-    static const double ticksPerSecond = static_cast<double>(Seconds(1).GetTimeStep());
-    const double ticks = seconds * ticksPerSecond;
-    // ns-3's Time is an int64 count of ticks (9.2e6 s at 1 ps): a larger result
-    // (1 GB at 1 B/s, say) would wrap silently to a negative time.
-    if (!(std::fabs(ticks) < 9.2e18))
-    {
-        throw InputError("time", "expected a result within ns-3's Time range (+-9.2e6 s at 1 ps), got " +
-                                     std::to_string(seconds) + " s; check the sizes and rates");
-    }
-    return Time(static_cast<int64_t>(std::llround(ticks)));
+    return static_cast<double>(Seconds(1).GetTimeStep());
+}
+
+void
+ThrowTimeOutOfRange(double seconds)
+{
+    throw InputError("time", "expected a result within ns-3's Time range (+-9.2e6 s at 1 ps), got " +
+                                 std::to_string(seconds) + " s; check the sizes and rates");
 }
 
 double
