@@ -390,7 +390,14 @@ RunPacket(const Point& pt,
         throw InputError("--topology", e.what());
     }
     t->GetNetwork()->AssignStreams(seed);
-    t->GetNetwork()->InstallWatchdog();
+    // A lossy fabric may wait one retransmission timeout with nothing
+    // moving (a lost last packet): that is recovery, not a deadlock, so the
+    // watchdog waits at least two timeouts. (Quiet time costs no events.)
+    TimeValue stall;
+    TimeValue rto;
+    t->GetNetwork()->GetAttribute("WatchdogStallTime", stall);
+    CreateObject<RdmaNic>()->GetAttribute("RetransmitTimeout", rto);
+    t->GetNetwork()->InstallWatchdog(std::max(stall.Get(), 2 * rto.Get()));
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));
