@@ -215,12 +215,23 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
                                                   "/compare.csv'");
         }
     }
-    std::vector<ns3::ResultRow> rows =
-        ns3::RunComparison(c, [](const std::string& line) { std::cerr << line << "\n"; });
-    ns3::WriteRows(out, "compare", rows, format);
-    if (!outputDir.empty())
+    auto write = [&](const std::vector<ns3::ResultRow>& rows) {
+        ns3::WriteRows(out, "compare", rows, format);
+        if (!outputDir.empty())
+        {
+            ns3::WriteCsvFile(outputDir + "/compare.csv", rows);
+        }
+    };
+    try
     {
-        ns3::WriteCsvFile(outputDir + "/compare.csv", rows);
+        write(ns3::RunComparison(c, [](const std::string& line) { std::cerr << line << "\n"; }));
+    }
+    catch (const ns3::PacketRunStopped& e)
+    {
+        // A run failure (exit 1) that still shows what the stopped run did:
+        // its events, hops and wall time say how far from finishing it was.
+        write(e.Rows());
+        throw;
     }
     return 0;
 }

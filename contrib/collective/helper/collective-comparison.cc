@@ -30,6 +30,8 @@
 #include <set>
 #include <tuple>
 
+#include <sys/resource.h>
+
 namespace ns3
 {
 
@@ -298,9 +300,45 @@ void ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f);
 
 struct PacketResult
 {
-    Time time;
+    Time time;                  ///< the collective's time (unset if stopped)
     PacketRunCounters counters;
+    uint64_t events = 0;        ///< ns-3 events executed by the run
+    double wallSeconds = 0;     ///< wall-clock time of the run (build to finish)
+    Time simulated;             ///< simulated time the run reached
+    uint64_t peakRssBytes = 0;  ///< peak resident memory (see PeakRssBytes)
+    bool stopped = false;       ///< stopped by the wall-clock limit
+    std::string stoppedAt;      ///< how far it got, when stopped
 };
+
+/// Linux: starts a new peak-RSS window for this process (writing 5 to
+/// /proc/self/clear_refs resets VmHWM, proc(5)); false where not possible.
+bool
+ResetPeakRss()
+{
+    std::ofstream f("/proc/self/clear_refs");
+    f << "5";
+    f.flush();
+    return static_cast<bool>(f);
+}
+
+/// Peak resident memory in bytes: VmHWM of /proc/self/status (since the last
+/// ResetPeakRss), else getrusage's process-lifetime peak.
+uint64_t
+PeakRssBytes()
+{
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+    {
+        if (line.rfind("VmHWM:", 0) == 0)
+        {
+            return std::stoull(line.substr(6)) * 1024; // "VmHWM:   123456 kB"
+        }
+    }
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<uint64_t>(u.ru_maxrss) * 1024;
+}
 
 /// The endpoint's software cost per message (send + receive overhead), the
 /// "sw" of the seed's alpha budget; zero on the ideal fabric.
@@ -327,6 +365,10 @@ RunPacket(const Point& pt,
           const std::function<void(const std::string&)>& progress,
           const std::string& wallField)
 {
+    using Clock = std::chrono::steady_clock;
+    const auto wallStart = Clock::now();
+    ResetPeakRss();
+    const uint64_t eventsBefore = Simulator::GetEventCount();
     RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     ConfigurePacket(t, f);
@@ -353,8 +395,6 @@ RunPacket(const Point& pt,
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));
     // A progress line every few wall-clock seconds of a long packet run.
-    using Clock = std::chrono::steady_clock;
-    const auto wallStart = Clock::now();
     auto lastPrint = wallStart;
     const uint32_t total = static_cast<uint32_t>(pt.schedule.GetOps().size());
     const auto wallLimit = std::chrono::nanoseconds(f.wallLimit.GetNanoSeconds());
@@ -390,10 +430,17 @@ RunPacket(const Point& pt,
         }
     };
     Simulator::ScheduleNow(tick);
-    Time took;
+    PacketResult r;
+    auto measure = [&]() {
+        r.counters = t->GetCounters();
+        r.events = Simulator::GetEventCount() - eventsBefore;
+        r.simulated = Simulator::Now();
+        r.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
+        r.peakRssBytes = PeakRssBytes();
+    };
     try
     {
-        took = exec->Run(pt.schedule, t);
+        r.time = exec->Run(pt.schedule, t);
     }
     catch (const std::runtime_error&)
     {
@@ -401,19 +448,23 @@ RunPacket(const Point& pt,
         {
             throw;
         }
+        // Stopped, not failed: what the run did so far is reported (the
+        // rows say how far it got); conservation cannot hold mid-flight.
+        measure();
         Simulator::Destroy();
-        throw std::runtime_error("packet run of " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
-                                 std::to_string(pt.spec.bytes) + " B on " + std::to_string(pt.spec.ranks) +
-                                 " ranks: stopped at the wall-clock limit of " +
-                                 units::FormatSeconds(f.wallLimit.GetSeconds()) + " (" + wallField + ") after " +
-                                 overWallAt);
+        r.stopped = true;
+        r.stoppedAt = "packet run of " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
+                      std::to_string(pt.spec.bytes) + " B on " + std::to_string(pt.spec.ranks) +
+                      " ranks: stopped at the wall-clock limit of " + units::FormatSeconds(f.wallLimit.GetSeconds()) +
+                      " (" + wallField + ") after " + overWallAt;
+        return r;
     }
     FabricConservation cons = t->FinishRun();
     if (!cons.ok)
     {
         throw std::runtime_error("packet run of " + pt.schedule.GetName() + ": " + cons.message);
     }
-    PacketResult r{took, t->GetCounters()};
+    measure();
     Simulator::Destroy();
     return r;
 }
@@ -1227,7 +1278,11 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
                 .Set("busbw_GBps", BusBandwidth(c.collective, ranks, bytes, t) / 1e9)
                 .SetNull("error")
                 .Set("regime", regime);
-            if (packet && a.backend != "packet")
+            if (a.backend == "packet" && packet->stopped)
+            {
+                row.SetNull("time_s").SetNull("algbw_GBps").SetNull("busbw_GBps");
+            }
+            if (packet && !packet->stopped && a.backend != "packet")
             {
                 row.Set("error", (t.GetSeconds() - packet->time.GetSeconds()) / packet->time.GetSeconds());
             }
@@ -1256,9 +1311,20 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
                     .Set("drops", k.drops)
                     .Set("pfc_pauses", k.pfcPauses)
                     .Set("ecn_marks", k.ecnMarks)
-                    .Set("cnps", k.cnps);
+                    .Set("cnps", k.cnps)
+                    .Set("events", packet->events)
+                    .Set("data_hops", k.dataHops)
+                    .Set("control_hops", k.controlHops)
+                    .Set("wall_s", packet->wallSeconds)
+                    .Set("sim_s", packet->simulated.GetSeconds())
+                    .Set("peak_rss_bytes", packet->peakRssBytes)
+                    .Set("status", packet->stopped ? "stopped-at-wall-limit" : "complete");
             }
             rows.push_back(row);
+        }
+        if (packet && packet->stopped)
+        {
+            throw PacketRunStopped(packet->stoppedAt, std::move(rows));
         }
     }
     return rows;

@@ -49,6 +49,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -136,8 +137,28 @@ void ApplyScenarioFile(const std::string& path, ComparisonConfig& config);
 /// need a topology or parameters, ...); throws InputError naming the field.
 void ValidateComparison(const ComparisonConfig& config);
 
+/// A packet run reached its wall-clock limit (fabric.wall_limit): the run
+/// failed, but what it did is reported. Rows() holds every row made so far,
+/// the stopped point's packet row included (time_s null, status
+/// "stopped-at-wall-limit", with its events, hops, wall and simulated time).
+class PacketRunStopped : public std::runtime_error
+{
+  public:
+    PacketRunStopped(const std::string& what, std::vector<ResultRow> rows)
+        : std::runtime_error(what),
+          m_rows(std::move(rows))
+    {
+    }
+
+    const std::vector<ResultRow>& Rows() const { return m_rows; }
+
+  private:
+    std::vector<ResultRow> m_rows;
+};
+
 /// Runs every backend on every size; one row per (size, backend). \p progress,
-/// when set, receives a line for each long packet run.
+/// when set, receives a line for each long packet run. Throws PacketRunStopped
+/// when a packet run reaches the wall-clock limit (the sizes after it are not run).
 std::vector<ResultRow> RunComparison(const ComparisonConfig& config,
                                      std::function<void(const std::string&)> progress = {});
 

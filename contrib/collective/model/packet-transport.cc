@@ -239,6 +239,8 @@ PacketTransport::GetCounters() const
         c.drops += r.counters.drops;
         c.pfcPauses += r.counters.pausesSent;
         c.ecnMarks += r.counters.ecnMarks;
+        c.dataHops += r.counters.txPackets - r.counters.txTransportControl;
+        c.controlHops += r.counters.txTransportControl + r.counters.controlTx;
     }
     return c;
 }

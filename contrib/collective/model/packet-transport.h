@@ -34,6 +34,12 @@ struct PacketRunCounters
     uint64_t pfcPauses = 0;      ///< PFC pause frames sent
     uint64_t ecnMarks = 0;       ///< packets marked CE
     uint64_t cnps = 0;           ///< congestion notification packets sent
+    /// Link crossings of packets that carry payload (data packets of the
+    /// NICs), summed over every port's transmitter.
+    uint64_t dataHops = 0;
+    /// Link crossings of everything else: ACKs, NAKs, CNPs, credit updates
+    /// (also those riding in a data packet's framing) and pause frames.
+    uint64_t controlHops = 0;
 };
 
 class PacketTransport : public Transport

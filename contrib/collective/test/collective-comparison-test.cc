@@ -23,6 +23,9 @@ class CollectiveComparisonTest : public hockney::SimulatorTest
 {
 };
 
+// ACKs for an 8-packet message at RdmaNic's default AckInterval of 1: one per packet.
+constexpr double kAcksFor8Packets = 8;
+
 // Two hosts through one store-and-forward switch: 100 Gb/s, 1 us per link,
 // MTU 1000 B, 50 B of header, 200 ns forwarding latency.
 TopologyDescription
@@ -103,6 +106,38 @@ TEST_F(CollectiveComparisonTest, RowsOfASmallComparison)
     c.sizes = {1000};
     rows = RunComparison(c);
     EXPECT_EQ(rows[0].GetString("regime"), "latency-bound"); // 6.6 us of alpha > 87 ns of n/beta
+}
+
+TEST_F(CollectiveComparisonTest, PacketRowsCountEventsHopsAndResources)
+{
+    // One eager message of 4000 B from rank 0 to rank 1 through one switch:
+    // the NIC's path MTU is 512 B (the largest IB MTU within the tier's
+    // 1000 B), so ceil(4000 / 512) = 8 data packets, each crossing 2 links:
+    // 16 data hops. The requester asks for an ACK at the message's end and
+    // every AckInterval packets (RdmaNic's default, rdma-nic.cc). The run
+    // stops at the last delivery (~4.34 us: 2 x 1 us of links, the
+    // message's serialization and the NIC's PCIe steps), before any ACK,
+    // sent from ~3.4 us on, has crossed the 1 us link to the switch: each
+    // ACK is one control hop. PFC links send no credit updates and,
+    // uncongested, no pause frames.
+    ComparisonConfig c;
+    c.topology = TwoHostsOneSwitch();
+    c.topologyName = "test";
+    c.collective = CollectiveKind::BROADCAST;
+    c.sizes = {4000};
+    c.backends = {"packet"};
+    std::vector<ResultRow> rows = RunComparison(c);
+    ASSERT_EQ(rows.size(), 1u);
+    const ResultRow& r = rows[0];
+    EXPECT_EQ(r.GetDouble("data_hops"), 16);
+    EXPECT_EQ(r.GetDouble("control_hops"), kAcksFor8Packets);
+    // Every hop is at least one event (its reception at the far end).
+    EXPECT_GE(r.GetDouble("events"), r.GetDouble("data_hops") + r.GetDouble("control_hops"));
+    EXPECT_GT(r.GetDouble("wall_s"), 0);
+    // The collective starts at 0 and the run stops at its end.
+    EXPECT_DOUBLE_EQ(r.GetDouble("sim_s"), r.GetDouble("time_s"));
+    EXPECT_GT(r.GetDouble("peak_rss_bytes"), 1e6); // a process with ns-3 loaded
+    EXPECT_EQ(r.GetString("status"), "complete");
 }
 
 TEST_F(CollectiveComparisonTest, IncastAndContentionRegimes)
@@ -353,9 +388,13 @@ TEST_F(CollectiveComparisonTest, PacketRunStopsAtTheWallClockLimit)
     {
         FAIL() << "reported as bad input: " << e.what();
     }
-    catch (const std::runtime_error& e)
+    catch (const PacketRunStopped& e)
     {
         const std::string err = e.what();
+        ASSERT_EQ(e.Rows().size(), 1u);
+        EXPECT_EQ(e.Rows()[0].GetString("status"), "stopped-at-wall-limit");
+        EXPECT_TRUE(std::holds_alternative<std::monostate>(e.Rows()[0].Get("time_s")));
+        EXPECT_EQ(e.Rows()[0].GetDouble("data_hops"), 0); // stopped before the first packet
         EXPECT_NE(err.find("wall-clock limit"), std::string::npos) << err;
         EXPECT_NE(err.find("--wall-limit"), std::string::npos) << err;
         EXPECT_NE(err.find("100000 B"), std::string::npos) << err; // names the point

@@ -59,7 +59,7 @@ FabricHeader::Serialize(Buffer::Iterator i) const
     i.WriteHtonU32(m_src);
     i.WriteHtonU32(m_dst);
     i.WriteHtonU32(m_flow);
-    i.WriteU8(static_cast<uint8_t>(m_priority | (m_ecn << 3)));
+    i.WriteU8(static_cast<uint8_t>(m_priority | (m_ecn << 3) | (m_control ? 0x20 : 0)));
     i.WriteU8(m_kind);
     i.WriteU16(0);
 }
@@ -73,6 +73,7 @@ FabricHeader::Deserialize(Buffer::Iterator i)
     uint8_t b = i.ReadU8();
     m_priority = b & 0x7;
     m_ecn = static_cast<Ecn>((b >> 3) & 0x3);
+    m_control = (b & 0x20) != 0;
     m_kind = static_cast<Kind>(i.ReadU8());
     i.ReadU16();
     return kSerializedSize;

@@ -31,7 +31,8 @@ constexpr uint32_t kFabricNoAddress = 0xFFFFFFFFu;
  * \brief Fabric framing: src/dst endpoint ids, flow id, class, ECN, kind.
  *
  * Serialized layout (16 bytes, network order): src u32, dst u32, flow u32,
- * u8 (priority in bits 0-2, ECN codepoint in bits 3-4), u8 kind, u16 zero.
+ * u8 (priority in bits 0-2, ECN codepoint in bits 3-4, transport-control flag
+ * in bit 5), u8 kind, u16 zero.
  */
 class FabricHeader : public Header
 {
@@ -85,6 +86,11 @@ class FabricHeader : public Header
     void SetPriority(uint8_t v);
     void SetEcn(Ecn v) { m_ecn = v; }
     void SetKind(Kind v) { m_kind = v; }
+    /// A DATA packet that carries no payload of its own but the endpoints'
+    /// transport control (ACK, NAK, CNP): counted as a control hop, not a
+    /// data hop, by the ports (FabricPortCounters::txTransportControl).
+    bool IsTransportControl() const { return m_control; }
+    void SetTransportControl(bool v) { m_control = v; }
 
   private:
     uint32_t m_src{kFabricNoAddress};
@@ -93,6 +99,7 @@ class FabricHeader : public Header
     uint8_t m_priority{0};
     Ecn m_ecn{NOT_ECT};
     Kind m_kind{DATA};
+    bool m_control{false};
 };
 
 /**

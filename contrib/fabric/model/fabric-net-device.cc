@@ -679,6 +679,7 @@ FabricNetDevice::StartTransmission(Item& item)
     }
     m_fc->NotifyTransmit(c, wire);
     ++m_counters.txPackets;
+    m_counters.txTransportControl += item.header.IsTransportControl() ? 1 : 0;
     m_counters.txBytes += item.payloadBytes;
     m_counters.txWireBytes += wire;
     m_counters.busyTime += end - now;

@@ -74,6 +74,7 @@ struct FabricPortCounters
     uint64_t txPackets{0};     ///< DATA packets whose transmission started
     uint64_t txBytes{0};       ///< their payload bytes
     uint64_t txWireBytes{0};   ///< their on-wire bytes
+    uint64_t txTransportControl{0}; ///< of txPackets: endpoint ACKs, NAKs, CNPs (no payload)
     uint64_t rxPackets{0};     ///< DATA packets received
     uint64_t rxBytes{0};       ///< their payload bytes
     uint64_t drops{0};         ///< DATA packets dropped here (queue full / ingress admission / no route)

@@ -898,6 +898,7 @@ RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t f
         p->AddHeader(bh);
     }
     FabricHeader fh(GetAddress(), dst, flow, priority, FabricHeader::NOT_ECT);
+    fh.SetTransportControl(true);
     p->AddHeader(fh);
     NS_LOG_LOGIC("to " << dst << " qp " << dstQpn << " opcode " << unsigned(opcode) << " psn "
                        << psn << (nak ? " NAK" : ""));
