@@ -39,7 +39,7 @@ FIGURES = [
     },
     {
         "figure": r"BM_AnalyticChannelNone(/.*)?",
-        "baseline": r"BM_\w*Channel\w*Baseline\w*(/.*)?|BM_\w*Baseline\w*(Channel|PointToPoint|P2p)\w*(/.*)?",
+        "baseline": r"BM_\w*Channel\w*Baseline\w*(/.*)?|BM_\w*Baseline\w*Channel\w*(/.*)?",
         "metrics": {"msgs_per_s": "msgs_per_s"},
     },
 ]
@@ -133,10 +133,23 @@ def run_program(program, opts, out_dir):
         if flt is None:
             return None
         args.append(f"--benchmark_filter={flt}")
+    if os.path.exists(json_path):
+        os.remove(json_path)  # a failed run must not leave the last run's figures behind
     print(f"== {name}", file=sys.stderr, flush=True)
     start = time.monotonic()
+    # The console report and Google Benchmark's context lines go to NAME.txt;
+    # progress lines on stderr (a long packet run's, "progress: ...") are
+    # shown as they come.
     with open(os.path.join(out_dir, name + ".txt"), "w") as console:
-        rc = subprocess.run(args, env=program_env(opts["smoke"]), stdout=console, check=False).returncode
+        proc = subprocess.Popen(args, env=program_env(opts["smoke"]), stdout=console, stderr=subprocess.PIPE,
+                                text=True)
+        for line in proc.stderr:
+            console.write(line)
+            if line.startswith("progress: "):
+                print("   " + line[len("progress: "):], end="", file=sys.stderr, flush=True)
+        rc = proc.wait()
+    if rc != 0:
+        print(f"   {name} exited with status {rc}; its output: {out_dir}/{name}.txt", file=sys.stderr)
     wall = time.monotonic() - start
     data = load_json(json_path) if rc == 0 else None
     return {"program": name, "exit_status": rc, "wall_s": wall, "data": data}
@@ -160,8 +173,11 @@ def counter(bench, metric):
     return None
 
 
-def find_baseline(benchmarks, pattern, args):
-    candidates = [b for b in benchmarks if re.fullmatch(pattern, split_name(b["name"])[0])]
+def find_baseline(benchmarks, pattern, args, program):
+    """A baseline is measured by the same program as its figure (same process,
+    minutes apart at most)."""
+    candidates = [b for b in benchmarks
+                  if b["program"] == program and re.fullmatch(pattern, split_name(b["name"])[0])]
     for b in candidates:
         if split_name(b["name"])[1] == args:
             return b
@@ -181,7 +197,7 @@ def pair_rows(benchmarks):
             short, args = split_name(b["name"])
             if not re.fullmatch(fig["figure"], short):
                 continue
-            base = find_baseline(benchmarks, fig["baseline"], args)
+            base = find_baseline(benchmarks, fig["baseline"], args, b["program"])
             for metric, base_metric in fig["metrics"].items():
                 value = counter(b, metric)
                 base_value = counter(base, base_metric) if base and base_metric else None
@@ -193,14 +209,14 @@ def pair_rows(benchmarks):
 
 
 def scale_rows(benchmarks):
-    base = find_baseline(benchmarks, SCALE_BASELINE, "")
-    base_ns = counter(base, "ns_per_hop") if base else None
-    base_events = counter(base, "events_per_hop") if base else None
     rows = []
     for b in benchmarks:
         short, _ = split_name(b["name"])
         if not re.fullmatch(SCALE, short):
             continue
+        base = find_baseline(benchmarks, SCALE_BASELINE, "", b["program"])
+        base_ns = counter(base, "ns_per_hop") if base else None
+        base_events = counter(base, "events_per_hop") if base else None
         ns = counter(b, "ns_per_hop")
         ev = counter(b, "events_per_data_hop")
         rows.append({"case": short[len("BM_Scale/"):], "finished": counter(b, "finished"),
@@ -246,7 +262,7 @@ def report(pairs, scale):
     if scale:
         print("\nScale series: packet-level collectives (baseline: ns-3 point-to-point chain, same run)\n")
         print_table(["case", "done", "wall_s", "sim_s", "events/hop", "p2p", "ns/hop", "p2p", "ratio", "peak RSS"],
-                    [[r["case"], fmt(r["fraction_done"], "pct") if r["finished"] != 1 else "yes",
+                    [[r["case"], "yes" if r["finished"] == 1 else "stopped " + fmt(r["fraction_done"], "pct"),
                       fmt(r["wall_s"]), fmt(r["sim_s"]), fmt(r["events_per_data_hop"]),
                       fmt(r["p2p_events_per_hop"]), fmt(r["ns_per_hop"]), fmt(r["p2p_ns_per_hop"]),
                       fmt(r["ns_per_hop_ratio"], "ratio"), fmt(r["peak_rss_bytes"], "bytes")] for r in scale])

@@ -139,6 +139,37 @@ WriteLine(int fd, const nlohmann::json& j)
     }
 }
 
+/// The packet row's run statistics (RunComparison's packet rows carry
+/// events, hops, wall and simulated time, peak RSS and status) into \p out.
+void
+ReadPacketRow(const std::vector<ResultRow>& rows, nlohmann::json& out)
+{
+    for (const ResultRow& row : rows)
+    {
+        if (!row.Has("backend") || row.GetString("backend") != "packet")
+        {
+            continue;
+        }
+        for (const char* key : {"events", "data_hops", "control_hops", "wall_s", "sim_s", "peak_rss_bytes",
+                                "transfer_unit_bytes"})
+        {
+            if (row.Has(key) && !std::holds_alternative<std::monostate>(row.Get(key)))
+            {
+                out[key] = row.GetDouble(key);
+            }
+        }
+        if (!out.contains("sim_s") && row.Has("time_s") &&
+            !std::holds_alternative<std::monostate>(row.Get("time_s")))
+        {
+            out["sim_s"] = row.GetDouble("time_s");
+        }
+        if (row.Has("status"))
+        {
+            out["status"] = row.GetString("status");
+        }
+    }
+}
+
 /// The child's half: runs the case and writes JSON lines to \p fd, progress
 /// lines first, the result last.
 [[noreturn]] void
@@ -164,41 +195,29 @@ RunCaseChild(const ScaleCase& sc, Time wallLimit, int fd)
             p["progress"] = line;
             WriteLine(fd, p);
         });
-        result["case_wall_s"] = bench::SecondsSince(start);
-        for (const ResultRow& row : rows)
-        {
-            if (!row.Has("backend") || row.GetString("backend") != "packet")
-            {
-                continue;
-            }
-            // The lead's run statistics, when this checkout's rows have them.
-            for (const char* key : {"events", "data_hops", "control_hops", "wall_s", "sim_s", "peak_rss_bytes",
-                                    "transfer_unit_bytes"})
-            {
-                if (row.Has(key) && !std::holds_alternative<std::monostate>(row.Get(key)))
-                {
-                    result[key] = row.GetDouble(key);
-                }
-            }
-            if (!result.contains("sim_s") && row.Has("time_s"))
-            {
-                result["sim_s"] = row.GetDouble("time_s");
-            }
-        }
+        ReadPacketRow(rows, result);
         result["finished"] = 1;
         result["fraction_done"] = 1.0;
     }
-    catch (const std::exception& e)
+    catch (const PacketRunStopped& e)
     {
-        result["case_wall_s"] = bench::SecondsSince(start);
-        const std::string what = e.what();
-        result["error"] = what;
-        if (what.find("wall-clock limit") != std::string::npos)
+        // Stopped at the wall limit: the rows say what the run did, the
+        // message how many of the schedule's messages were delivered.
+        ReadPacketRow(e.Rows(), result);
+        result["finished"] = 0;
+        result["stopped"] = e.what();
+        nlohmann::json progress;
+        ParseProgress(e.what(), progress);
+        if (progress.contains("fraction_done"))
         {
-            result["finished"] = 0;
-            ParseProgress(what, result);
+            result["fraction_done"] = progress["fraction_done"];
         }
     }
+    catch (const std::exception& e)
+    {
+        result["error"] = e.what();
+    }
+    result["case_wall_s"] = bench::SecondsSince(start);
     WriteLine(fd, result);
     close(fd);
     // No destructors, no atexit: the parent owns the process's shared state.
@@ -255,7 +274,7 @@ WatchChild(pid_t pid, int fd, double hardLimitSeconds)
             }
             if (j.contains("progress"))
             {
-                std::cerr << "  " << j["progress"].get<std::string>() << "\n";
+                std::cerr << "progress: " << j["progress"].get<std::string>() << "\n";
             }
             else
             {
@@ -305,7 +324,7 @@ BM_Scale(benchmark::State& state, ScaleCase sc, Time wallLimit)
         const double hardLimit = 2 * wallLimit.GetSeconds() + 60;
         ChildOutcome c = WatchChild(pid, fds[0], hardLimit);
         nlohmann::json& r = c.last;
-        if (c.gotResult && r.contains("error") && !r.contains("finished"))
+        if (c.gotResult && r.contains("error"))
         {
             state.SkipWithError(r["error"].get<std::string>().c_str());
             break;
@@ -346,9 +365,9 @@ BM_Scale(benchmark::State& state, ScaleCase sc, Time wallLimit)
                 state.counters["ns_per_hop"] = wall * 1e9 / hops;
             }
         }
-        if (r.contains("error"))
+        if (r.contains("stopped"))
         {
-            state.SetLabel("stopped: " + r["error"].get<std::string>().substr(0, 200));
+            state.SetLabel(r["stopped"].get<std::string>());
         }
         else if (!c.gotResult)
         {
