@@ -119,7 +119,14 @@ def selection(names, regex):
     if not chosen:
         return None
     chosen += [b for b in baselines_of(names) if b not in chosen]
-    return "^(" + "|".join(re.escape(n) for n in chosen) + ")$"
+    return "^(" + "|".join(regex_literal(n) for n in chosen) + ")$"
+
+
+def regex_literal(text):
+    """`text` as a regex Google Benchmark compiles (POSIX extended or C++
+    std::regex): only the metacharacters escaped, since both reject Python's
+    escapes of '-' or ':'."""
+    return re.sub(r"([.^$|()\[\]{}*+?\\])", r"\\\1", text)
 
 
 def run_program(program, opts, out_dir):
@@ -220,7 +227,7 @@ def scale_rows(benchmarks):
         ns = counter(b, "ns_per_hop")
         ev = counter(b, "events_per_data_hop")
         rows.append({"case": short[len("BM_Scale/"):], "finished": counter(b, "finished"),
-                     "fraction_done": counter(b, "fraction_done"), "wall_s": counter(b, "wall_s"),
+                     "killed": counter(b, "killed"), "fraction_done": counter(b, "fraction_done"), "data_hops": counter(b, "data_hops"), "wall_s": counter(b, "wall_s"),
                      "sim_s": counter(b, "sim_s"), "events_per_data_hop": ev,
                      "p2p_events_per_hop": base_events, "ns_per_hop": ns, "p2p_ns_per_hop": base_ns,
                      "ns_per_hop_ratio": ratio(ns, base_ns), "peak_rss_bytes": counter(b, "peak_rss_bytes"),
@@ -261,9 +268,10 @@ def report(pairs, scale):
                       fmt(r["ratio"], "ratio")] for r in pairs])
     if scale:
         print("\nScale series: packet-level collectives (baseline: ns-3 point-to-point chain, same run)\n")
-        print_table(["case", "done", "wall_s", "sim_s", "events/hop", "p2p", "ns/hop", "p2p", "ratio", "peak RSS"],
-                    [[r["case"], "yes" if r["finished"] == 1 else "stopped " + fmt(r["fraction_done"], "pct"),
-                      fmt(r["wall_s"]), fmt(r["sim_s"]), fmt(r["events_per_data_hop"]),
+        print_table(["case", "done", "wall_s", "sim_s", "data hops", "events/hop", "p2p", "ns/hop", "p2p", "ratio", "peak RSS"],
+                    [[r["case"], "yes" if r["finished"] == 1 else "killed" if r["killed"] == 1 else
+                      "stopped " + fmt(r["fraction_done"], "pct"),
+                      fmt(r["wall_s"]), fmt(r["sim_s"]), fmt(r["data_hops"]), fmt(r["events_per_data_hop"]),
                       fmt(r["p2p_events_per_hop"]), fmt(r["ns_per_hop"]), fmt(r["p2p_ns_per_hop"]),
                       fmt(r["ns_per_hop_ratio"], "ratio"), fmt(r["peak_rss_bytes"], "bytes")] for r in scale])
 

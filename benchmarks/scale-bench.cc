@@ -13,7 +13,8 @@
 // Cases: ring AllReduce of 1 MB, 64 MB and 1 GB on dgx-h100; pairwise
 // AllToAll with 1 MB between every pair (bytes = ranks x 1 MB, nccl-tests'
 // per-rank send buffer, collective-algorithms.h) on fat trees and
-// rail-optimized H100 clusters of 16, 64, 256 and 1024 GPUs.
+// rail-optimized H100 clusters of 16, 64 and 256 GPUs (the rail preset's
+// largest at 1:1: one 64-port leaf per rail).
 //
 // Each case runs in a child process (fork): its peak memory is its own
 // (wait4's ru_maxrss), nothing it leaves behind slows the next case, and a case
@@ -24,7 +25,9 @@
 //
 // Counters of a case (absent when RunComparison's row does not carry them):
 //   finished            1 if the collective completed, 0 if stopped or killed
-//   fraction_done       messages delivered / messages of the schedule
+//   fraction_done       messages delivered / messages of the schedule (coarse: a
+//                       1 GB ring AllReduce on 8 GPUs is 112 messages; sim_s and
+//                       data_hops say how far a stopped run got within them)
 //   wall_s              wall time of the packet run (the row's, else the whole case's)
 //   case_wall_s         wall time of the whole case (topology, models, packet run)
 //   sim_s               simulated time reached
@@ -96,7 +99,9 @@ Cases()
         c.push_back({"alltoall-pairwise/" + topo + "/" + std::to_string(t.gpus) + "gpu/1MBpair", topo,
                      CollectiveKind::ALL_TO_ALL, "pairwise", t.gpus, uint64_t{t.gpus} * kMB, t.gpus == 16});
     }
-    for (uint32_t gpus : {16u, 64u, 256u, 1024u})
+    // The rail preset has one leaf per rail, so at 1:1 a 64-port leaf holds
+    // 32 servers (256 GPUs); 1024 GPUs would need a multi-leaf rail preset.
+    for (uint32_t gpus : {16u, 64u, 256u})
     {
         const std::string topo = "rail-h100-" + std::to_string(gpus / 8) + "n";
         c.push_back({"alltoall-pairwise/" + topo + "/" + std::to_string(gpus) + "gpu/1MBpair", topo,
@@ -151,7 +156,7 @@ ReadPacketRow(const std::vector<ResultRow>& rows, nlohmann::json& out)
             continue;
         }
         for (const char* key : {"events", "data_hops", "control_hops", "wall_s", "sim_s", "peak_rss_bytes",
-                                "transfer_unit_bytes"})
+                                "transfer_unit_bytes", "bytes_delivered"})
         {
             if (row.Has(key) && !std::holds_alternative<std::monostate>(row.Get(key)))
             {
@@ -232,6 +237,7 @@ struct ChildOutcome
     nlohmann::json last;
     bool gotResult = false;
     bool killed = false;
+    int status = 0; ///< wait4's status
     double peakRssBytes = 0;
 };
 
@@ -284,9 +290,8 @@ WatchChild(pid_t pid, int fd, double hardLimitSeconds)
         }
     }
     close(fd);
-    int status = 0;
     rusage usage{};
-    while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
+    while (wait4(pid, &out.status, 0, &usage) < 0 && errno == EINTR)
     {
     }
     out.peakRssBytes = double(usage.ru_maxrss) * 1024.0; // Linux: kilobytes
@@ -329,7 +334,14 @@ BM_Scale(benchmark::State& state, ScaleCase sc, Time wallLimit)
             state.SkipWithError(r["error"].get<std::string>().c_str());
             break;
         }
-        if (!c.gotResult)
+        if (!c.gotResult && !c.killed)
+        {
+            const std::string how = WIFSIGNALED(c.status) ? "signal " + std::to_string(WTERMSIG(c.status))
+                                                          : "status " + std::to_string(WEXITSTATUS(c.status));
+            state.SkipWithError(("the case's process ended with " + how + " before its result").c_str());
+            break;
+        }
+        if (c.killed)
         {
             r["finished"] = 0;
             r["case_wall_s"] = hardLimit;
@@ -338,8 +350,8 @@ BM_Scale(benchmark::State& state, ScaleCase sc, Time wallLimit)
         const double caseWall = r.value("case_wall_s", 0.0);
         const double wall = r.value("wall_s", caseWall);
         state.SetIterationTime(wall);
-        for (const char* key : {"finished", "fraction_done", "sim_s", "events", "data_hops", "control_hops",
-                                "transfer_unit_bytes"})
+        for (const char* key : {"finished", "fraction_done", "sim_s", "events", "data_hops",
+                                "control_hops", "transfer_unit_bytes", "bytes_delivered"})
         {
             if (r.contains(key) && r[key].is_number())
             {
@@ -369,7 +381,7 @@ BM_Scale(benchmark::State& state, ScaleCase sc, Time wallLimit)
         {
             state.SetLabel(r["stopped"].get<std::string>());
         }
-        else if (!c.gotResult)
+        else if (c.killed)
         {
             state.SetLabel("killed after " + std::to_string(int(hardLimit)) + " s");
         }
