@@ -15,6 +15,10 @@ function(hockney_module NAME)
   # and some class layouts depend on it.
   target_compile_definitions(hockney-${NAME} PUBLIC NS3_LOG_ENABLE)
   target_compile_options(hockney-${NAME} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  if(HOCKNEY_HOT_PATH_LOG)
+    # Per-packet NS_LOG statements (fabric-log.h), off by default for speed.
+    target_compile_definitions(hockney-${NAME} PRIVATE HOCKNEY_HOT_PATH_LOG)
+  endif()
 
   file(GLOB tests CONFIGURE_DEPENDS ${dir}/test/*.cc)
   if(tests)

@@ -29,10 +29,17 @@ FabricCreditFlowControl::GetTypeId()
                           UintegerValue(65536),
                           MakeUintegerAccessor(&FabricCreditFlowControl::m_peerBuffer),
                           MakeUintegerChecker<uint64_t>(1))
+            // Hardware returns credits in batches, not per packet: IB's flow
+            // control packets carry a per-VL cumulative count of 64-byte
+            // blocks and are sent periodically; NVLink returns them in flit
+            // headers. 2 KiB is under 2 % of every preset's port buffer
+            // (NVLink 256 KiB, IB 128 KiB): it cut the credit updates of an
+            // 8-GPU 16 MB ring AllReduce 7x and changed no simulated time by
+            // more than 1e-5 relative (doc/fabric.md, "Credit returns").
             .AddAttribute("UpdateThresholdBytes",
                           "Freed bytes accumulated before a credit update is requested "
-                          "(updates merge while one waits, so 1 costs little).",
-                          UintegerValue(1),
+                          "(updates merge while one waits; 1 = after every packet).",
+                          UintegerValue(2048),
                           MakeUintegerAccessor(&FabricCreditFlowControl::m_updateThreshold),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("Piggyback",
@@ -63,20 +70,15 @@ FabricCreditFlowControl::NotifyTransmit(uint8_t cls, uint32_t wireBytes)
 }
 
 void
-FabricCreditFlowControl::ReceiveControl(const FabricHeader& header, Ptr<Packet> packet)
+FabricCreditFlowControl::ReceiveControl(const FabricControlFrame& frame)
 {
-    if (header.GetKind() != FabricHeader::CREDIT_UPDATE)
+    if (frame.kind != FabricHeader::CREDIT_UPDATE)
     {
         return;
     }
-    Ptr<Packet> q = packet->Copy();
-    FabricHeader h;
-    q->RemoveHeader(h);
-    FabricCreditBody body;
-    q->RemoveHeader(body);
     for (uint8_t c = 0; c < kFabricClasses; ++c)
     {
-        m_peerFreed[c] = std::max(m_peerFreed[c], body.freedBytes[c]);
+        m_peerFreed[c] = std::max(m_peerFreed[c], frame.values[c]);
     }
     m_device->NotifyFlowControl();
 }
@@ -85,29 +87,31 @@ void
 FabricCreditFlowControl::IngressFreed(uint8_t cls, uint32_t wireBytes)
 {
     m_freed[cls] += wireBytes;
-    if (!m_pending && m_freed[cls] - m_reported[cls] >= m_updateThreshold)
+    // Links are symmetric (both ends get one FabricLinkConfig): the buffer
+    // this port grants its peer is the PeerBufferBytes it is granted. A
+    // threshold above an eighth of it could leave the peer without credit
+    // and this end without a reason to report, so it is capped there.
+    const uint64_t threshold = std::min<uint64_t>(m_updateThreshold, std::max<uint64_t>(1, m_peerBuffer / 8));
+    if (!m_pending && m_freed[cls] - m_reported[cls] >= threshold)
     {
         m_pending = true;
         m_device->NotifyFlowControl();
     }
 }
 
-Ptr<Packet>
-FabricCreditFlowControl::TakeControlFrame()
+bool
+FabricCreditFlowControl::TakeControlFrame(FabricControlFrame& frame)
 {
     if (!m_pending)
     {
-        return nullptr;
+        return false;
     }
     m_pending = false;
-    FabricCreditBody body;
-    body.freedBytes = m_freed;
+    frame.kind = FabricHeader::CREDIT_UPDATE;
+    frame.source = m_device->GetFabricAddress();
+    frame.values = m_freed;
     m_reported = m_freed;
-    Ptr<Packet> p = Create<Packet>();
-    p->AddHeader(body);
-    p->AddHeader(FabricHeader(m_device->GetFabricAddress(), kFabricNoAddress, 0, 7,
-                              FabricHeader::NOT_ECT, FabricHeader::CREDIT_UPDATE));
-    return p;
+    return true;
 }
 
 } // namespace ns3

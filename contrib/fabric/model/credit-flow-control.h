@@ -28,18 +28,18 @@ class FabricCreditFlowControl : public FabricFlowControl
     bool IsLossless(uint8_t cls) const override { return true; }
     uint64_t GetSendBudget(uint8_t cls) const override;
     void NotifyTransmit(uint8_t cls, uint32_t wireBytes) override;
-    void ReceiveControl(const FabricHeader& header, Ptr<Packet> packet) override;
+    void ReceiveControl(const FabricControlFrame& frame) override;
     void IngressFreed(uint8_t cls, uint32_t wireBytes) override;
     bool HasControlFrame() const override { return m_pending; }
     bool CanPiggyback() const override { return m_piggyback; }
-    Ptr<Packet> TakeControlFrame() override;
+    bool TakeControlFrame(FabricControlFrame& frame) override;
 
     /// Receiver buffer per class that the peer grants (attribute PeerBufferBytes).
     uint64_t GetPeerBufferBytes() const { return m_peerBuffer; }
 
   private:
     uint64_t m_peerBuffer{65536};     ///< attribute PeerBufferBytes (per class)
-    uint32_t m_updateThreshold{1};    ///< attribute UpdateThresholdBytes
+    uint32_t m_updateThreshold{2048}; ///< attribute UpdateThresholdBytes
     bool m_piggyback{true};           ///< attribute Piggyback
     std::array<uint64_t, kFabricClasses> m_sent{};       ///< sender: bytes sent
     std::array<uint64_t, kFabricClasses> m_peerFreed{};  ///< sender: latest cumulative freed

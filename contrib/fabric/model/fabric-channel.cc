@@ -78,6 +78,14 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const Fa
                                    packet, header, rxEnd);
 }
 
+void
+FabricChannel::TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime)
+{
+    FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
+    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), m_delay + txTime,
+                                   &FabricNetDevice::ReceiveControl, peer, frame);
+}
+
 std::size_t
 FabricChannel::GetNDevices() const
 {

@@ -36,6 +36,9 @@ class FabricChannel : public Channel
     /// header takes `headerTime` (<= txTime) to serialize.
     void Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
                   Time txTime, Time headerTime);
+    /// Delivers a link-local frame to src's peer `txTime` (its serialization,
+    /// or the data packet it rides in) plus the delay from now.
+    void TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime);
 
     Time GetDelay() const { return m_delay; }
     void SetDelay(Time delay) { m_delay = delay; }

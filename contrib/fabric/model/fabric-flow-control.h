@@ -69,8 +69,8 @@ class FabricFlowControl : public Object
     virtual uint64_t GetSendBudget(uint8_t cls) const { return kUnlimited; }
     /// A data packet of wireBytes in class cls started transmission.
     virtual void NotifyTransmit(uint8_t cls, uint32_t wireBytes) {}
-    /// A link-local frame arrived from the peer (packet still begins with its FabricHeader).
-    virtual void ReceiveControl(const FabricHeader& header, Ptr<Packet> packet) {}
+    /// A link-local frame arrived from the peer.
+    virtual void ReceiveControl(const FabricControlFrame& frame) {}
 
     /// Local ingress accounting of class cls on this port crossed XOFF.
     virtual void IngressCongested(uint8_t cls) {}
@@ -86,9 +86,9 @@ class FabricFlowControl : public Object
     /// that packet's last bit. A standalone frame is sent only when no data is
     /// ready. PFC pause frames never piggyback.
     virtual bool CanPiggyback() const { return false; }
-    /// Builds the pending frame from the current state (so frames merge) and
-    /// clears the pending flag; nullptr if none.
-    virtual Ptr<Packet> TakeControlFrame() { return nullptr; }
+    /// Fills \p frame with the pending frame, built from the current state
+    /// (so frames merge), and clears the pending flag; false if none.
+    virtual bool TakeControlFrame(FabricControlFrame& frame) { return false; }
 
   protected:
     void DoDispose() override;

@@ -194,4 +194,28 @@ FabricCreditBody::Print(std::ostream& os) const
     }
 }
 
+Ptr<Packet>
+FabricControlFrame::ToPacket() const
+{
+    Ptr<Packet> p = Create<Packet>();
+    if (kind == FabricHeader::PFC_PAUSE)
+    {
+        FabricPauseBody body;
+        body.classEnable = classEnable;
+        for (uint8_t c = 0; c < kFabricClasses; ++c)
+        {
+            body.quanta[c] = static_cast<uint16_t>(values[c]);
+        }
+        p->AddHeader(body);
+    }
+    else
+    {
+        FabricCreditBody body;
+        body.freedBytes = values;
+        p->AddHeader(body);
+    }
+    p->AddHeader(FabricHeader(source, kFabricNoAddress, 0, 7, FabricHeader::NOT_ECT, kind));
+    return p;
+}
+
 } // namespace ns3

@@ -14,6 +14,7 @@
 #define HOCKNEY_FABRIC_HEADER_H
 
 #include "ns3/header.h"
+#include "ns3/packet.h"
 
 #include <array>
 #include <cstdint>
@@ -142,6 +143,25 @@ class FabricCreditBody : public Header
     void Print(std::ostream& os) const override;
 
     std::array<uint64_t, kFabricClasses> freedBytes{};
+};
+
+/**
+ * \brief A link-local frame (PFC pause or credit update) as two ports
+ * exchange it: plain fields, no ns-3 Packet on the way. Its wire cost is the
+ * port's ControlFrameBytes (or nothing when it rides in a data packet's
+ * framing); a Packet in the standard's layout (FabricHeader, then
+ * FabricPauseBody or FabricCreditBody) is made only for pcap and traces.
+ */
+struct FabricControlFrame
+{
+    FabricHeader::Kind kind{FabricHeader::CREDIT_UPDATE};
+    uint32_t source{kFabricNoAddress}; ///< sender's fabric address (switch ports: none)
+    uint16_t classEnable{0};           ///< PFC: class-enable vector
+    /// PFC: pause quanta per class; credit update: cumulative freed bytes per class.
+    std::array<uint64_t, kFabricClasses> values{};
+
+    /// The frame as a packet: FabricHeader (class 7) + body.
+    Ptr<Packet> ToPacket() const;
 };
 
 } // namespace ns3

@@ -446,9 +446,13 @@ FabricNetDevice::TryTransmit()
         m_txEvent.Cancel();
     }
     bool control = m_fc->HasControlFrame();
+    FabricControlFrame frame;
     if (control && !m_fc->CanPiggyback())
     {
-        StartControl(m_fc->TakeControlFrame());
+        if (m_fc->TakeControlFrame(frame))
+        {
+            StartControl(frame);
+        }
         return;
     }
     Item item;
@@ -460,7 +464,10 @@ FabricNetDevice::TryTransmit()
     }
     if (control)
     {
-        StartControl(m_fc->TakeControlFrame());
+        if (m_fc->TakeControlFrame(frame))
+        {
+            StartControl(frame);
+        }
         return;
     }
     if (notBefore != Time::Max())
@@ -618,30 +625,31 @@ FabricNetDevice::ScheduleNext(Time end)
 }
 
 void
-FabricNetDevice::StartControl(Ptr<Packet> p)
+FabricNetDevice::StartControl(const FabricControlFrame& frame)
 {
-    if (!p)
-    {
-        return;
-    }
-    FabricHeader h;
-    p->PeekHeader(h);
     uint32_t wire = m_controlFrameBytes;
     Time tx = SerializationTime(wire);
     Time now = Simulator::Now();
     m_txFreeAt = now + tx;
     ++m_counters.controlTx;
     m_counters.busyTime += tx;
-    m_phyTxBeginTrace(p);
-    if (m_pcap)
+    // The frame becomes a packet only for whoever looks at packets.
+    if (m_pcap || !m_phyTxBeginTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty())
     {
-        WritePcap(p, h);
+        Ptr<Packet> p = frame.ToPacket();
+        m_phyTxBeginTrace(p);
+        if (m_pcap)
+        {
+            FabricHeader h;
+            p->PeekHeader(h);
+            WritePcap(p, h);
+        }
+        if (!m_phyTxEndTrace.IsEmpty())
+        {
+            Simulator::Schedule(tx, &FabricNetDevice::TransmitComplete, this, ConstCast<const Packet>(p));
+        }
     }
-    m_channel->Transmit(p, h, this, tx, tx);
-    if (!m_phyTxEndTrace.IsEmpty())
-    {
-        Simulator::Schedule(tx, &FabricNetDevice::TransmitComplete, this, p);
-    }
+    m_channel->TransmitControl(frame, this, tx);
     ScheduleNext(m_txFreeAt);
 }
 
@@ -690,14 +698,12 @@ FabricNetDevice::StartTransmission(Item& item)
     }
     Time headerTime = SerializationTime(std::min(wire, m_headerBytes));
     m_channel->Transmit(item.packet, item.header, this, end - now, headerTime);
-    if (m_fc->CanPiggyback() && m_fc->HasControlFrame())
+    FabricControlFrame frame;
+    if (m_fc->CanPiggyback() && m_fc->HasControlFrame() && m_fc->TakeControlFrame(frame))
     {
         // Rides in this packet's framing: no transmitter time, arrives with its last bit.
-        Ptr<Packet> c = m_fc->TakeControlFrame();
-        FabricHeader ch;
-        c->PeekHeader(ch);
         ++m_counters.controlTx;
-        m_channel->Transmit(c, ch, this, end - now, end - now);
+        m_channel->TransmitControl(frame, this, end - now);
     }
     if (!m_phyTxEndTrace.IsEmpty())
     {
@@ -723,12 +729,6 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
     {
         WritePcap(packet, header);
     }
-    if (header.GetKind() != FabricHeader::DATA)
-    {
-        ++m_counters.controlRx;
-        m_fc->ReceiveControl(header, packet);
-        return;
-    }
     uint32_t payload = packet->GetSize() - kHdr;
     ++m_counters.rxPackets;
     m_counters.rxBytes += payload;
@@ -751,6 +751,24 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
         q->RemoveHeader(h);
         m_rxCallback(this, q, 0, AddressToMac(header.GetSource()));
     }
+}
+
+void
+FabricNetDevice::ReceiveControl(FabricControlFrame frame)
+{
+    if (m_pcap || !m_phyRxEndTrace.IsEmpty())
+    {
+        Ptr<Packet> p = frame.ToPacket();
+        m_phyRxEndTrace(p);
+        if (m_pcap)
+        {
+            FabricHeader h;
+            p->PeekHeader(h);
+            WritePcap(p, h);
+        }
+    }
+    ++m_counters.controlRx;
+    m_fc->ReceiveControl(frame);
 }
 
 // ---------------------------------------------------------------- state

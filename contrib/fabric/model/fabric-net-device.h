@@ -186,6 +186,8 @@ class FabricNetDevice : public NetDevice
                           uint32_t ingressWireBytes, Time ready, Time rxEnd);
     /// Called by the channel in this node's context.
     void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd);
+    /// A link-local frame from the peer (channel, this node's context).
+    void ReceiveControl(FabricControlFrame frame);
     /// Flow control: a frame is pending or a class unblocked; try to send.
     void NotifyFlowControl() { TryTransmit(); }
     /// Flow control: class cls is now held paused (true) or released (false) by the peer.
@@ -253,7 +255,7 @@ class FabricNetDevice : public NetDevice
     void TryTransmit();
     void TransmitReadyEvent();
     void TransmitComplete(Ptr<const Packet> packet);
-    void StartControl(Ptr<Packet> packet);
+    void StartControl(const FabricControlFrame& frame);
     void ScheduleNext(Time end);
     bool PickData(Item& out, Time& notBefore);
     bool TakeFromClass(uint8_t cls, uint64_t budget, Item& out, Time& notBefore);

@@ -124,15 +124,17 @@ FabricPfcFlowControl::Refresh(uint8_t cls)
     }
 }
 
-Ptr<Packet>
-FabricPfcFlowControl::TakeControlFrame()
+bool
+FabricPfcFlowControl::TakeControlFrame(FabricControlFrame& frame)
 {
     if (m_pendingMask == 0)
     {
-        return nullptr;
+        return false;
     }
-    FabricPauseBody body;
-    body.classEnable = m_pendingMask;
+    frame.kind = FabricHeader::PFC_PAUSE;
+    frame.source = m_device->GetFabricAddress();
+    frame.classEnable = m_pendingMask;
+    frame.values.fill(0);
     bool pause = false;
     Time refresh = Time(QuantaToTime(m_pauseQuanta).GetTimeStep() * m_refreshFraction);
     for (uint8_t c = 0; c < kFabricClasses; ++c)
@@ -143,7 +145,7 @@ FabricPfcFlowControl::TakeControlFrame()
         }
         if (IsAsserting(c))
         {
-            body.quanta[c] = m_pauseQuanta;
+            frame.values[c] = m_pauseQuanta;
             pause = true;
             Drop(m_refresh[c]);
             m_refresh[c] = Simulator::Schedule(refresh, &FabricPfcFlowControl::Refresh, this, c);
@@ -151,39 +153,31 @@ FabricPfcFlowControl::TakeControlFrame()
     }
     m_pendingMask = 0;
     m_device->CountPfcFrameSent(pause);
-    Ptr<Packet> p = Create<Packet>();
-    p->AddHeader(body);
-    p->AddHeader(FabricHeader(m_device->GetFabricAddress(), kFabricNoAddress, 0, 7,
-                              FabricHeader::NOT_ECT, FabricHeader::PFC_PAUSE));
-    return p;
+    return true;
 }
 
 void
-FabricPfcFlowControl::ReceiveControl(const FabricHeader& header, Ptr<Packet> packet)
+FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
 {
-    if (header.GetKind() != FabricHeader::PFC_PAUSE)
+    if (frame.kind != FabricHeader::PFC_PAUSE)
     {
         return;
     }
-    Ptr<Packet> q = packet->Copy();
-    FabricHeader h;
-    q->RemoveHeader(h);
-    FabricPauseBody body;
-    q->RemoveHeader(body);
     bool anyPause = false;
     bool resumed = false;
     for (uint8_t c = 0; c < kFabricClasses; ++c)
     {
-        if (!((body.classEnable >> c) & 1u))
+        if (!((frame.classEnable >> c) & 1u))
         {
             continue;
         }
         bool was = IsPaused(c);
         Drop(m_expire[c]);
-        if (body.quanta[c] > 0)
+        const auto quanta = static_cast<uint16_t>(frame.values[c]);
+        if (quanta > 0)
         {
             anyPause = true;
-            m_expire[c] = Simulator::Schedule(QuantaToTime(body.quanta[c]),
+            m_expire[c] = Simulator::Schedule(QuantaToTime(quanta),
                                               &FabricPfcFlowControl::PauseExpired, this, c);
             if (!was)
             {

@@ -33,11 +33,11 @@ class FabricPfcFlowControl : public FabricFlowControl
     {
         return IsPaused(cls) ? 0 : kUnlimited;
     }
-    void ReceiveControl(const FabricHeader& header, Ptr<Packet> packet) override;
+    void ReceiveControl(const FabricControlFrame& frame) override;
     void IngressCongested(uint8_t cls) override;
     void IngressUncongested(uint8_t cls) override;
     bool HasControlFrame() const override { return m_pendingMask != 0; }
-    Ptr<Packet> TakeControlFrame() override;
+    bool TakeControlFrame(FabricControlFrame& frame) override;
 
     /// Pause duration of `quanta` at the owning port's rate (512 bit times each).
     Time QuantaToTime(uint16_t quanta) const;

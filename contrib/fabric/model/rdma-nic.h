@@ -182,7 +182,14 @@ class RdmaNic : public Object
         Time nextTx;            ///< rate limiter: earliest start of the next packet
         Time lastTxStart;
         uint32_t lastTxWire{0};
-        EventId rto;
+        /// Retransmission deadline (Time::Max(): disarmed). Moving it is a
+        /// field write: one check event per QP is pending at most, and when
+        /// it fires early it re-schedules itself at the deadline, instead of
+        /// a cancelled and re-armed timer for every ACK.
+        Time rtoDeadline{Time::Max()};
+        uint64_t ackReqHigh{0}; ///< one past the highest PSN sent with AckReq
+        EventId rtoCheck;
+        uint32_t classIndex{0}; ///< position in m_byClass[priority]
         // responder
         uint64_t ePsn{0};
         bool nakSent{false};
@@ -212,6 +219,7 @@ class RdmaNic : public Object
 
     // transmit
     Ptr<Packet> Pull(uint8_t cls, uint32_t maxBytes);
+    void CommitTransmission(Qp& qp, Ptr<Packet> p, Time now);
     bool HasWork(const Qp& qp) const;
     Time EligibleAt(const Qp& qp) const;
     Ptr<Packet> BuildDataPacket(Qp& qp, uint64_t psn);
@@ -222,8 +230,19 @@ class RdmaNic : public Object
     void ScheduleWake(Time at);
     void Wake();
     void RateChanged(uint32_t qpn);
+    /// True if the packet psn of m asks for an acknowledgement (AckReq):
+    /// the last of its message, every AckInterval-th PSN, and the one that
+    /// fills the window.
+    bool AckRequested(const Qp& qp, const Message& m, uint64_t psn) const;
     void ArmRto(Qp& qp);
-    void RtoExpired(uint32_t qpn);
+    void RestartRto(Qp& qp);
+    void RtoCheck(uint32_t qpn);
+    void RtoExpired(Qp& qp);
+    /// Keeps the QP's bit in m_active in step with HasWork.
+    void UpdateActive(const Qp& qp);
+    /// The first QP of class cls with work at a position in [from, end) of
+    /// m_byClass[cls]; end if none.
+    uint32_t NextActive(uint8_t cls, uint32_t from, uint32_t end) const;
     void SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t flow,
                      uint8_t opcode, uint64_t psn, bool nak);
 
@@ -255,6 +274,9 @@ class RdmaNic : public Object
     std::deque<Qp> m_qps; ///< deque: references stay valid as QPs are added
     std::vector<std::vector<uint32_t>> m_byClass; ///< QPs per priority class
     std::vector<uint32_t> m_rrNext;               ///< round-robin cursor per class
+    /// Per class, a bit per QP (by position in m_byClass) that has work:
+    /// Pull visits only these, so its cost does not grow with idle QPs.
+    std::vector<std::vector<uint64_t>> m_active;
     Time m_txDmaFreeAt;
     Time m_rxDmaFreeAt;
     EventId m_wake;

@@ -273,7 +273,7 @@ namespace
 // Both ends stream `n` packets of `payload` bytes at each other over a credit
 // link; returns the goodput A->B in bit/s.
 double
-BidirectionalCreditGoodput(bool piggyback, uint32_t payload, uint32_t n)
+BidirectionalCreditGoodput(bool piggyback, uint32_t payload, uint32_t n, uint32_t updateThreshold)
 {
     FabricLinkConfig cfg = PlainLink(DataRate("3600Gbps"), NanoSeconds(100), 16);
     cfg.flowControl = FabricFlowControlMode::CREDIT;
@@ -283,6 +283,8 @@ BidirectionalCreditGoodput(bool piggyback, uint32_t payload, uint32_t n)
     cfg.mtu = payload;
     Arrivals rx;
     FabricLink l = ConnectPair(cfg, rx);
+    l.devA->GetFlowControl()->SetAttribute("UpdateThresholdBytes", UintegerValue(updateThreshold));
+    l.devB->GetFlowControl()->SetAttribute("UpdateThresholdBytes", UintegerValue(updateThreshold));
     std::vector<uint32_t> count(2, 0);
     auto source = +[](uint32_t* c, uint32_t total, uint32_t size, uint8_t cls, uint32_t maxBytes) {
         if (*c >= total || cls != 0 || maxBytes < size + FabricHeader::kSerializedSize)
@@ -312,8 +314,17 @@ TEST_F(FabricLinkTest, CreditUpdatesPiggybackOnReverseData)
     // frame after every data packet it drops to 256/288. 0.1 % as the
     // issue's goodput tolerance; 20 000 packets so that the first 100 ns
     // (~165 packets sent before any credit can come back) weigh < 0.05 %.
-    EXPECT_NEAR(BidirectionalCreditGoodput(true, 256, 20000) / (3.6e12 * 256 / 272), 1.0, 1e-3);
-    EXPECT_NEAR(BidirectionalCreditGoodput(false, 256, 20000) / (3.6e12 * 256 / 288), 1.0, 1e-3);
+    EXPECT_NEAR(BidirectionalCreditGoodput(true, 256, 20000, 1) / (3.6e12 * 256 / 272), 1.0, 1e-3);
+    EXPECT_NEAR(BidirectionalCreditGoodput(false, 256, 20000, 1) / (3.6e12 * 256 / 288), 1.0, 1e-3);
+}
+
+TEST_F(FabricLinkTest, CreditUpdatesAreBatchedByTheThreshold)
+{
+    // Standalone 16 B credit frames, one per 2048 B freed (the default
+    // threshold): 272 B per packet on the wire, so a frame after every
+    // ceil(2048 / 272) = 8 packets, 2 B per packet: goodput 256/274 of
+    // 3.6 Tb/s (per packet: 256/288 at a threshold of 1, test above).
+    EXPECT_NEAR(BidirectionalCreditGoodput(false, 256, 20000, 2048) / (3.6e12 * 256 / 274), 1.0, 1e-3);
 }
 
 TEST_F(FabricLinkTest, QueuedZeroPayloadPacketsDoNotStall)

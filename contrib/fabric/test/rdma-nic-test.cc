@@ -83,7 +83,31 @@ TEST_F(RdmaNicTest, MultiPacketSendByHand)
     Costs c;
     EXPECT_NEAR(recvAt, OneWay(c, n, false), 20 * kPs);
     EXPECT_EQ(t.a->GetCounters().dataPacketsSent, 4u);
-    EXPECT_EQ(t.b->GetCounters().acksSent, 4u); // AckInterval 1
+    // Default AckInterval 64: only the message's last packet asks for an ACK.
+    EXPECT_EQ(t.b->GetCounters().acksSent, 1u);
+}
+
+TEST_F(RdmaNicTest, CoalescedAcksStillReopenTheWindow)
+{
+    // A window of two packets with the default AckInterval of 64: the packet
+    // that fills the window asks for an ACK (PSNs 1, 3, 5, 7 and the last,
+    // 9), so the window reopens after a round trip, not at the 67 ms timeout.
+    TwoHosts t = MakeTwoHosts(RdmaLink());
+    t.a->SetAttribute("WindowBytes", UintegerValue(2 * 4096));
+    auto [qa, qb] = RdmaNic::Connect(t.a, t.b, 3);
+    double sentAt = -1;
+    t.a->SetSendCompletionCallback(MakeCallback(
+        +[](double* at, const RdmaCompletion&) { *at = Simulator::Now().GetSeconds(); })
+                                       .Bind(&sentAt));
+    t.a->PostSend(qa, 10 * 4096, true, 0);
+    Simulator::Run();
+    EXPECT_EQ(t.b->GetCounters().acksSent, 5u);
+    EXPECT_EQ(t.a->GetCounters().timeouts, 0u);
+    EXPECT_EQ(t.a->GetCounters().packetsRetransmitted, 0u);
+    // Five round trips of ~2.5 us each (1 us links both ways, PCIe steps):
+    // far below the timeout.
+    EXPECT_GT(sentAt, 0);
+    EXPECT_LT(sentAt, 30e-6);
 }
 
 TEST_F(RdmaNicTest, AckCoalescing)
