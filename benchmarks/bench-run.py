@@ -231,6 +231,7 @@ def scale_rows(benchmarks):
                      "sim_s": counter(b, "sim_s"), "events_per_data_hop": ev,
                      "p2p_events_per_hop": base_events, "ns_per_hop": ns, "p2p_ns_per_hop": base_ns,
                      "ns_per_hop_ratio": ratio(ns, base_ns), "peak_rss_bytes": counter(b, "peak_rss_bytes"),
+                     "case_peak_rss_bytes": counter(b, "case_peak_rss_bytes"),
                      "error": b.get("error_message") or b.get("label") or None})
     return rows
 
@@ -268,12 +269,13 @@ def report(pairs, scale):
                       fmt(r["ratio"], "ratio")] for r in pairs])
     if scale:
         print("\nScale series: packet-level collectives (baseline: ns-3 point-to-point chain, same run)\n")
-        print_table(["case", "done", "wall_s", "sim_s", "data hops", "events/hop", "p2p", "ns/hop", "p2p", "ratio", "peak RSS"],
+        print_table(["case", "done", "wall_s", "sim_s", "data hops", "events/hop", "p2p", "ns/hop", "p2p", "ratio", "RSS run", "RSS case"],
                     [[r["case"], "yes" if r["finished"] == 1 else "killed" if r["killed"] == 1 else
                       "stopped " + fmt(r["fraction_done"], "pct"),
                       fmt(r["wall_s"]), fmt(r["sim_s"]), fmt(r["data_hops"]), fmt(r["events_per_data_hop"]),
                       fmt(r["p2p_events_per_hop"]), fmt(r["ns_per_hop"]), fmt(r["p2p_ns_per_hop"]),
-                      fmt(r["ns_per_hop_ratio"], "ratio"), fmt(r["peak_rss_bytes"], "bytes")] for r in scale])
+                      fmt(r["ns_per_hop_ratio"], "ratio"), fmt(r["peak_rss_bytes"], "bytes"),
+                      fmt(r["case_peak_rss_bytes"], "bytes")] for r in scale])
 
 
 def check_json(paths):
