@@ -34,12 +34,12 @@ FIGURES = [
     },
     {
         "figure": r"BM_AlphaBetaTimeSecondsProtocolSCurve",
-        "baseline": r"BM_\w*Baseline\w*Formula\w*|BM_\w*Formula\w*Baseline\w*|BM_AlphaBeta\w*Baseline\w*",
+        "baseline": r"BM_BareFormula",
         "metrics": {"evals_per_s": "evals_per_s"},
     },
     {
         "figure": r"BM_AnalyticChannelNone(/.*)?",
-        "baseline": r"BM_\w*Channel\w*Baseline\w*(/.*)?|BM_\w*Baseline\w*Channel\w*(/.*)?",
+        "baseline": r"BM_SimpleChannelBaseline(/.*)?",
         "metrics": {"msgs_per_s": "msgs_per_s"},
     },
 ]
