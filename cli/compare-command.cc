@@ -43,6 +43,8 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
         .Add("contention", "none", "contention policy of the alphabeta backend: none | endpoint (links shared "
                                    "over the topology's routes: the flow backend)")
         .Add("wall-limit", "600s", "packet backend: wall-clock limit of each packet run (0s: stop at once)")
+        .Add("transfer-unit", "", "packet backend, NVLink/PCIe: bytes per simulated transfer unit, framed as "
+                                  "its 256 B link packets (0: every link packet; default: see doc/collective.md)")
         .Add("format", "table", "table | csv | json")
         .Add("output", "", "directory to also write compare.csv into")
         .Add("seed", "1", "random seed (packet backend)");
@@ -186,6 +188,16 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     {
         byFlag("model.contention");
         c.model.contention = ns3::ParseContentionPolicy(f.Get("contention"), "--contention");
+    }
+    if (f.IsSet("transfer-unit"))
+    {
+        byFlag("fabric.transfer_unit_bytes");
+        const std::string v = f.Get("transfer-unit");
+        if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos)
+        {
+            throw ns3::InputError("--transfer-unit", "expected a byte count (0, or 512-4096), got '" + v + "'");
+        }
+        c.fabric.transferUnitBytes = static_cast<uint32_t>(std::stoul(v));
     }
     if (f.IsSet("wall-limit"))
     {

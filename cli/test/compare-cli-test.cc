@@ -154,6 +154,9 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--ranks=1", "--ranks"},
         {"--topology=fat-tree-k1000", "--topology"}, // k capped at 64, fails at once
         {"--wall-limit=-1s", "--wall-limit"},
+        {"--transfer-unit=4k", "--transfer-unit"},
+        {"--transfer-unit=300 --backends=packet", "--transfer-unit"},
+        {"--transfer-unit=8192 --backends=packet", "--transfer-unit"},
         {"--output=/dev/null/sub", "--output"},   // under a file: no directory
     };
     for (const auto& [args, flag] : cases)

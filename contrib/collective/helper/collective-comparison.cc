@@ -473,6 +473,7 @@ RunPacket(const Point& pt,
 void
 ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 {
+    t->SetTransferUnit(f.transferUnitBytes.value_or(kDefaultTransferUnitBytes));
     if (f.ideal)
     {
         t->SetHeadersInTag(true);
@@ -818,7 +819,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
         const std::string f = s + ".fabric";
         CheckKeys(fb, f,
                   {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "time_limit",
-                   "wall_limit"});
+                   "wall_limit", "transfer_unit_bytes"});
         if (fb.contains("ideal"))
         {
             c.fabric.ideal = Bool(fb.at("ideal"), f + ".ideal");
@@ -865,6 +866,11 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
             {
                 throw InputError(f + ".time_limit", "expected a positive time");
             }
+        }
+        if (fb.contains("transfer_unit_bytes"))
+        {
+            c.fabric.transferUnitBytes =
+                static_cast<uint32_t>(Count(fb.at("transfer_unit_bytes"), f + ".transfer_unit_bytes", 0));
         }
         if (fb.contains("wall_limit"))
         {
@@ -980,8 +986,16 @@ ValidateComparison(const ComparisonConfig& c)
     {
         // A packet must carry payload: the header below every tier's MTU.
         const TopologyDescription knobbed = ApplyFabricKnobs(*c.topology, c.fabric);
+        const uint32_t unit = c.fabric.transferUnitBytes.value_or(kDefaultTransferUnitBytes);
         for (const TopologyTier& t : knobbed.tiers)
         {
+            if (unit > 0 && FabricNetwork::HasTransferUnit(t) &&
+                (unit < t.mtuBytes || unit % t.mtuBytes != 0 || unit > 4096))
+            {
+                throw InputError(c.FieldName("fabric.transfer_unit_bytes", "--transfer-unit"),
+                                 "expected 0 or a multiple of tier " + t.name + "'s MTU (" +
+                                     std::to_string(t.mtuBytes) + " B) up to 4096 B, got " + std::to_string(unit));
+            }
             if (t.headerBytes >= t.mtuBytes)
             {
                 const std::string field =
@@ -1319,6 +1333,22 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
                     .Set("sim_s", packet->simulated.GetSeconds())
                     .Set("peak_rss_bytes", packet->peakRssBytes)
                     .Set("status", packet->stopped ? "stopped-at-wall-limit" : "complete");
+                // The transfer unit, where it applies: the bytes one packet
+                // of the NVLink/PCIe tiers stands for (0: every link packet).
+                bool unitApplies = false;
+                for (const TopologyTier& tier : packetDesc.tiers)
+                {
+                    unitApplies = unitApplies || FabricNetwork::HasTransferUnit(tier);
+                }
+                if (unitApplies)
+                {
+                    row.Set("transfer_unit_bytes",
+                            static_cast<uint64_t>(c.fabric.transferUnitBytes.value_or(kDefaultTransferUnitBytes)));
+                }
+                else
+                {
+                    row.SetNull("transfer_unit_bytes");
+                }
             }
             rows.push_back(row);
         }

@@ -65,7 +65,8 @@ PacketTransport::GetTypeId()
 }
 
 PacketTransport::PacketTransport()
-    : m_headersInTag(false)
+    : m_headersInTag(false),
+      m_transferUnit(0)
 {
     m_endpointFactory.SetTypeId(RdmaEndpoint::GetTypeId());
     m_nicFactory.SetTypeId(RdmaNic::GetTypeId());
@@ -90,6 +91,12 @@ PacketTransport::SetHeadersInTag(bool inTag)
 }
 
 void
+PacketTransport::SetTransferUnit(uint32_t bytes)
+{
+    m_transferUnit = bytes;
+}
+
+void
 PacketTransport::DoDispose()
 {
     m_messenger = nullptr;
@@ -101,6 +108,7 @@ void
 PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestionControl> cc)
 {
     m_network = CreateObject<FabricNetwork>();
+    m_network->SetAttribute("TransferUnitBytes", UintegerValue(m_transferUnit));
     m_network->Build(description);
     const TopologyGraph& g = m_network->GetTopology();
     m_messenger = CreateObject<RdmaMessenger>();

@@ -55,6 +55,10 @@ class PacketTransport : public Transport
     /// true: no transport header bytes on any port (the ideal fabric); NVLink
     /// ports never carry them (their own header holds them).
     void SetHeadersInTag(bool inTag);
+    /// NVLink and PCIe tiers: send transfer units of this many bytes, framed
+    /// as their link packets (FabricNetwork::TransferUnitBytes); 0: each link
+    /// packet. Set before Build().
+    void SetTransferUnit(uint32_t bytes);
 
     /// Builds the fabric and the ranks' endpoints (all of the topology's
     /// endpoints, rank = endpoint order). \p cc is copied to every NIC (null:
@@ -86,6 +90,7 @@ class PacketTransport : public Transport
     ObjectFactory m_endpointFactory;
     ObjectFactory m_nicFactory;
     bool m_headersInTag;
+    uint32_t m_transferUnit;
 };
 
 } // namespace ns3

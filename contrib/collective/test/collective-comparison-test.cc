@@ -204,6 +204,7 @@ TEST_F(CollectiveComparisonTest, ScenarioFieldsAreValidatedByName)
         {json{{"fabric", {{"mtu_bytes", 255}}}}, "scenario.fabric.mtu_bytes:"}, // below the least IB MTU
         {json{{"fabric", {{"mtu_bytes", 1024}, {"header_bytes", 1024}}}}, "scenario.fabric.header_bytes:"},
         {json{{"fabric", {{"wall_limit", "-1s"}}}}, "scenario.fabric.wall_limit:"},
+        {json{{"fabric", {{"transfer_unit_bytes", "4KB"}}}}, "scenario.fabric.transfer_unit_bytes:"},
     };
     for (const auto& [scenario, field] : bad)
     {

@@ -46,6 +46,7 @@ FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& 
     dev->SetAttribute("MinWireBytes", UintegerValue(cfg.minWireBytes));
     dev->SetAttribute("ControlFrameBytes", UintegerValue(cfg.controlFrameBytes));
     dev->SetMtu(cfg.mtu);
+    dev->SetAttribute("HeaderGranuleBytes", UintegerValue(cfg.headerGranuleBytes));
     dev->SetLinkType(cfg.linkType);
     Ptr<FabricFlowControl> fc = CreateFabricFlowControl(cfg.flowControl);
     if (cfg.flowControl == FabricFlowControlMode::CREDIT)

@@ -42,6 +42,10 @@ struct FabricLinkConfig
     uint32_t minWireBytes{84};       ///< floor of a frame on the wire (Ethernet: 64 + 20)
     uint32_t controlFrameBytes{84};  ///< on-wire bytes of a pause/credit frame
     uint16_t mtu{4096};              ///< max bytes after the FabricHeader
+    /// Framing granule (FabricNetDevice::HeaderGranuleBytes): 0 = one
+    /// header per packet; else one per granule of payload (a transfer unit
+    /// that stands for several link packets).
+    uint32_t headerGranuleBytes{0};
     FabricFlowControlMode flowControl{FabricFlowControlMode::PFC};
     FabricLinkType linkType{FabricLinkType::ETHERNET};
     /// Switch-end headroom for PFC; 0 = FabricSwitch::PfcHeadroomBytes

@@ -94,6 +94,14 @@ FabricNetwork::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&FabricNetwork::m_ecmpSeed),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("TransferUnitBytes",
+                          "NVLink and PCIe links: 0 simulates each link packet (the tier's "
+                          "mtu_bytes, 256 B); a multiple of it (512-4096) sends transfer units "
+                          "of that size, each framed as its link packets are (one header per "
+                          "mtu_bytes), with one event per unit instead of per packet.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetwork::m_transferUnit),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("WatchdogStallTime",
                           "Stall time of the watchdog InstallWatchdog() starts.",
                           TimeValue(MicroSeconds(100)),
@@ -116,6 +124,29 @@ FabricNetwork::DoDispose()
     m_switches = NodeContainer();
     m_watchdog = nullptr;
     Object::DoDispose();
+}
+
+bool
+FabricNetwork::HasTransferUnit(const TopologyTier& tier)
+{
+    return tier.protocol == "nvlink" || tier.protocol == "pcie";
+}
+
+void
+FabricNetwork::ApplyTransferUnit(const TopologyTier& tier, FabricLinkConfig& cfg) const
+{
+    if (m_transferUnit == 0 || !HasTransferUnit(tier))
+    {
+        return;
+    }
+    if (m_transferUnit < cfg.mtu || m_transferUnit % cfg.mtu != 0 || m_transferUnit > 65535)
+    {
+        throw std::invalid_argument("transfer_unit_bytes: expected a multiple of tier " + tier.name +
+                                    "'s mtu_bytes " + std::to_string(cfg.mtu) + " up to 65535, got " +
+                                    std::to_string(m_transferUnit));
+    }
+    cfg.headerGranuleBytes = cfg.mtu;
+    cfg.mtu = static_cast<uint16_t>(m_transferUnit);
 }
 
 void
@@ -157,6 +188,7 @@ FabricNetwork::Build(const TopologyDescription& description)
     for (uint32_t l = 0; l < g.LinkCount(); ++l)
     {
         FabricLinkConfig cfg = MakeFabricLinkConfig(g.LinkTier(l), g.Link(l).lanes);
+        ApplyTransferUnit(g.LinkTier(l), cfg);
         FabricLink link = helper.Connect(m_nodes[g.LinkA(l)], m_nodes[g.LinkB(l)], cfg);
         for (bool a : {true, false})
         {

@@ -114,10 +114,17 @@ class FabricNetwork : public Object
     /// Fixes the random streams of every switch's ECN markers; returns the count used.
     int64_t AssignStreams(int64_t stream);
 
+    /// True for the tiers a transfer unit applies to (NVLink, PCIe).
+    static bool HasTransferUnit(const TopologyTier& tier);
+
   protected:
     void DoDispose() override;
 
   private:
+    /// TransferUnitBytes on an NVLink or PCIe tier: port MTU = the unit, one
+    /// header per tier MTU. \throws std::invalid_argument for a unit that is
+    /// not a multiple of the tier's MTU.
+    void ApplyTransferUnit(const TopologyTier& tier, FabricLinkConfig& cfg) const;
     void CheckBuilt() const;
 
     std::unique_ptr<TopologyGraph> m_graph;
@@ -130,6 +137,7 @@ class FabricNetwork : public Object
     NodeContainer m_endpoints;
     NodeContainer m_switches;
     uint32_t m_ecmpSeed{0};
+    uint32_t m_transferUnit{0};
     Time m_watchdogStall;
     Ptr<FabricWatchdog> m_watchdog; ///< the last one InstallWatchdog started
 };

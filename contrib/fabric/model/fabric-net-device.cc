@@ -62,6 +62,14 @@ FabricNetDevice::GetTypeId()
                           UintegerValue(70),
                           MakeUintegerAccessor(&FabricNetDevice::m_headerBytes),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("HeaderGranuleBytes",
+                          "0: one HeaderBytes of framing per packet. N > 0: one per N "
+                          "payload bytes (at least one): a packet then stands for "
+                          "ceil(payload / N) link packets of N bytes (the transfer unit, "
+                          "doc/fabric.md), with their framing, in one event.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetDevice::m_headerGranule),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("MinWireBytes",
                           "Smallest frame on the wire in bytes (Ethernet 64 + 20 preamble/IFG "
                           "= 84; 0 = no floor).",
@@ -304,7 +312,10 @@ uint32_t
 FabricNetDevice::WireBytes(uint32_t packetSize) const
 {
     uint32_t payload = packetSize > kHdr ? packetSize - kHdr : 0;
-    return std::max(payload + m_headerBytes, m_minWireBytes);
+    uint32_t headers = m_headerGranule == 0 || payload <= m_headerGranule
+                           ? 1
+                           : (payload + m_headerGranule - 1) / m_headerGranule;
+    return std::max(payload + headers * m_headerBytes, m_minWireBytes);
 }
 
 Time

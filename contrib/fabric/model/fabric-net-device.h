@@ -274,6 +274,7 @@ class FabricNetDevice : public NetDevice
     DataRate m_rate{"100Gbps"};
     uint32_t m_headerBytes{70};
     uint32_t m_minWireBytes{0};
+    uint32_t m_headerGranule{0}; ///< attribute HeaderGranuleBytes
     uint32_t m_controlFrameBytes{84};
     uint64_t m_maxQueueBytes{0}; ///< per class limit for Send(); 0 = unlimited
     bool m_cutThrough{false};

@@ -120,6 +120,27 @@ TEST_F(FabricLinkTest, SerializationRoundsToNearestPicosecondAtTerabitRates)
     EXPECT_EQ(d->WireBytes(FabricHeader::kSerializedSize + 1), 84u);
 }
 
+TEST_F(FabricLinkTest, TransferUnitIsFramedAsItsLinkPackets)
+{
+    // NVLink framing: 16 B per 256 B link packet. A 4096 B transfer unit
+    // stands for 16 link packets: 4096 + 16 x 16 = 4352 B on the wire,
+    // 9671.1 ps at 3.6 Tb/s -> 9671 ps; a 1000 B tail is 4 link packets
+    // (1064 B), a 100 B one is one (116 B).
+    Ptr<FabricNetDevice> d = CreateObject<FabricNetDevice>();
+    d->SetDataRate(DataRate("3600Gbps"));
+    d->SetHeaderBytes(16);
+    d->SetAttribute("HeaderGranuleBytes", UintegerValue(256));
+    EXPECT_EQ(d->WireBytes(FabricHeader::kSerializedSize + 4096), 4352u);
+    EXPECT_EQ(d->WireBytes(FabricHeader::kSerializedSize + 1000), 1064u);
+    EXPECT_EQ(d->WireBytes(FabricHeader::kSerializedSize + 256), 272u);
+    EXPECT_EQ(d->WireBytes(FabricHeader::kSerializedSize + 100), 116u);
+    EXPECT_EQ(d->SerializationTime(d->WireBytes(FabricHeader::kSerializedSize + 4096)).GetPicoSeconds(), 9671);
+    // 16 link packets of 256 B take the same wire time as the unit: the
+    // goodput share is 256/272 either way.
+    d->SetAttribute("HeaderGranuleBytes", UintegerValue(0));
+    EXPECT_EQ(16 * d->WireBytes(FabricHeader::kSerializedSize + 256), 4352u);
+}
+
 TEST_F(FabricLinkTest, LongStreamGoodputIsRateTimesPayloadShare)
 {
     // RoCEv2 framing 70 B, 4096 B payload: goodput = 100 Gb/s x 4096 / 4166
