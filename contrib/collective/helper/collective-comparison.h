@@ -29,6 +29,9 @@
 //                       while no rank sends to more than one (many-to-one)
 //   contention          the flow backend (links shared max-min) is more than
 //                       10 % slower than the contention-free closed form
+//                       (not decided for a packet-only run of more than
+//                       65 536 messages, where the flow model, unasked for,
+//                       would cost more than the packets)
 //   latency-bound       the closed form's alpha terms are at least its n/beta terms
 //   bandwidth-bound     otherwise
 #ifndef HOCKNEY_COLLECTIVE_COMPARISON_H
