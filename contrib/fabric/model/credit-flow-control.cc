@@ -32,14 +32,15 @@ FabricCreditFlowControl::GetTypeId()
             // Hardware returns credits in batches, not per packet: IB's flow
             // control packets carry a per-VL cumulative count of 64-byte
             // blocks and are sent periodically; NVLink returns them in flit
-            // headers. 2 KiB is under 2 % of every preset's port buffer
-            // (NVLink 256 KiB, IB 128 KiB): it cut the credit updates of an
-            // 8-GPU 16 MB ring AllReduce 7x and changed no simulated time by
-            // more than 1e-5 relative (doc/fabric.md, "Credit returns").
+            // headers. 8 KiB is at most 1/16 of every preset's port buffer
+            // (NVLink 256 KiB, IB 128 KiB): against one update per packet it
+            // cut the credit updates of an 8-GPU 16 MB ring AllReduce 30x and
+            // changed no simulated time by more than 1e-5 relative
+            // (doc/fabric.md, "Modelling choices made for speed").
             .AddAttribute("UpdateThresholdBytes",
                           "Freed bytes accumulated before a credit update is requested "
                           "(updates merge while one waits; 1 = after every packet).",
-                          UintegerValue(2048),
+                          UintegerValue(8192),
                           MakeUintegerAccessor(&FabricCreditFlowControl::m_updateThreshold),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("Piggyback",

@@ -39,7 +39,7 @@ class FabricCreditFlowControl : public FabricFlowControl
 
   private:
     uint64_t m_peerBuffer{65536};     ///< attribute PeerBufferBytes (per class)
-    uint32_t m_updateThreshold{2048}; ///< attribute UpdateThresholdBytes
+    uint32_t m_updateThreshold{8192}; ///< attribute UpdateThresholdBytes
     bool m_piggyback{true};           ///< attribute Piggyback
     std::array<uint64_t, kFabricClasses> m_sent{};       ///< sender: bytes sent
     std::array<uint64_t, kFabricClasses> m_peerFreed{};  ///< sender: latest cumulative freed

@@ -341,8 +341,8 @@ TEST_F(FabricLinkTest, CreditUpdatesPiggybackOnReverseData)
 
 TEST_F(FabricLinkTest, CreditUpdatesAreBatchedByTheThreshold)
 {
-    // Standalone 16 B credit frames, one per 2048 B freed (the default
-    // threshold): 272 B per packet on the wire, so a frame after every
+    // Standalone 16 B credit frames, one per 2048 B freed (a threshold of a
+    // quarter of the default): 272 B per packet on the wire, so a frame after every
     // ceil(2048 / 272) = 8 packets, 2 B per packet: goodput 256/274 of
     // 3.6 Tb/s (per packet: 256/288 at a threshold of 1, test above).
     EXPECT_NEAR(BidirectionalCreditGoodput(false, 256, 20000, 2048) / (3.6e12 * 256 / 274), 1.0, 1e-3);
