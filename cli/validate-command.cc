@@ -37,8 +37,8 @@ RunAccuracyMapCommand(const std::vector<std::string>& args,
         .Add("format", "table", "table | csv | json (the map on stdout)")
         .Add("experiments", "", "comma-separated experiment ids (default: the subset, or all with --full)")
         .Add("validation-dir", HOCKNEY_SOURCE_DIR "/validation", "directory of the experiment files")
-        .Add("measured-dir", HOCKNEY_SOURCE_DIR "/../shared/data/measured",
-             "published measurements (read at run time; skipped when absent)")
+        .Add("measured-dir", HOCKNEY_SOURCE_DIR "/validation/data",
+             "published measurements (copies in validation/data; skipped when absent)")
         .AddSwitch("quiet", "no progress lines on stderr");
     if (!f.Parse(args, out))
     {

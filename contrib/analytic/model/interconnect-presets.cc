@@ -16,7 +16,7 @@ const std::vector<InterconnectPreset>&
 InterconnectPresets()
 {
     // Sources: the seed (seed/003), REFERENCE.md "Hardware and measured anchors"
-    // and ../shared/data/measured/hardware_anchors.csv (which names each
+    // and validation/data/hardware_anchors.csv (which names each
     // original). "assumed" marks a value with no measurement behind it.
     static const std::vector<InterconnectPreset> table = {
         // Seed worked example: alpha ~ 5 us, beta ~ 450 GB/s, n* = 2.25 MB; n0 ~ 256 KB

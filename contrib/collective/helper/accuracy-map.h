@@ -132,7 +132,7 @@ std::vector<ResultRow> RunAssumptionAblation(const ComparisonConfig& config,
                                              std::function<void(const std::string&)> progress = {});
 
 /// The published-measurement section: the dgx-h100 ring AllReduce and the
-/// multi-node NDR presets against ../shared/data/measured (read at run time).
+/// multi-node NDR presets against the published logs in validation/data.
 struct PublishedComparison
 {
     bool available = false;

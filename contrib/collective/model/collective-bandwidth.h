@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // algbw and busbw as nccl-tests defines them (doc/PERFORMANCE.md; see
-// ../shared/data/measured/nccl_busbw_factors.csv): algbw = bytes / time with
+// validation/data/nccl_busbw_factors.csv): algbw = bytes / time with
 // bytes the "size" column (collective-algorithms.h says what it counts per
 // collective); busbw = algbw x factor, the factor making the ring algorithm's
 // busbw equal to the per-link bandwidth: allreduce 2(n-1)/n; allgather,

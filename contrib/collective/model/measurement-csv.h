@@ -11,7 +11,7 @@
 //          inverse message rate (THROUGHPUT)
 //   optional: test | collective, ranks, run (a series key), [oop_|ip_]algbw_GBps,
 //          [oop_|ip_]busbw_GBps, oop_wrong, ip_wrong
-// The tables of shared/data/measured (nccl_*.csv, perftest_*.csv) have these
+// The tables of validation/data (nccl_*.csv, perftest_*.csv) have these
 // columns. A value without a unit under a header that names none, or with a
 // unit under one that does, is a mixed-units InputError naming file:line.
 #ifndef HOCKNEY_MEASUREMENT_CSV_H

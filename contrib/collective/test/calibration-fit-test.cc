@@ -410,12 +410,9 @@ TEST(CalibrationFit, ParameterFileRoundTrip)
 // alphabeta fit reproduces the log's large sizes within a few percent.
 TEST(CalibrationFit, RealTogetherRingLog)
 {
-    std::string path = HOCKNEY_SOURCE_DIR "/../shared/data/measured/nccl_allreduce_ring_8xH100_nvswitch_together.csv";
+    std::string path = HOCKNEY_SOURCE_DIR "/validation/data/nccl_allreduce_ring_8xH100_nvswitch_together.csv";
     struct stat st;
-    if (stat(path.c_str(), &st) != 0)
-    {
-        GTEST_SKIP() << "measured data not present: " << path;
-    }
+    ASSERT_EQ(stat(path.c_str(), &st), 0) << "measured data missing from the repository: " << path;
     auto fits = Calibrate(ReadMeasurementFile(path), Models({"alphabeta", "scurve"}));
     const auto& ab = Only(fits, "alphabeta");
     EXPECT_EQ(ab.collective, "allreduce");

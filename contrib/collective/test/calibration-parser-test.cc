@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The measurement readers on the real logs of shared/data/measured (skipped
-// when the folder is absent) and on small synthetic logs written here. Expected
+// The measurement readers on the real logs copied into validation/data (a
+// missing one fails the test) and on small synthetic logs written here. Expected
 // values are read by eye from the files; each names the line it comes from.
 // Times are compared with a relative tolerance of 1e-12: the parser multiplies
 // the printed decimal by 1e-6 once, so only double rounding (~1e-16) separates
@@ -25,7 +25,7 @@ using namespace ns3;
 namespace
 {
 
-const std::string kMeasured = HOCKNEY_SOURCE_DIR "/../shared/data/measured";
+const std::string kMeasured = HOCKNEY_SOURCE_DIR "/validation/data";
 const std::string kRaw = kMeasured + "/raw";
 
 bool
@@ -40,8 +40,8 @@ Exists(const std::string& path)
     {                                                                                              \
         if (!Exists(path))                                                                         \
         {                                                                                          \
-            GTEST_SKIP() << "measured data not present: " << (path)                               \
-                         << " (shared/data/measured is read at run time, never copied)";          \
+            FAIL() << "measured data missing from the repository: " << (path)                    \
+                   << " (validation/data holds copies of the published logs)";                   \
         }                                                                                          \
     } while (0)
 

@@ -10,7 +10,7 @@
 // "dgx-h100:nvswitch-chips=4", "fat-tree:k=8".
 //
 // Sources: ../shared/REFERENCE.md ("Hardware and measured anchors") and
-// ../shared/data/measured/hardware_anchors.csv (NVLink 4: 18 links, 450 GB/s
+// validation/data/hardware_anchors.csv (NVLink 4: 18 links, 450 GB/s
 // per direction per GPU; NVLink 5: 900 GB/s; IB NDR 400 Gb/s, Quantum-2 64 x
 // 400G ports; PCIe Gen5 x16 63.0 GB/s raw per direction). Numbers not in those
 // files are marked "assumption" where they are set.
