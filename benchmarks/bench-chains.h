@@ -24,7 +24,10 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <benchmark/benchmark.h>
+
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -172,6 +175,39 @@ RunPointToPointChain(uint32_t middles, uint32_t packets)
     r.events = Simulator::GetEventCount();
     Simulator::Destroy();
     return r;
+}
+
+/// Times `run(nodes, packets)` once per benchmark iteration (manual time:
+/// Simulator::Run() only) and reports hops_per_s, ns_per_hop and
+/// events_per_hop; a chain that lost packets is an error.
+inline void
+TimeChainRuns(benchmark::State& state,
+              uint32_t nodes,
+              uint32_t packets,
+              const std::function<ChainRun(uint32_t, uint32_t)>& run)
+{
+    uint64_t hops = 0;
+    uint64_t events = 0;
+    double seconds = 0;
+    for (auto _ : state)
+    {
+        const ChainRun r = run(nodes, packets);
+        if (!r.complete)
+        {
+            state.SkipWithError("the chain lost packets");
+            break;
+        }
+        state.SetIterationTime(r.runSeconds);
+        hops += r.hops;
+        events += r.events;
+        seconds += r.runSeconds;
+    }
+    if (hops > 0 && seconds > 0)
+    {
+        state.counters["hops_per_s"] = double(hops) / seconds;
+        state.counters["ns_per_hop"] = seconds * 1e9 / double(hops);
+        state.counters["events_per_hop"] = double(events) / double(hops);
+    }
 }
 
 } // namespace bench

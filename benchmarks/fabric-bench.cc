@@ -23,44 +23,15 @@ namespace
 {
 
 void
-RunChain(benchmark::State& state, const std::function<bench::ChainRun(uint32_t, uint32_t)>& run)
-{
-    const uint32_t nodes = state.range(0);
-    const uint32_t packets = state.range(1);
-    uint64_t hops = 0;
-    uint64_t events = 0;
-    double seconds = 0;
-    for (auto _ : state)
-    {
-        const bench::ChainRun r = run(nodes, packets);
-        if (!r.complete)
-        {
-            state.SkipWithError("the chain lost packets");
-            break;
-        }
-        state.SetIterationTime(r.runSeconds);
-        hops += r.hops;
-        events += r.events;
-        seconds += r.runSeconds;
-    }
-    if (hops > 0 && seconds > 0)
-    {
-        state.counters["hops_per_s"] = double(hops) / seconds;
-        state.counters["ns_per_hop"] = seconds * 1e9 / double(hops);
-        state.counters["events_per_hop"] = double(events) / double(hops);
-    }
-}
-
-void
 BM_FabricChain(benchmark::State& state)
 {
-    RunChain(state, bench::RunFabricChain);
+    bench::TimeChainRuns(state, state.range(0), state.range(1), bench::RunFabricChain);
 }
 
 void
 BM_PointToPointChain(benchmark::State& state)
 {
-    RunChain(state, bench::RunPointToPointChain);
+    bench::TimeChainRuns(state, state.range(0), state.range(1), bench::RunPointToPointChain);
 }
 
 } // namespace

@@ -399,29 +399,7 @@ BM_Scale(benchmark::State& state, ScaleCase sc, Time wallLimit)
 void
 BM_ScaleBaselinePointToPoint(benchmark::State& state)
 {
-    const uint32_t packets = state.range(0);
-    uint64_t hops = 0;
-    uint64_t events = 0;
-    double seconds = 0;
-    for (auto _ : state)
-    {
-        const bench::ChainRun r = bench::RunPointToPointChain(4, packets);
-        if (!r.complete)
-        {
-            state.SkipWithError("the chain lost packets");
-            break;
-        }
-        state.SetIterationTime(r.runSeconds);
-        hops += r.hops;
-        events += r.events;
-        seconds += r.runSeconds;
-    }
-    if (hops > 0 && seconds > 0)
-    {
-        state.counters["hops_per_s"] = double(hops) / seconds;
-        state.counters["ns_per_hop"] = seconds * 1e9 / double(hops);
-        state.counters["events_per_hop"] = double(events) / double(hops);
-    }
+    bench::TimeChainRuns(state, 4, state.range(0), bench::RunPointToPointChain);
 }
 
 /// --wall-limit=TIME or HOCKNEY_BENCH_WALL_LIMIT; the flag is removed from argv.

@@ -647,14 +647,7 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
     // The frame becomes a packet only for whoever looks at packets.
     if (m_pcap || !m_phyTxBeginTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty())
     {
-        Ptr<Packet> p = frame.ToPacket();
-        m_phyTxBeginTrace(p);
-        if (m_pcap)
-        {
-            FabricHeader h;
-            p->PeekHeader(h);
-            WritePcap(p, h);
-        }
+        Ptr<Packet> p = ShowControlFrame(frame, m_phyTxBeginTrace);
         if (!m_phyTxEndTrace.IsEmpty())
         {
             Simulator::Schedule(tx, &FabricNetDevice::TransmitComplete, this, ConstCast<const Packet>(p));
@@ -764,19 +757,26 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
     }
 }
 
+Ptr<Packet>
+FabricNetDevice::ShowControlFrame(const FabricControlFrame& frame, TracedCallback<Ptr<const Packet>>& trace)
+{
+    Ptr<Packet> p = frame.ToPacket();
+    trace(p);
+    if (m_pcap)
+    {
+        FabricHeader h;
+        p->PeekHeader(h);
+        WritePcap(p, h);
+    }
+    return p;
+}
+
 void
 FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 {
     if (m_pcap || !m_phyRxEndTrace.IsEmpty())
     {
-        Ptr<Packet> p = frame.ToPacket();
-        m_phyRxEndTrace(p);
-        if (m_pcap)
-        {
-            FabricHeader h;
-            p->PeekHeader(h);
-            WritePcap(p, h);
-        }
+        ShowControlFrame(frame, m_phyRxEndTrace);
     }
     ++m_counters.controlRx;
     m_fc->ReceiveControl(frame);

@@ -256,6 +256,8 @@ class FabricNetDevice : public NetDevice
     void TransmitReadyEvent();
     void TransmitComplete(Ptr<const Packet> packet);
     void StartControl(const FabricControlFrame& frame);
+    /// A link-local frame as a packet, for a trace and the pcap file.
+    Ptr<Packet> ShowControlFrame(const FabricControlFrame& frame, TracedCallback<Ptr<const Packet>>& trace);
     void ScheduleNext(Time end);
     bool PickData(Item& out, Time& notBefore);
     bool TakeFromClass(uint8_t cls, uint64_t budget, Item& out, Time& notBefore);
