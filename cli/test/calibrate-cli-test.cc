@@ -2,7 +2,7 @@
 //
 // hockney calibrate as a user runs it: a CSV of known alpha-beta data comes
 // back as rows with intervals around the truth and as a parameter file; real
-// nccl-tests logs (skipped when shared/data/measured is absent) give one row
+// nccl-tests logs (copies in validation/data) give one row
 // per collective and model; bad logs exit 2 with one stderr line naming the file.
 #include "cli-runner.h"
 
@@ -107,12 +107,9 @@ TEST(CalibrateCli, CsvOfKnownParameters)
 
 TEST(CalibrateCli, RealNcclTestsLogOneRowPerCollectiveAndModel)
 {
-    std::string path = HOCKNEY_SOURCE_DIR "/../shared/data/measured/raw/xxrjun_N1_G8.log";
+    std::string path = HOCKNEY_SOURCE_DIR "/validation/data/raw/xxrjun_N1_G8.log";
     struct stat st;
-    if (stat(path.c_str(), &st) != 0)
-    {
-        GTEST_SKIP() << "measured data not present: " << path;
-    }
+    ASSERT_EQ(stat(path.c_str(), &st), 0) << "measured data missing from the repository: " << path;
     auto r = Calibrate("--input=" + path + " --model=alphabeta,loggp --format=json --resamples=20");
     ASSERT_EQ(r.status, 0) << r.err;
     auto rows = nlohmann::json::parse(r.out).at("rows");
