@@ -8,6 +8,8 @@
 #ifndef HOCKNEY_BENCH_SMOKE_H
 #define HOCKNEY_BENCH_SMOKE_H
 
+#include <benchmark/benchmark.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -42,6 +44,21 @@ TakeSmokeFlag(int& argc, char** argv)
     }
     argc = out;
     return smoke;
+}
+
+/// Google Benchmark's own flags, then every registered benchmark; an
+/// unknown flag is exit status 2, as everywhere in hockney.
+inline int
+RunRegistered(int argc, char** argv)
+{
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    {
+        return 2;
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
 }
 
 } // namespace bench

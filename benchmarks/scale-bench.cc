@@ -468,12 +468,5 @@ main(int argc, char** argv)
             ->UseManualTime()
             ->Unit(benchmark::kSecond);
     }
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv))
-    {
-        return 2;
-    }
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return bench::RunRegistered(argc, argv);
 }
