@@ -203,7 +203,7 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
         const std::string v = f.Get(flag);
         if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos)
         {
-            throw ns3::InputError(std::string("--") + flag, "expected a byte count (0, or 512-4096), got '" + v + "'");
+            throw ns3::InputError(std::string("--") + flag, "expected a byte count (0, or a power of two 256-4096), got '" + v + "'");
         }
         *unit = static_cast<uint32_t>(std::stoul(v));
     }

@@ -157,6 +157,7 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--transfer-unit=4k", "--transfer-unit"},
         {"--transfer-unit=300 --backends=packet", "--transfer-unit"},
         {"--transfer-unit=8192 --backends=packet", "--transfer-unit"},
+        {"--transfer-unit=768 --backends=packet", "--transfer-unit"}, // the NIC sends powers of two
         {"--output=/dev/null/sub", "--output"},   // under a file: no directory
     };
     for (const auto& [args, flag] : cases)
@@ -216,6 +217,18 @@ TEST(CompareCli, NvlinkTransferUnitKeepsTheTimeWithinOnePercent)
     EXPECT_GT(e["data_hops"].get<double>(), 10 * u["data_hops"].get<double>());
     EXPECT_LE(e["data_hops"].get<double>(), 16 * u["data_hops"].get<double>());
     EXPECT_EQ(u["bytes_delivered"], e["bytes_delivered"]);
+}
+
+TEST(CompareCli, DefaultTransferUnitStandsAsideForAnOddMtu)
+{
+    // An NVLink MTU of 1500 B does not divide 4 KiB units: the default unit
+    // is then 0 (every packet), not an error about a flag nobody set.
+    const std::string path = WriteScenario("odd-mtu", R"({"topology": "dgx-h100", "ranks": 2, "sizes": ["64KB"],
+        "backends": ["packet"], "fabric": {"mtu_bytes": 1500}})");
+    Result r = RunHockney("compare --scenario=" + path + " --format=json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["rows"][0]["transfer_unit_bytes"], 0);
+    std::remove(path.c_str());
 }
 
 TEST(CompareCli, ScenarioCollectiveWithoutAlgorithmTakesItsFirst)

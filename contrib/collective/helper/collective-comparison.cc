@@ -313,19 +313,10 @@ struct PacketResult
     std::string stoppedAt;      ///< how far it got, when stopped
 };
 
-/// Linux: starts a new peak-RSS window for this process (writing 5 to
-/// /proc/self/clear_refs resets VmHWM, proc(5)); false where not possible.
-bool
-ResetPeakRss()
-{
-    std::ofstream f("/proc/self/clear_refs");
-    f << "5";
-    f.flush();
-    return static_cast<bool>(f);
-}
-
-/// Peak resident memory in bytes: VmHWM of /proc/self/status (since the last
-/// ResetPeakRss), else getrusage's process-lifetime peak.
+/// Peak resident memory of the process so far, in bytes: VmHWM of
+/// /proc/self/status, else getrusage's. Not reset per run: resetting it
+/// (/proc/self/clear_refs) would also hide earlier peaks from a parent's
+/// wait4, and a run is usually the process's largest part anyway.
 uint64_t
 PeakRssBytes()
 {
@@ -370,7 +361,6 @@ RunPacket(const Point& pt,
 {
     using Clock = std::chrono::steady_clock;
     const auto wallStart = Clock::now();
-    ResetPeakRss();
     const uint64_t eventsBefore = Simulator::GetEventCount();
     RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
@@ -880,12 +870,13 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
         if (fb.contains("transfer_unit_bytes"))
         {
             c.fabric.transferUnitBytes =
-                static_cast<uint32_t>(Count(fb.at("transfer_unit_bytes"), f + ".transfer_unit_bytes", 0));
+                static_cast<uint32_t>(std::min<uint64_t>(Count(fb.at("transfer_unit_bytes"), f + ".transfer_unit_bytes", 0),
+                                                         UINT32_MAX)); // above 4096 either way: refused below
         }
         if (fb.contains("pcie_transfer_unit_bytes"))
         {
-            c.fabric.pcieTransferUnitBytes = static_cast<uint32_t>(
-                Count(fb.at("pcie_transfer_unit_bytes"), f + ".pcie_transfer_unit_bytes", 0));
+            c.fabric.pcieTransferUnitBytes = static_cast<uint32_t>(std::min<uint64_t>(
+                Count(fb.at("pcie_transfer_unit_bytes"), f + ".pcie_transfer_unit_bytes", 0), UINT32_MAX));
         }
         if (fb.contains("wall_limit"))
         {
@@ -1003,14 +994,20 @@ ValidateComparison(const ComparisonConfig& c)
         const TopologyDescription knobbed = ApplyFabricKnobs(*c.topology, c.fabric);
         for (const TopologyTier& t : knobbed.tiers)
         {
+            // Only units the user set are checked (the default adapts,
+            // RunComparison). The NIC sends power-of-two IB MTUs, so a unit
+            // must be one for the row to say what was simulated.
             const bool pcie = t.protocol == "pcie";
-            const uint32_t unit = pcie ? c.fabric.PcieUnit() : t.protocol == "nvlink" ? c.fabric.NvlinkUnit() : 0;
-            if (unit > 0 && (unit < t.mtuBytes || unit % t.mtuBytes != 0 || unit > 4096))
+            const std::optional<uint32_t> set = pcie                    ? c.fabric.pcieTransferUnitBytes
+                                                : t.protocol == "nvlink" ? c.fabric.transferUnitBytes
+                                                                         : std::nullopt;
+            const uint32_t unit = set.value_or(0);
+            if (unit > 0 && (unit < t.mtuBytes || unit % t.mtuBytes != 0 || unit > 4096 || (unit & (unit - 1)) != 0))
             {
                 throw InputError(pcie ? c.FieldName("fabric.pcie_transfer_unit_bytes", "--pcie-transfer-unit")
                                       : c.FieldName("fabric.transfer_unit_bytes", "--transfer-unit"),
-                                 "expected 0 or a multiple of tier " + t.name + "'s MTU (" +
-                                     std::to_string(t.mtuBytes) + " B) up to 4096 B, got " + std::to_string(unit));
+                                 "expected 0 or a power of two from tier " + t.name + "'s MTU (" +
+                                     std::to_string(t.mtuBytes) + " B) to 4096 B, got " + std::to_string(unit));
             }
             if (t.headerBytes >= t.mtuBytes)
             {
@@ -1076,6 +1073,22 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
     }
 
     const Time endpointCost = EndpointCost(c.fabric);
+    // The default NVLink transfer unit applies where it is a multiple of
+    // every NVLink tier's MTU (the presets' 256 B); elsewhere (a scenario's
+    // mtu_bytes of 1500, say) every packet is simulated.
+    ComparisonFabric fabric = c.fabric;
+    if (!fabric.transferUnitBytes && graph)
+    {
+        uint32_t unit = kDefaultTransferUnitBytes;
+        for (const TopologyTier& t : graph->Description().tiers)
+        {
+            if (t.protocol == "nvlink" && (t.mtuBytes > unit || unit % t.mtuBytes != 0))
+            {
+                unit = 0;
+            }
+        }
+        fabric.transferUnitBytes = unit;
+    }
     // The RDMA transport headers every packet off NVLink carries (in a tag,
     // costing nothing, on the ideal fabric).
     const uint32_t rdmaHeader = c.fabric.ideal ? 0 : RdmaNic::kMaxTransportHeader;
@@ -1192,7 +1205,7 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
                     }
                     it = calibrationCache
                              .emplace(key,
-                                      CalibratePair(packetDesc, c.fabric, worst[l].first, worst[l].second,
+                                      CalibratePair(packetDesc, fabric, worst[l].first, worst[l].second,
                                                     static_cast<uint64_t>(m)))
                              .first;
                 }
@@ -1280,7 +1293,7 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         std::optional<PacketResult> packet;
         if (want("packet"))
         {
-            packet = RunPacket(pt, packetDesc, c.fabric, c.seed, progress,
+            packet = RunPacket(pt, packetDesc, fabric, c.seed, progress,
                                c.FieldName("fabric.wall_limit", "--wall-limit"));
             answers.push_back({"packet", "", packet->time, nullptr});
         }
@@ -1369,8 +1382,8 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
                     nvlink = nvlink || tier.protocol == "nvlink";
                     pcie = pcie || tier.protocol == "pcie";
                 }
-                row.Set("transfer_unit_bytes", static_cast<uint64_t>(c.fabric.NvlinkUnit()));
-                row.Set("pcie_transfer_unit_bytes", static_cast<uint64_t>(c.fabric.PcieUnit()));
+                row.Set("transfer_unit_bytes", static_cast<uint64_t>(fabric.NvlinkUnit()));
+                row.Set("pcie_transfer_unit_bytes", static_cast<uint64_t>(fabric.PcieUnit()));
                 if (!nvlink)
                 {
                     row.SetNull("transfer_unit_bytes");

@@ -89,10 +89,14 @@ FabricCreditFlowControl::IngressFreed(uint8_t cls, uint32_t wireBytes)
 {
     m_freed[cls] += wireBytes;
     // Links are symmetric (both ends get one FabricLinkConfig): the buffer
-    // this port grants its peer is the PeerBufferBytes it is granted. A
-    // threshold above an eighth of it could leave the peer without credit
-    // and this end without a reason to report, so it is capped there.
-    const uint64_t threshold = std::min<uint64_t>(m_updateThreshold, std::max<uint64_t>(1, m_peerBuffer / 8));
+    // this port grants its peer is the PeerBufferBytes it is granted. Up to
+    // a threshold of freed bytes may stay unreported, so the peer must still
+    // have credit for its largest frame without them: the threshold is
+    // capped at an eighth of the buffer and at the buffer less one frame.
+    const uint64_t frame = m_device->WireBytes(m_device->GetMtu() + FabricHeader::kSerializedSize);
+    const uint64_t room = m_peerBuffer > frame ? m_peerBuffer - frame : 1;
+    const uint64_t threshold =
+        std::max<uint64_t>(1, std::min<uint64_t>({uint64_t(m_updateThreshold), m_peerBuffer / 8, room}));
     if (!m_pending && m_freed[cls] - m_reported[cls] >= threshold)
     {
         m_pending = true;
