@@ -22,18 +22,18 @@ Presets()
     // PCIe Gen4 x16: half of Gen5.
     const DataRate gen4("252Gbps");
     return {
-        {"cx7-ndr-ib", DataRate("400Gbps"), 4096, gen5, NanoSeconds(120), Time(0), false, 1, "none",
+        {"cx7-ndr-ib", DataRate("400Gbps"), 4096, gen5, NanoSeconds(120), Time(0), false, 64, "none",
          "NVIDIA ConnectX-7 NDR 400 Gb/s InfiniBand (QM97X0 manual: NDR 400 Gb/s per port), IB MTU "
          "4096, PCIe Gen5 x16; IB runs credit flow control, no DCQCN. PCIe latency: assumption "
          "(6 crossings + wire = 0.8 us EDR ib_send_lat back to back, REFERENCE.md)"},
-        {"dgx-h100-nic", DataRate("400Gbps"), 4096, gen5, NanoSeconds(220), Time(0), false, 1, "none",
+        {"dgx-h100-nic", DataRate("400Gbps"), 4096, gen5, NanoSeconds(220), Time(0), false, 64, "none",
          "DGX H100: eight ConnectX-7 NDR, one per GPU, each on PCIe Gen5 x16 behind a PCIe switch; "
          "the switch hop adds ~100 ns each way (assumption)"},
-        {"roce-100g", DataRate("100Gbps"), 1024, gen4, NanoSeconds(120), Time(0), false, 1,
+        {"roce-100g", DataRate("100Gbps"), 1024, gen4, NanoSeconds(120), Time(0), false, 64,
          "dcqcn:production",
          "RoCEv2 100 GbE ConnectX (PCIe Gen4 x16), IB MTU 1024 on a 1500-byte Ethernet MTU, DCQCN "
          "with the HPCC authors' production set"},
-        {"roce-400g", DataRate("400Gbps"), 4096, gen5, NanoSeconds(120), Time(0), false, 1,
+        {"roce-400g", DataRate("400Gbps"), 4096, gen5, NanoSeconds(120), Time(0), false, 64,
          "dcqcn:production",
          "RoCEv2 400 GbE ConnectX-7 (PCIe Gen5 x16), IB MTU 4096 on jumbo frames, DCQCN with the "
          "production set scaled to 400 Gb/s"},
