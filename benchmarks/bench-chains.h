@@ -69,6 +69,23 @@ SecondsSince(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// Runs the simulation built so far, timing Simulator::Run() alone, then
+/// destroys it: `delivered()` packets, each across `links` links, of `packets`.
+inline ChainRun
+RunAndDestroy(const std::function<uint64_t()>& delivered, size_t links, uint32_t packets)
+{
+    ChainRun r;
+    const auto start = std::chrono::steady_clock::now();
+    Simulator::Run();
+    r.runSeconds = SecondsSince(start);
+    const uint64_t got = delivered();
+    r.complete = got == packets;
+    r.hops = got * links;
+    r.events = Simulator::GetEventCount();
+    Simulator::Destroy();
+    return r;
+}
+
 /// src host - \p switches fabric switches - dst host; the source pulls
 /// \p packets packets at line rate.
 inline ChainRun
@@ -110,16 +127,8 @@ RunFabricChain(uint32_t switches, uint32_t packets)
             p->AddHeader(FabricHeader(0, 1, *n, 0, FabricHeader::ECT0));
             return p;
         }).Bind(&sent, packets));
-    ChainRun r;
-    const auto start = std::chrono::steady_clock::now();
-    Simulator::Run();
-    r.runSeconds = SecondsSince(start);
-    const uint64_t got = links.back().devB->GetCounters().rxPackets;
-    r.complete = got == packets;
-    r.hops = got * links.size();
-    r.events = Simulator::GetEventCount();
-    Simulator::Destroy();
-    return r;
+    Ptr<FabricNetDevice> last = links.back().devB;
+    return RunAndDestroy([last]() { return last->GetCounters().rxPackets; }, links.size(), packets);
 }
 
 /// \p middles forwarding nodes between two end nodes, all joined by ns-3
@@ -166,15 +175,7 @@ RunPointToPointChain(uint32_t middles, uint32_t packets)
         links.front().Get(0)->Send(Create<Packet>(kChainPayload + 68), links.front().Get(1)->GetAddress(),
                                    0x0800);
     }
-    ChainRun r;
-    const auto start = std::chrono::steady_clock::now();
-    Simulator::Run();
-    r.runSeconds = SecondsSince(start);
-    r.complete = got == packets;
-    r.hops = got * links.size();
-    r.events = Simulator::GetEventCount();
-    Simulator::Destroy();
-    return r;
+    return RunAndDestroy([&got]() { return got; }, links.size(), packets);
 }
 
 /// Times `run(nodes, packets)` once per benchmark iteration (manual time:

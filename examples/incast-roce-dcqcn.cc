@@ -91,7 +91,7 @@ main(int argc, char** argv)
             }).Bind(&rates, s));
     }
     // A PFC deadlock would stop the run here with the blocked ports named.
-    fabric->GetNetwork()->InstallWatchdog();
+    fabric->InstallWatchdog();
     Time packets;
     try
     {

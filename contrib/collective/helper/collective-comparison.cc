@@ -383,14 +383,7 @@ RunPacket(const Point& pt,
         throw InputError("--topology", e.what());
     }
     t->GetNetwork()->AssignStreams(seed);
-    // A lossy fabric may wait one retransmission timeout with nothing
-    // moving (a lost last packet): that is recovery, not a deadlock, so the
-    // watchdog waits at least two timeouts. (Quiet time costs no events.)
-    TimeValue stall;
-    TimeValue rto;
-    t->GetNetwork()->GetAttribute("WatchdogStallTime", stall);
-    CreateObject<RdmaNic>()->GetAttribute("RetransmitTimeout", rto);
-    t->GetNetwork()->InstallWatchdog(std::max(stall.Get(), 2 * rto.Get()));
+    t->InstallWatchdog();
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));
@@ -1375,22 +1368,13 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
                     .Set("status", packet->stopped ? "stopped-at-wall-limit" : "complete");
                 // The transfer units, where they apply: the bytes one packet
                 // of the NVLink / PCIe tiers stands for (0: every link packet).
-                bool nvlink = false;
-                bool pcie = false;
-                for (const TopologyTier& tier : packetDesc.tiers)
+                for (const auto& [key, protocol, unit] :
+                     {std::tuple{"transfer_unit_bytes", "nvlink", fabric.NvlinkUnit()},
+                      std::tuple{"pcie_transfer_unit_bytes", "pcie", fabric.PcieUnit()}})
                 {
-                    nvlink = nvlink || tier.protocol == "nvlink";
-                    pcie = pcie || tier.protocol == "pcie";
-                }
-                row.Set("transfer_unit_bytes", static_cast<uint64_t>(fabric.NvlinkUnit()));
-                row.Set("pcie_transfer_unit_bytes", static_cast<uint64_t>(fabric.PcieUnit()));
-                if (!nvlink)
-                {
-                    row.SetNull("transfer_unit_bytes");
-                }
-                if (!pcie)
-                {
-                    row.SetNull("pcie_transfer_unit_bytes");
+                    const bool applies = std::any_of(packetDesc.tiers.begin(), packetDesc.tiers.end(),
+                                                     [&](const TopologyTier& t) { return t.protocol == protocol; });
+                    applies ? row.Set(key, static_cast<uint64_t>(unit)) : row.SetNull(key);
                 }
             }
             rows.push_back(row);

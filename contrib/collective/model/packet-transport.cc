@@ -233,6 +233,20 @@ PacketTransport::FinishRun() const
     return c;
 }
 
+Ptr<FabricWatchdog>
+PacketTransport::InstallWatchdog()
+{
+    if (!m_network)
+    {
+        throw std::logic_error("PacketTransport::InstallWatchdog called before Build");
+    }
+    TimeValue stall;
+    TimeValue rto;
+    m_network->GetAttribute("WatchdogStallTime", stall);
+    m_nicFactory.Create<RdmaNic>()->GetAttribute("RetransmitTimeout", rto);
+    return m_network->InstallWatchdog(std::max(stall.Get(), 2 * rto.Get()));
+}
+
 PacketRunCounters
 PacketTransport::GetCounters() const
 {

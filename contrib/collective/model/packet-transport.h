@@ -75,6 +75,11 @@ class PacketTransport : public Transport
     /// payload delivered == payload handed to Send. ok = false, with the
     /// violations named in message, otherwise. Call before Simulator::Destroy.
     FabricConservation FinishRun() const;
+    /// The fabric's watchdog (FabricNetwork::InstallWatchdog), waiting at
+    /// least two of the NICs' retransmission timeouts: a lossy fabric may sit
+    /// still for one timeout (a lost last packet), which is recovery, not a
+    /// deadlock. Quiet simulated time costs no events. Call after Build().
+    Ptr<FabricWatchdog> InstallWatchdog();
 
     // Transport
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered) override;
