@@ -99,6 +99,10 @@ RunAccuracyMapCommand(const std::vector<std::string>& args,
         }
         dir = fs::absolute(f.Get("output")).lexically_normal().string();
     }
+    // Read before the experiments run, so that a bad file fails at once.
+    const std::vector<PublishedCase> publishedCases =
+        dir.empty() ? std::vector<PublishedCase>{}
+                    : LoadPublishedCases(f.Get("validation-dir") + "/" + kPublishedCasesFile);
     const bool quiet = f.GetSwitch("quiet");
     const auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&t0]() {
@@ -120,7 +124,7 @@ RunAccuracyMapCommand(const std::vector<std::string>& args,
     PublishedComparison published;
     if (!dir.empty())
     {
-        published = RunPublishedComparison(f.Get("measured-dir"), full, progress);
+        published = RunPublishedComparison(publishedCases, f.Get("measured-dir"), full, progress);
     }
     WriteRows(out, command, AccuracyTable(outcomes), format);
     if (!dir.empty())

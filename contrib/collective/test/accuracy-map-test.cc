@@ -255,7 +255,7 @@ TEST_F(AccuracyMapTest, ExperimentFilesParseAndBadOnesAreNamed)
 
 TEST(AccuracyMapPublished, SkipsClearlyWhenTheMeasurementsAreAbsent)
 {
-    PublishedComparison p = RunPublishedComparison("/nonexistent/measured", false);
+    PublishedComparison p = RunPublishedComparison({}, "/nonexistent/measured", false);
     EXPECT_FALSE(p.available);
     EXPECT_NE(p.note.find("skipped"), std::string::npos);
     EXPECT_TRUE(p.rows.empty());

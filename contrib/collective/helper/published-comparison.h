@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The accuracy map against published measurements: each case of
+// validation/published-cases.json names a published nccl-tests log (a copy
+// under validation/data), the topology preset that stands for the machine it
+// was measured on, and the ways hockney predicts it (algorithm, channels,
+// backends, the sizes where a packet run is affordable). The predictions are
+// compared with the measured out-of-place times; no preset is tuned to them.
+#ifndef HOCKNEY_PUBLISHED_COMPARISON_H
+#define HOCKNEY_PUBLISHED_COMPARISON_H
+
+#include "collective-algorithms.h"
+#include "result-row.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// The cases file's name inside the validation directory (the experiment
+/// loader leaves it out: it is not an experiment).
+inline constexpr const char* kPublishedCasesFile = "published-cases.json";
+
+/// One way of predicting a published run.
+struct PublishedModel
+{
+    std::string label;
+    std::string algorithm;
+    uint32_t channels = 1;
+    std::vector<std::string> backends;
+    uint64_t packetUpTo = 0;     ///< packet runs for sizes up to this (0: none)
+    uint64_t packetUpToFull = 0; ///< the same under --full
+};
+
+/// One published run and its predictions.
+struct PublishedCase
+{
+    std::string name;
+    std::string measurement; ///< the published log, relative to the measured directory
+    std::string topology;    ///< a preset
+    CollectiveKind collective = CollectiveKind::ALL_REDUCE;
+    uint32_t ranks = 0;
+    std::vector<PublishedModel> models;
+};
+
+/// Parses the cases file's object {"cases": [...]}; throws InputError naming
+/// "FILE: cases[i].field" (or "...models[k].field").
+std::vector<PublishedCase> ParsePublishedCases(const nlohmann::json& j, const std::string& file);
+/// Reads and parses \p path; a missing or malformed file is an InputError naming it.
+std::vector<PublishedCase> LoadPublishedCases(const std::string& path);
+
+/// The published-measurement section of the report.
+struct PublishedComparison
+{
+    bool available = false;
+    std::string note;                 ///< what was read, or why it was skipped
+    std::vector<ResultRow> rows;      ///< size, measured, predicted, error per backend
+    std::vector<ResultRow> bands;     ///< error per size band
+};
+
+/// Runs every case whose log is in \p measuredDir (a case whose log is absent
+/// is named in the note; an absent directory skips the whole section).
+PublishedComparison RunPublishedComparison(const std::vector<PublishedCase>& cases,
+                                           const std::string& measuredDir,
+                                           bool full,
+                                           std::function<void(const std::string&)> progress = {});
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The published cases file (validation/published-cases.json): the shipped file
+// parses into the cases the published comparison runs, each naming a log that
+// is in validation/data; a malformed case is an InputError naming its field.
+#include "accuracy-experiment.h"
+#include "input-error.h"
+#include "published-comparison.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+const std::string kCasesPath = std::string(HOCKNEY_SOURCE_DIR) + "/validation/" + kPublishedCasesFile;
+
+nlohmann::json
+GoodCases()
+{
+    return {{"cases",
+             {{{"name", "one node"},
+               {"measurement", "raw/x.txt"},
+               {"topology", "dgx-h100"},
+               {"collective", "allreduce"},
+               {"ranks", 8},
+               {"models",
+                {{{"label", "ring"},
+                  {"algorithm", "ring"},
+                  {"channels", 1},
+                  {"backends", {"closed", "flow"}},
+                  {"packet_up_to", "4MB"}}}}}}}};
+}
+
+/// The message of the InputError \p j raises (fails the test if none).
+std::string
+ErrorOf(const nlohmann::json& j)
+{
+    try
+    {
+        ParsePublishedCases(j, "p.json");
+    }
+    catch (const InputError& e)
+    {
+        return e.what();
+    }
+    ADD_FAILURE() << "no InputError for " << j.dump();
+    return "";
+}
+
+} // namespace
+
+TEST(PublishedCases, ShippedFileParsesIntoTheFourPublishedRuns)
+{
+    // Missing or unreadable: LoadPublishedCases throws and the test fails.
+    const std::vector<PublishedCase> cases = LoadPublishedCases(kCasesPath);
+    ASSERT_EQ(cases.size(), 4u);
+    // The 8xH100 NVSwitch ring: 8 ranks, one channel, packet runs up to 4 MB
+    // (4 x 10^6 B), 64 MB under --full.
+    EXPECT_EQ(cases[0].topology, "dgx-h100");
+    EXPECT_EQ(cases[0].ranks, 8u);
+    EXPECT_EQ(cases[0].collective, CollectiveKind::ALL_REDUCE);
+    ASSERT_EQ(cases[0].models.size(), 1u);
+    EXPECT_EQ(cases[0].models[0].channels, 1u);
+    EXPECT_EQ(cases[0].models[0].packetUpTo, 4000000u);
+    EXPECT_EQ(cases[0].models[0].packetUpToFull, 64000000u);
+    // 2, 4, 8 nodes of 8 GPUs: 16, 32, 64 ranks; one ring per NIC (8
+    // channels), and the hierarchical algorithm with packet runs up to 1 MiB
+    // (2^20 B) on 2 nodes and none on 8.
+    for (size_t i = 1; i < 4; ++i)
+    {
+        EXPECT_EQ(cases[i].ranks, 8u << i) << cases[i].name;
+        ASSERT_EQ(cases[i].models.size(), 2u);
+        EXPECT_EQ(cases[i].models[0].channels, 8u);
+        EXPECT_EQ(cases[i].models[1].algorithm, "hierarchical");
+    }
+    EXPECT_EQ(cases[1].models[1].packetUpTo, 1u << 20);
+    EXPECT_EQ(cases[1].models[1].packetUpToFull, 16u << 20);
+    EXPECT_EQ(cases[3].models[1].packetUpTo, 0u);
+    EXPECT_EQ(cases[3].models[1].packetUpToFull, 0u);
+    // Every log it names is shipped.
+    for (const auto& c : cases)
+    {
+        EXPECT_TRUE(std::filesystem::exists(std::string(HOCKNEY_SOURCE_DIR) + "/validation/data/" + c.measurement))
+            << c.measurement;
+    }
+}
+
+TEST(PublishedCases, TheExperimentLoaderLeavesTheCasesFileOut)
+{
+    for (const auto& e : LoadAccuracyExperiments(std::string(HOCKNEY_SOURCE_DIR) + "/validation"))
+    {
+        EXPECT_NE(e.file, kPublishedCasesFile);
+    }
+}
+
+TEST(PublishedCases, MalformedCasesNameTheirField)
+{
+    EXPECT_NO_THROW(ParsePublishedCases(GoodCases(), "p.json"));
+    EXPECT_EQ(ParsePublishedCases(GoodCases(), "p.json")[0].models[0].packetUpToFull, 0u);
+
+    nlohmann::json j = GoodCases();
+    j["cases"][0]["ranks"] = "eight";
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].ranks:"), std::string::npos) << ErrorOf(j);
+
+    j = GoodCases();
+    j["cases"][0].erase("topology");
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].topology:"), std::string::npos) << ErrorOf(j);
+
+    j = GoodCases();
+    j["cases"][0]["topology"] = "no-such-preset";
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].topology:"), std::string::npos) << ErrorOf(j);
+
+    j = GoodCases();
+    j["cases"][0]["collective"] = "allsum";
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].collective:"), std::string::npos) << ErrorOf(j);
+
+    j = GoodCases();
+    j["cases"][0]["models"][0]["backends"] = {"closed", "abacus"};
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].models[0].backends:"), std::string::npos) << ErrorOf(j);
+
+    j = GoodCases();
+    j["cases"][0]["models"][0]["packet_up_to"] = "4 parsecs";
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].models[0].packet_up_to:"), std::string::npos) << ErrorOf(j);
+
+    j = GoodCases();
+    j["cases"][0]["models"][0]["algorithm"] = "zigzag";
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].models[0].algorithm:"), std::string::npos) << ErrorOf(j);
+
+    j = GoodCases();
+    j["cases"][0]["colour"] = "red";
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].colour: unknown field"), std::string::npos) << ErrorOf(j);
+
+    j = GoodCases();
+    j["cases"] = nlohmann::json::array();
+    EXPECT_NE(ErrorOf(j).find("p.json: cases:"), std::string::npos) << ErrorOf(j);
+
+    EXPECT_THROW(LoadPublishedCases("/nonexistent/published-cases.json"), InputError);
+}
