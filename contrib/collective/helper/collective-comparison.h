@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// One collective, every backend, the same topology (DESIGN.md section 6,
-// `hockney compare`): the configuration (from flags or a scenario file, every
-// field checked), the backends, and the rows.
+// One collective, every backend, the same topology (`hockney compare`): the
+// configuration (from flags or a scenario file, every field checked,
+// comparison-scenario.cc), the backends (one class each, registered by name in
+// comparison-backend.h), and the rows (RunComparison, collective-comparison.cc).
 //
 // Backends, all running the same schedule (except closed):
 //   closed     the closed form of the algorithm (collective-closed-form.h), no simulation
@@ -130,7 +131,7 @@ struct ComparisonConfig
     std::string FieldName(const std::string& key, const std::string& flag) const;
 };
 
-/// The backends compare knows, in row order.
+/// The names of the backends compare knows (ComparisonBackendRegistry), in row order.
 const std::vector<std::string>& ComparisonBackends();
 /// "closed,alphabeta" -> list; throws InputError naming \p field for an unknown
 /// or repeated backend.
@@ -154,8 +155,9 @@ void ApplyScenario(const nlohmann::json& scenario, ComparisonConfig& config);
 /// it cannot be read or is not JSON.
 void ApplyScenarioFile(const std::string& path, ComparisonConfig& config);
 
-/// Checks the whole configuration (ranks against the topology, backends that
-/// need a topology or parameters, ...); throws InputError naming the field.
+/// Checks the whole configuration (backends registered, a topology for those
+/// that need one, parameters, ...); throws InputError naming the field.
+/// RunComparison also checks the ranks against the topology.
 void ValidateComparison(const ComparisonConfig& config);
 
 /// A packet run reached its wall-clock limit (fabric.wall_limit): the run

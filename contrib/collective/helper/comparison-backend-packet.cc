@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Backend "packet": the executor on the packet-level fabric (PacketTransport),
+// with the simulated-time watchdog, a wall-clock limit per run and, after the
+// run, the fabric's conservation check. Its time is the reference the other
+// rows' error is measured against, and its counters decide the
+// congestion-control regime (comparison-regime.h).
+#include "collective-executor.h"
+#include "comparison-backend.h"
+#include "comparison-packet-fabric.h"
+#include "input-error.h"
+#include "units.h"
+
+#include "ns3/boolean.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <tuple>
+
+#include <sys/resource.h>
+
+namespace ns3
+{
+
+namespace
+{
+
+struct PacketResult
+{
+    Time time;                  ///< the collective's time (unset if stopped)
+    PacketRunCounters counters;
+    uint64_t events = 0;        ///< ns-3 events executed by the run
+    double wallSeconds = 0;     ///< wall-clock time of the run (build to finish)
+    Time simulated;             ///< simulated time the run reached
+    uint64_t peakRssBytes = 0;  ///< peak resident memory (see PeakRssBytes)
+    bool stopped = false;       ///< stopped by the wall-clock limit
+    std::string stoppedAt;      ///< how far it got, when stopped
+};
+
+/// Peak resident memory of the process so far, in bytes: VmHWM of
+/// /proc/self/status, else getrusage's. Not reset per run: resetting it
+/// (/proc/self/clear_refs) would also hide earlier peaks from a parent's
+/// wait4, and a run is usually the process's largest part anyway.
+uint64_t
+PeakRssBytes()
+{
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+    {
+        if (line.rfind("VmHWM:", 0) == 0)
+        {
+            return std::stoull(line.substr(6)) * 1024; // "VmHWM:   123456 kB"
+        }
+    }
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<uint64_t>(u.ru_maxrss) * 1024;
+}
+
+PacketResult
+RunPacket(const ComparisonPoint& pt,
+          const TopologyDescription& desc,
+          const ComparisonFabric& f,
+          uint32_t seed,
+          const std::function<void(const std::string&)>& progress,
+          const std::string& wallField)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto wallStart = Clock::now();
+    const uint64_t eventsBefore = Simulator::GetEventCount();
+    RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
+    Ptr<PacketTransport> t = CreateObject<PacketTransport>();
+    ConfigurePacket(t, f);
+    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f);
+    try
+    {
+        t->Build(desc, cc);
+    }
+    catch (const InputError&)
+    {
+        throw;
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw InputError("--topology", e.what());
+    }
+    t->GetNetwork()->AssignStreams(seed);
+    t->InstallWatchdog();
+    auto exec = CreateObject<CollectiveExecutor>();
+    exec->SetAttribute("CheckSchedule", BooleanValue(false));
+    exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));
+    // A progress line every few wall-clock seconds of a long packet run.
+    auto lastPrint = wallStart;
+    const uint32_t total = static_cast<uint32_t>(pt.schedule.GetOps().size());
+    const auto wallLimit = std::chrono::nanoseconds(f.wallLimit.GetNanoSeconds());
+    bool overWall = false;
+    std::string overWallAt;
+    std::function<void()> tick;
+    tick = [&]() {
+        auto now = Clock::now();
+        // "Reached", not "passed": a limit of 0 stops at the first check,
+        // deterministically.
+        if (now - wallStart >= wallLimit)
+        {
+            overWall = true;
+            overWallAt = std::to_string(exec->GetDeliveredOps()) + "/" + std::to_string(total) +
+                         " messages delivered, simulated " + std::to_string(Simulator::Now().GetMicroSeconds()) +
+                         " us";
+            Simulator::Stop();
+            return;
+        }
+        if (progress && now - lastPrint >= std::chrono::seconds(3))
+        {
+            lastPrint = now;
+            progress("packet " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
+                     std::to_string(pt.spec.bytes) + " B: " + std::to_string(exec->GetDeliveredOps()) + "/" +
+                     std::to_string(total) + " messages delivered, simulated " +
+                     std::to_string(Simulator::Now().GetMicroSeconds()) + " us, wall " +
+                     std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - wallStart).count()) +
+                     " s");
+        }
+        if (!exec->IsComplete())
+        {
+            Simulator::Schedule(MicroSeconds(5), tick);
+        }
+    };
+    Simulator::ScheduleNow(tick);
+    PacketResult r;
+    auto measure = [&]() {
+        r.counters = t->GetCounters();
+        r.events = Simulator::GetEventCount() - eventsBefore;
+        r.simulated = Simulator::Now();
+        r.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
+        r.peakRssBytes = PeakRssBytes();
+    };
+    try
+    {
+        r.time = exec->Run(pt.schedule, t);
+    }
+    catch (const std::runtime_error&)
+    {
+        if (!overWall)
+        {
+            throw;
+        }
+        // Stopped, not failed: what the run did so far is reported (the
+        // rows say how far it got); conservation cannot hold mid-flight.
+        measure();
+        Simulator::Destroy();
+        r.stopped = true;
+        r.stoppedAt = "packet run of " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
+                      std::to_string(pt.spec.bytes) + " B on " + std::to_string(pt.spec.ranks) +
+                      " ranks: stopped at the wall-clock limit of " + units::FormatSeconds(f.wallLimit.GetSeconds()) +
+                      " (" + wallField + ") after " + overWallAt;
+        return r;
+    }
+    FabricConservation cons = t->FinishRun();
+    if (!cons.ok)
+    {
+        throw std::runtime_error("packet run of " + pt.schedule.GetName() + ": " + cons.message);
+    }
+    measure();
+    Simulator::Destroy();
+    return r;
+}
+
+class PacketBackend : public ComparisonBackend
+{
+  public:
+    std::string Name() const override { return "packet"; }
+
+    bool NeedsTopology() const override { return true; }
+
+    BackendAnswer Run(const ComparisonPoint& point, ComparisonContext& context) const override
+    {
+        const ComparisonSetup& setup = context.Setup();
+        const ComparisonFabric& fabric = setup.fabric;
+        const PacketResult packet = RunPacket(point, setup.packetDesc, fabric, setup.config.seed, setup.progress,
+                                              setup.config.FieldName("fabric.wall_limit", "--wall-limit"));
+        BackendAnswer a;
+        a.time = packet.time;
+        a.reference = true;
+        const PacketRunCounters& k = packet.counters;
+        a.congestionControlActed = k.pfcPauses > 0 || k.cnps > 0;
+        a.stoppedAt = packet.stoppedAt;
+        a.columns.Set("bytes_sent", k.bytesSent)
+            .Set("bytes_delivered", k.bytesDelivered)
+            .Set("drops", k.drops)
+            .Set("pfc_pauses", k.pfcPauses)
+            .Set("ecn_marks", k.ecnMarks)
+            .Set("cnps", k.cnps)
+            .Set("events", packet.events)
+            .Set("data_hops", k.dataHops)
+            .Set("control_hops", k.controlHops)
+            .Set("wall_s", packet.wallSeconds)
+            .Set("sim_s", packet.simulated.GetSeconds())
+            .Set("peak_rss_bytes", packet.peakRssBytes)
+            .Set("status", packet.stopped ? "stopped-at-wall-limit" : "complete");
+        // The transfer units, where they apply: the bytes one packet
+        // of the NVLink / PCIe tiers stands for (0: every link packet).
+        const TopologyDescription& desc = setup.packetDesc;
+        for (const auto& [key, protocol, unit] :
+             {std::tuple{"transfer_unit_bytes", "nvlink", fabric.NvlinkUnit()},
+              std::tuple{"pcie_transfer_unit_bytes", "pcie", fabric.PcieUnit()}})
+        {
+            const bool applies = std::any_of(desc.tiers.begin(), desc.tiers.end(),
+                                             [&](const TopologyTier& t) { return t.protocol == protocol; });
+            applies ? a.columns.Set(key, static_cast<uint64_t>(unit)) : a.columns.SetNull(key);
+        }
+        return a;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<ComparisonBackend>
+MakePacketBackend()
+{
+    return std::make_unique<PacketBackend>();
+}
+
+} // namespace ns3

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "comparison-packet-fabric.h"
+
+#include "calibration.h"
+#include "dcqcn.h"
+#include "rdma-endpoint.h"
+
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+Ptr<RdmaCongestionControl>
+MakeCongestionControl(const ComparisonFabric& f)
+{
+    if (f.congestionControl == "dcqcn" && !f.ideal)
+    {
+        return CreateObject<Dcqcn>();
+    }
+    return nullptr;
+}
+
+void
+ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
+{
+    t->SetTransferUnits(f.NvlinkUnit(), f.PcieUnit());
+    if (f.ideal)
+    {
+        t->SetHeadersInTag(true);
+        t->SetEndpointAttribute("SendOverhead", TimeValue(Time(0)));
+        t->SetEndpointAttribute("ReceiveOverhead", TimeValue(Time(0)));
+        t->SetEndpointAttribute("PipelineSetup", TimeValue(Time(0)));
+        t->SetNicAttribute("EngineStartup", TimeValue(Time(0)));
+        t->SetNicAttribute("AckInterval", UintegerValue(64));
+    }
+}
+
+Time
+EndpointCost(const ComparisonFabric& f)
+{
+    if (f.ideal)
+    {
+        return Time(0);
+    }
+    Ptr<RdmaEndpoint> ep = CreateObject<RdmaEndpoint>();
+    TimeValue send;
+    TimeValue recv;
+    ep->GetAttribute("SendOverhead", send);
+    ep->GetAttribute("ReceiveOverhead", recv);
+    return send.Get() + recv.Get();
+}
+
+PointToPointParameters
+CalibratePair(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t src, uint32_t dst, uint64_t m)
+{
+    // Least squares with relative residuals (calibration.h, model alphabeta)
+    // over m/4 .. 4m: the straight line that best fits the packets where the
+    // collective's messages are, which a protocol step elsewhere would
+    // otherwise bend.
+    std::vector<uint64_t> sizes;
+    for (double k : {0.25, 0.5, 1.0, 2.0, 4.0})
+    {
+        uint64_t n = std::max<uint64_t>(64, static_cast<uint64_t>(k * static_cast<double>(m)));
+        if (sizes.empty() || n != sizes.back())
+        {
+            sizes.push_back(n);
+        }
+    }
+    MeasurementSet set;
+    MeasurementSource source;
+    source.file = "packet sweep";
+    source.firstLine = 1;
+    source.test = "packet";
+    source.collective = "p2p";
+    source.ranks = 2;
+    set.sources.push_back(source);
+    for (uint64_t bytes : sizes)
+    {
+        Ptr<PacketTransport> t = CreateObject<PacketTransport>();
+        ConfigurePacket(t, f);
+        t->Build(desc, MakeCongestionControl(f));
+        Time done(-1);
+        t->Send(src, dst, bytes, [&done]() { done = Simulator::Now(); });
+        Simulator::Stop(f.timeLimit);
+        Simulator::Run();
+        Simulator::Destroy();
+        if (done.IsNegative())
+        {
+            throw std::runtime_error("calibration sweep: message of " + std::to_string(bytes) + " B from rank " +
+                                     std::to_string(src) + " to " + std::to_string(dst) + " did not arrive");
+        }
+        MeasurementSample s;
+        s.collective = "p2p";
+        s.ranks = 2;
+        s.bytes = bytes;
+        s.timeS = done.GetSeconds();
+        s.file = "packet sweep";
+        s.source = 0;
+        s.line = static_cast<uint32_t>(set.samples.size() + 1);
+        set.samples.push_back(s);
+    }
+    CalibrationOptions o;
+    o.models = {"alphabeta"};
+    o.collective = "p2p";
+    o.ranks = 2;
+    o.resamples = 20;
+    std::vector<CalibrationFit> fits = Calibrate(set, o);
+    if (fits.empty() || !fits[0].ok || !fits[0].alphaS.Known() || !fits[0].betaBps.Known())
+    {
+        throw std::runtime_error("calibration of " + std::to_string(src) + "->" + std::to_string(dst) +
+                                 " on the packet sweep gave no alpha-beta fit");
+    }
+    return PointToPointParameters{SecondsToTime(std::max(0.0, fits[0].alphaS.value)),
+                                  DataRate(static_cast<uint64_t>(fits[0].betaBps.value * 8.0 + 0.5))};
+}
+
+} // namespace ns3

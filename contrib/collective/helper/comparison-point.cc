@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "comparison-point.h"
+
+#include "collective-closed-form.h"
+#include "comparison-packet-fabric.h"
+#include "input-error.h"
+#include "rdma-nic.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+std::string
+JoinNames(const std::vector<std::string>& v)
+{
+    std::string s;
+    for (const auto& x : v)
+    {
+        s += (s.empty() ? "" : ", ") + x;
+    }
+    return s;
+}
+
+TopologyDescription
+ApplyFabricKnobs(TopologyDescription d, const ComparisonFabric& f)
+{
+    for (TopologyTier& t : d.tiers)
+    {
+        if (f.ideal)
+        {
+            // The ideal fabric of the cross-check: payload only on the wire,
+            // buffers too large to fill, nothing lost.
+            t.headerBytes = 0;
+            t.portBufferBytes = uint64_t(1) << 40;
+            t.switchBufferBytes = uint64_t(1) << 40;
+        }
+        if (f.headerBytes)
+        {
+            t.headerBytes = *f.headerBytes;
+        }
+        if (f.mtuBytes)
+        {
+            t.mtuBytes = *f.mtuBytes;
+        }
+        if (f.flowControl)
+        {
+            t.flowControl = *f.flowControl;
+        }
+    }
+    return d;
+}
+
+namespace
+{
+
+// The flags the collective layer names (CollectiveSpec::Validate,
+// CanonicalAlgorithm) and the scenario fields they stand for.
+const std::vector<std::pair<std::string, std::string>> FLAG_FIELDS = {
+    {"--ranks", "ranks"},   {"--channels", "channels"},   {"--slices", "slices"},
+    {"--root", "root"},     {"--algorithm", "algorithm"}, {"--bytes", "sizes"},
+    {"--gpus-per-node", "gpus_per_node"}};
+
+/// Rethrows \p e (an InputError of the collective layer, named by its flag)
+/// naming the scenario field instead when the value came from the scenario.
+[[noreturn]] void
+RethrowNamed(const ComparisonConfig& c, const InputError& e)
+{
+    const std::string what = e.what();
+    for (const auto& [flag, key] : FLAG_FIELDS)
+    {
+        if (what.rfind(flag + ": ", 0) == 0)
+        {
+            throw InputError(c.FieldName(key, flag), what.substr(flag.size() + 2));
+        }
+    }
+    throw e;
+}
+
+PointToPointParameters
+Worst(const PointToPointParameters& a, const PointToPointParameters& b)
+{
+    return PointToPointParameters{std::max(a.alpha, b.alpha), std::min(a.beta, b.beta)};
+}
+
+} // namespace
+
+ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(const std::string&)> progressLine)
+    : config(c),
+      progress(std::move(progressLine))
+{
+    ValidateComparison(c);
+    if (c.topology)
+    {
+        try
+        {
+            graph = std::make_unique<TopologyGraph>(ApplyFabricKnobs(*c.topology, c.fabric));
+        }
+        catch (const InputError&)
+        {
+            throw;
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw InputError(c.FieldName("topology", "--topology"), e.what());
+        }
+    }
+    given = c.model.alpha.has_value();
+    ranks = c.ranks;
+    if (graph)
+    {
+        if (ranks == 0)
+        {
+            ranks = graph->EndpointCount();
+        }
+        if (ranks > graph->EndpointCount())
+        {
+            throw InputError(c.FieldName("ranks", "--ranks"),
+                             "expected at most the " + std::to_string(graph->EndpointCount()) +
+                                 " endpoints of topology " + c.topologyName + ", got " + std::to_string(ranks));
+        }
+    }
+    if (ranks == 0)
+    {
+        throw InputError("--ranks", "expected a rank count (there is no topology to take it from)");
+    }
+    algorithm = CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+    gpusPerNode = c.gpusPerNode;
+    if (algorithm == "hierarchical" && gpusPerNode == 0)
+    {
+        gpusPerNode = graph ? RanksPerNode(*graph, ranks) : ranks;
+    }
+
+    endpointCost = EndpointCost(c.fabric);
+    // The default NVLink transfer unit applies where it is a multiple of
+    // every NVLink tier's MTU (the presets' 256 B); elsewhere (a scenario's
+    // mtu_bytes of 1500, say) every packet is simulated.
+    fabric = c.fabric;
+    if (!fabric.transferUnitBytes && graph)
+    {
+        uint32_t unit = kDefaultTransferUnitBytes;
+        for (const TopologyTier& t : graph->Description().tiers)
+        {
+            if (t.protocol == "nvlink" && (t.mtuBytes > unit || unit % t.mtuBytes != 0))
+            {
+                unit = 0;
+            }
+        }
+        fabric.transferUnitBytes = unit;
+    }
+    // The RDMA transport headers every packet off NVLink carries (in a tag,
+    // costing nothing, on the ideal fabric).
+    rdmaHeader = c.fabric.ideal ? 0 : RdmaNic::kMaxTransportHeader;
+    packetDesc = graph ? graph->Description() : TopologyDescription();
+}
+
+bool
+ComparisonSetup::Selected(const std::string& backend) const
+{
+    return std::find(config.backends.begin(), config.backends.end(), backend) != config.backends.end();
+}
+
+ComparisonPoint
+BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
+{
+    const ComparisonConfig& c = setup.config;
+    ComparisonPoint pt;
+    pt.spec.collective = c.collective;
+    pt.spec.algorithm = setup.algorithm;
+    pt.spec.ranks = setup.ranks;
+    pt.spec.bytes = bytes;
+    pt.spec.channels = c.channels;
+    pt.spec.slices = c.slices;
+    pt.spec.root = c.root;
+    pt.spec.gpusPerNode = setup.algorithm == "hierarchical" ? setup.gpusPerNode : 0;
+    try
+    {
+        pt.spec.Validate();
+    }
+    catch (const InputError& e)
+    {
+        RethrowNamed(c, e);
+    }
+    pt.schedule = BuildSchedule(pt.spec);
+    // The chunk check replays every contribution: a self-test of the
+    // builder (run on every algorithm by the unit tests), cubic in the
+    // ranks for an AllToAll (minutes at 1024 ranks). Large schedules
+    // skip it; the packet run's byte conservation still checks them.
+    pt.large = pt.schedule.GetOps().size() > kLargeScheduleOps;
+    if (!pt.large)
+    {
+        pt.schedule.Validate();
+    }
+    pt.hierarchical = setup.algorithm == "hierarchical" && pt.spec.Nodes() > 1 && pt.spec.LocalRanks() > 1;
+    if (setup.given)
+    {
+        pt.level[0] = pt.level[1] = PointToPointParameters{*c.model.alpha, *c.model.beta};
+    }
+    else
+    {
+        const TopologyGraph& graph = *setup.graph;
+        DerivedParameters d = DeriveScheduleParameters(graph, pt.schedule, setup.rdmaHeader);
+        pt.level[0] = d.level[0];
+        pt.level[1] = d.level[1];
+        pt.level[0].alpha += setup.endpointCost;
+        pt.level[1].alpha += setup.endpointCost;
+        if (pt.hierarchical)
+        {
+            // The executor's levels follow rank / gpusPerNode; the topology must agree.
+            const uint32_t g = setup.gpusPerNode;
+            for (auto [src, dst] : SchedulePairs(pt.schedule))
+            {
+                bool intra = IsIntraNode(PairPath(graph, src, dst));
+                if (intra != (src / g == dst / g))
+                {
+                    throw InputError(c.FieldName("gpus_per_node", "--gpus-per-node"),
+                                     "expected servers of " + std::to_string(g) + " consecutive ranks, but ranks " +
+                                         std::to_string(src) + " and " + std::to_string(dst) +
+                                         (intra ? " share" : " do not share") + " a server in the topology");
+                }
+            }
+        }
+    }
+    pt.flat = Worst(pt.level[0], pt.level[1]);
+    pt.params = setup.given ? "given" : "derived";
+    return pt;
+}
+
+ComparisonPoint
+CalibratedPoint(const ComparisonSetup& setup, const ComparisonPoint& pt, CalibrationCache& cache)
+{
+    ComparisonPoint calibrated = pt;
+    calibrated.params = "calibrated";
+    std::pair<uint32_t, uint32_t> worst[2];
+    Time worstAlpha[2] = {Time(-1), Time(-1)};
+    for (auto [src, dst] : SchedulePairs(pt.schedule))
+    {
+        TopologyPath path = PairPath(*setup.graph, src, dst);
+        const int level = IsIntraNode(path) ? 0 : 1;
+        Time a = DerivePathParameters(path).alpha;
+        if (a > worstAlpha[level])
+        {
+            worstAlpha[level] = a;
+            worst[level] = {src, dst};
+        }
+    }
+    for (int l = 0; l < 2; ++l)
+    {
+        if (worstAlpha[l].IsNegative())
+        {
+            continue;
+        }
+        // The point's message size on this level: its largest critical step.
+        double m = 0;
+        for (const CriticalStep& step : CriticalPath(pt.spec))
+        {
+            if (step.level == static_cast<uint32_t>(l) || !pt.hierarchical)
+            {
+                m = std::max(m, step.bytes);
+            }
+        }
+        const auto key = std::make_tuple(worst[l].first, worst[l].second, static_cast<uint64_t>(m));
+        auto it = cache.find(key);
+        if (it == cache.end())
+        {
+            if (setup.progress)
+            {
+                setup.progress("calibrating on the packet fabric: " + std::to_string(worst[l].first) + " -> " +
+                               std::to_string(worst[l].second) + ", " + std::to_string(static_cast<uint64_t>(m / 4)) +
+                               " .. " + std::to_string(static_cast<uint64_t>(4 * m)) + " B");
+            }
+            it = cache
+                     .emplace(key,
+                              CalibratePair(setup.packetDesc, setup.fabric, worst[l].first, worst[l].second,
+                                            static_cast<uint64_t>(m)))
+                     .first;
+        }
+        calibrated.level[l] = it->second;
+    }
+    if (worstAlpha[0].IsNegative())
+    {
+        calibrated.level[0] = calibrated.level[1];
+    }
+    if (worstAlpha[1].IsNegative())
+    {
+        calibrated.level[1] = calibrated.level[0];
+    }
+    calibrated.flat = Worst(calibrated.level[0], calibrated.level[1]);
+    return calibrated;
+}
+
+} // namespace ns3

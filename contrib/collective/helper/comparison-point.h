@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// What RunComparison builds before any backend runs (collective-comparison.h):
+// the comparison-wide setup (topology graph, ranks, algorithm, the fabric
+// knobs in force) and, for each size, the point: the collective's spec and
+// schedule with the alpha and beta of one parameter source (derived from the
+// topology's paths, given, or calibrated on a packet-level sweep).
+#ifndef HOCKNEY_COMPARISON_POINT_H
+#define HOCKNEY_COMPARISON_POINT_H
+
+#include "collective-comparison.h"
+#include "topology-graph.h"
+#include "topology-parameters.h"
+
+#include <map>
+#include <memory>
+#include <tuple>
+
+namespace ns3
+{
+
+/// Messages above which a packet-only comparison skips the builder's chunk
+/// check and the regime's flow model (comparison-regime.h).
+constexpr size_t kLargeScheduleOps = 65536;
+
+/// "a, b, c" (the lists of known names in error messages).
+std::string JoinNames(const std::vector<std::string>& names);
+
+/// \p d with the fabric knobs of \p f applied to every tier (ideal fabric,
+/// header, MTU, flow control).
+TopologyDescription ApplyFabricKnobs(TopologyDescription d, const ComparisonFabric& f);
+
+/// The facts every point of one comparison shares. Constructing it checks
+/// the configuration (ValidateComparison, the ranks against the topology,
+/// the algorithm) and throws InputError naming the field.
+class ComparisonSetup
+{
+  public:
+    ComparisonSetup(const ComparisonConfig& config, std::function<void(const std::string&)> progress);
+
+    const ComparisonConfig& config;
+    std::function<void(const std::string&)> progress; ///< long runs' progress lines (may be empty)
+    std::unique_ptr<TopologyGraph> graph; ///< the topology with the fabric knobs; null without one
+    bool given = false;                   ///< alpha and beta given (no topology needed)
+    uint32_t ranks = 0;                   ///< resolved: the topology's endpoints when unset
+    std::string algorithm;                ///< canonical name
+    uint32_t gpusPerNode = 0;             ///< hierarchical: resolved from the topology when unset
+    Time endpointCost;                    ///< packet endpoint's send + receive overhead (EndpointCost)
+    /// The fabric knobs in force: the configuration's, with the default NVLink
+    /// transfer unit resolved against the topology's tiers.
+    ComparisonFabric fabric;
+    uint32_t rdmaHeader = 0;              ///< RDMA transport header off NVLink (0 on the ideal fabric)
+    TopologyDescription packetDesc;       ///< what the packet fabric is built from
+
+    /// Whether the configuration selected \p backend.
+    bool Selected(const std::string& backend) const;
+};
+
+/// One point: the collective at one size, with one parameter source's alpha
+/// and beta per level (level 0 intra-node, 1 inter-node; flat: the worst of
+/// both, what a non-hierarchical algorithm is charged).
+struct ComparisonPoint
+{
+    CollectiveSpec spec;
+    CollectiveSchedule schedule;
+    PointToPointParameters level[2];
+    bool hierarchical = false;
+    PointToPointParameters flat;
+    std::string params;  ///< the parameter source: "derived", "given" or "calibrated"
+    bool large = false;  ///< more than kLargeScheduleOps messages
+};
+
+/// The point of \p bytes with the derived (or given) parameters; its spec is
+/// checked, errors named by the flag or scenario field.
+ComparisonPoint BuildPoint(const ComparisonSetup& setup, uint64_t bytes);
+
+/// Fitted point-to-point parameters by (src, dst, message size): a sweep is
+/// run once per comparison.
+using CalibrationCache = std::map<std::tuple<uint32_t, uint32_t, uint64_t>, PointToPointParameters>;
+
+/// \p derived with each level's alpha and beta fitted to the packet sweep of
+/// that level's worst pair (CalibratePair), params "calibrated".
+ComparisonPoint CalibratedPoint(const ComparisonSetup& setup, const ComparisonPoint& derived, CalibrationCache& cache);
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "comparison-regime.h"
+
+#include "collective-closed-form.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Flow time above this multiple of the contention-free closed form: contention.
+const double CONTENTION_THRESHOLD = 1.10;
+
+/// The alpha terms and the n/beta terms of the closed form, apart.
+std::pair<Time, Time>
+ClosedParts(const ComparisonPoint& pt, Time extra)
+{
+    auto param = [&pt](uint32_t level) { return pt.hierarchical ? pt.level[level] : pt.flat; };
+    Time lat = ClosedFormTime(pt.spec, [&](uint32_t level, double) { return param(level).alpha + extra; });
+    Time bw = ClosedFormTime(pt.spec, [&](uint32_t level, double bytes) {
+        return AlphaBetaTime(Time(0), param(level).beta, bytes);
+    });
+    return {lat, bw};
+}
+
+} // namespace
+
+std::optional<double>
+PointVerdict::ErrorOf(const BackendAnswer& a) const
+{
+    if (!reference || a.reference)
+    {
+        return std::nullopt;
+    }
+    return (a.time.GetSeconds() - reference->GetSeconds()) / reference->GetSeconds();
+}
+
+PointVerdict
+JudgePoint(const ComparisonPoint& pt, ComparisonContext& context, const std::vector<BackendAnswer>& answers)
+{
+    const ComparisonSetup& setup = context.Setup();
+    PointVerdict v;
+    for (const BackendAnswer& a : answers)
+    {
+        if (a.reference && a.stoppedAt.empty())
+        {
+            v.reference = a.time;
+        }
+    }
+    const Time sw = setup.config.model.softwareOverhead;
+    // The flow model runs for every point with a topology (once: a flow
+    // backend's row shares it), except a large one whose packet run was asked
+    // for without flow.
+    std::optional<Time> flow;
+    if (setup.graph && (setup.Selected("flow") || !pt.large || !setup.Selected("packet")))
+    {
+        flow = context.FlowModelTime();
+    }
+    if (std::any_of(answers.begin(), answers.end(), [](const BackendAnswer& a) { return a.congestionControlActed; }))
+    {
+        v.regime = "congestion-control";
+    }
+    else if (pt.schedule.GetMaxFanIn() >= 2 && pt.schedule.GetMaxFanOut() <= 1)
+    {
+        v.regime = "incast";
+    }
+    // The structural answer (the contention-free closed form) decides contention.
+    else if (flow && flow->GetSeconds() > CONTENTION_THRESHOLD * ClosedTime(pt, sw).GetSeconds())
+    {
+        v.regime = "contention";
+    }
+    else
+    {
+        auto [lat, bw] = ClosedParts(pt, sw);
+        v.regime = lat >= bw ? "latency-bound" : "bandwidth-bound";
+    }
+    return v;
+}
+
+} // namespace ns3

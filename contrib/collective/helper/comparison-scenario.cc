@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// compare's configuration: a JSON scenario applied to a ComparisonConfig
+// (every field checked, an error naming it), the list flags' parsers, and
+// the check of the whole configuration before anything runs.
+#include "collective-comparison.h"
+#include "comparison-backend.h"
+#include "comparison-point.h"
+#include "input-error.h"
+#include "topology-presets.h"
+#include "units.h"
+
+#include <algorithm>
+#include <fstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+// --- scenario fields ---
+
+void
+CheckKeys(const nlohmann::json& j, const std::string& where, const std::vector<std::string>& known)
+{
+    if (!j.is_object())
+    {
+        throw InputError(where, "expected a JSON object");
+    }
+    for (auto it = j.begin(); it != j.end(); ++it)
+    {
+        if (std::find(known.begin(), known.end(), it.key()) == known.end())
+        {
+            throw InputError(where + "." + it.key(), "unknown field; expected one of " + JoinNames(known));
+        }
+    }
+}
+
+std::string
+Text(const nlohmann::json& v, const std::string& field)
+{
+    if (v.is_string())
+    {
+        return v.get<std::string>();
+    }
+    if (v.is_number())
+    {
+        return v.dump();
+    }
+    throw InputError(field, "expected a string or a number, got " + v.dump());
+}
+
+std::string
+String(const nlohmann::json& v, const std::string& field)
+{
+    if (!v.is_string())
+    {
+        throw InputError(field, "expected a string, got " + v.dump());
+    }
+    return v.get<std::string>();
+}
+
+uint32_t
+Count(const nlohmann::json& v, const std::string& field, uint64_t minimum)
+{
+    if (!v.is_number_integer() || v.get<int64_t>() < static_cast<int64_t>(minimum) ||
+        v.get<int64_t>() > static_cast<int64_t>(UINT32_MAX))
+    {
+        throw InputError(field, "expected an integer >= " + std::to_string(minimum) + ", got " + v.dump());
+    }
+    return static_cast<uint32_t>(v.get<int64_t>());
+}
+
+bool
+Bool(const nlohmann::json& v, const std::string& field)
+{
+    if (!v.is_boolean())
+    {
+        throw InputError(field, "expected true or false, got " + v.dump());
+    }
+    return v.get<bool>();
+}
+
+std::vector<uint64_t>
+Sizes(const nlohmann::json& v, const std::string& field)
+{
+    std::vector<uint64_t> out;
+    if (v.is_string())
+    {
+        for (const auto& item : units::SplitList(v.get<std::string>(), field))
+        {
+            out.push_back(units::ParseBytes(item, field));
+        }
+    }
+    else if (v.is_array())
+    {
+        for (size_t i = 0; i < v.size(); ++i)
+        {
+            const std::string f = field + "[" + std::to_string(i) + "]";
+            if (v[i].is_number_unsigned() || (v[i].is_number_integer() && v[i].get<int64_t>() >= 0))
+            {
+                out.push_back(v[i].get<uint64_t>());
+            }
+            else
+            {
+                out.push_back(units::ParseBytes(String(v[i], f), f));
+            }
+        }
+    }
+    else
+    {
+        throw InputError(field, "expected a list of sizes (\"1KB\", 4096, ...) or \"1KB,1MB\"");
+    }
+    if (out.empty())
+    {
+        throw InputError(field, "expected at least one size");
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::string>
+ParseParameterSources(const std::string& text, const std::string& field)
+{
+    std::vector<std::string> out;
+    for (const auto& item : units::SplitList(text, field))
+    {
+        if (item != "derived" && item != "calibrated")
+        {
+            throw InputError(field, "expected derived, calibrated or both, got '" + item + "'");
+        }
+        if (std::find(out.begin(), out.end(), item) != out.end())
+        {
+            throw InputError(field, "'" + item + "' given twice; expected each once");
+        }
+        out.push_back(item);
+    }
+    return out;
+}
+
+AnalyticChannel::ContentionPolicy
+ParseContentionPolicy(const std::string& text, const std::string& field)
+{
+    if (text == "none")
+    {
+        return AnalyticChannel::NONE;
+    }
+    if (text == "endpoint")
+    {
+        return AnalyticChannel::ENDPOINT;
+    }
+    if (text == "shared")
+    {
+        return AnalyticChannel::SHARED;
+    }
+    throw InputError(field, "expected none, endpoint or shared, got '" + text + "'");
+}
+
+void
+ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
+{
+    const std::string s = "scenario";
+    CheckKeys(j,
+              s,
+              {"topology", "collective", "algorithm", "ranks", "sizes", "backends", "params", "channels", "slices",
+               "root", "gpus_per_node", "seed", "model", "fabric"});
+    if (j.contains("params"))
+    {
+        const auto& v = j.at("params");
+        std::string joined;
+        if (v.is_array())
+        {
+            for (size_t i = 0; i < v.size(); ++i)
+            {
+                joined += (i ? "," : "") + String(v[i], s + ".params[" + std::to_string(i) + "]");
+            }
+        }
+        else
+        {
+            joined = String(v, s + ".params");
+        }
+        c.params = ParseParameterSources(joined, s + ".params");
+    }
+    if (j.contains("topology"))
+    {
+        const auto& t = j.at("topology");
+        if (!t.is_string() && !t.is_object())
+        {
+            throw InputError(s + ".topology", "expected a preset name or a topology object, got " + t.dump());
+        }
+        std::string preset;
+        if (t.is_object() && t.contains("preset"))
+        {
+            // {"preset": P, K: V, ...} is the preset "P:K=V,..."; the preset
+            // checks its options (an unknown key names itself).
+            preset = String(t.at("preset"), s + ".topology.preset");
+            std::string options;
+            for (auto it = t.begin(); it != t.end(); ++it)
+            {
+                if (it.key() == "preset")
+                {
+                    continue;
+                }
+                const std::string v = Text(it.value(), s + ".topology." + it.key());
+                options += (options.empty() ? "" : ",") + it.key() + "=" + v;
+            }
+            if (!options.empty())
+            {
+                preset += (preset.find(':') == std::string::npos ? ":" : ",") + options;
+            }
+        }
+        try
+        {
+            c.topology = preset.empty() ? TopologyFromScenarioJson(nlohmann::json{{"topology", t}})
+                                        : MakePreset(preset);
+        }
+        catch (const InputError&)
+        {
+            throw;
+        }
+        catch (const std::invalid_argument& e)
+        {
+            std::string what = e.what();
+            if (!preset.empty() && what.rfind("preset", 0) == 0)
+            {
+                // "preset.k: ..." names the option, "preset: ..." the name.
+                const std::string field = what.substr(0, what.find(':'));
+                throw InputError(s + ".topology" + (field == "preset" ? ".preset" : field.substr(6)),
+                                 what.substr(std::min(what.size(), what.find(':') + 2)));
+            }
+            // The fabric names fields from the topology object ("topology.links[2].tier: ...").
+            throw InputError(what.rfind("topology", 0) == 0 ? s + "." + what.substr(0, what.find(':'))
+                                                            : s + ".topology",
+                             what.rfind("topology", 0) == 0 ? what.substr(what.find(':') + 2) : what);
+        }
+        c.topologyName = t.is_string() ? t.get<std::string>() : (preset.empty() ? std::string("custom") : preset);
+    }
+    if (j.contains("collective"))
+    {
+        c.collective = ParseCollectiveKind(String(j.at("collective"), s + ".collective"), s + ".collective");
+    }
+    if (j.contains("algorithm"))
+    {
+        c.algorithm = String(j.at("algorithm"), s + ".algorithm");
+    }
+    else if (j.contains("collective"))
+    {
+        // As --collective without --algorithm: the collective's first algorithm.
+        c.algorithm = AlgorithmsOf(c.collective).front();
+    }
+    if (j.contains("ranks"))
+    {
+        c.ranks = Count(j.at("ranks"), s + ".ranks", 2);
+    }
+    if (j.contains("sizes"))
+    {
+        c.sizes = Sizes(j.at("sizes"), s + ".sizes");
+    }
+    if (j.contains("backends"))
+    {
+        const auto& b = j.at("backends");
+        if (b.is_array())
+        {
+            std::string joined;
+            for (size_t i = 0; i < b.size(); ++i)
+            {
+                joined += (i ? "," : "") + String(b[i], s + ".backends[" + std::to_string(i) + "]");
+            }
+            c.backends = ParseBackends(joined, s + ".backends");
+        }
+        else
+        {
+            c.backends = ParseBackends(String(b, s + ".backends"), s + ".backends");
+        }
+    }
+    if (j.contains("channels"))
+    {
+        c.channels = Count(j.at("channels"), s + ".channels", 1);
+    }
+    if (j.contains("slices"))
+    {
+        c.slices = Count(j.at("slices"), s + ".slices", 1);
+    }
+    if (j.contains("root"))
+    {
+        c.root = Count(j.at("root"), s + ".root", 0);
+    }
+    if (j.contains("gpus_per_node"))
+    {
+        c.gpusPerNode = Count(j.at("gpus_per_node"), s + ".gpus_per_node", 1);
+    }
+    if (j.contains("seed"))
+    {
+        c.seed = Count(j.at("seed"), s + ".seed", 0);
+    }
+    if (j.contains("model"))
+    {
+        const auto& m = j.at("model");
+        const std::string f = s + ".model";
+        CheckKeys(m, f, {"alpha", "beta", "contention", "software_overhead", "o", "g"});
+        if (m.contains("alpha"))
+        {
+            c.model.alpha = units::ParseTime(Text(m.at("alpha"), f + ".alpha"), f + ".alpha");
+        }
+        if (m.contains("beta"))
+        {
+            c.model.beta = units::ParseDataRate(Text(m.at("beta"), f + ".beta"), f + ".beta");
+            if (c.model.beta->GetBitRate() == 0)
+            {
+                throw InputError(f + ".beta", "expected a positive rate");
+            }
+        }
+        if (m.contains("contention"))
+        {
+            c.model.contention = ParseContentionPolicy(String(m.at("contention"), f + ".contention"),
+                                                       f + ".contention");
+        }
+        if (m.contains("software_overhead"))
+        {
+            c.model.softwareOverhead =
+                units::ParseTime(Text(m.at("software_overhead"), f + ".software_overhead"), f + ".software_overhead");
+        }
+        if (m.contains("o"))
+        {
+            c.model.o = units::ParseTime(Text(m.at("o"), f + ".o"), f + ".o");
+        }
+        if (m.contains("g"))
+        {
+            c.model.g = units::ParseTime(Text(m.at("g"), f + ".g"), f + ".g");
+        }
+    }
+    if (j.contains("fabric"))
+    {
+        const auto& fb = j.at("fabric");
+        const std::string f = s + ".fabric";
+        CheckKeys(fb, f,
+                  {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "time_limit",
+                   "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
+        if (fb.contains("ideal"))
+        {
+            c.fabric.ideal = Bool(fb.at("ideal"), f + ".ideal");
+        }
+        if (fb.contains("header_bytes"))
+        {
+            c.fabric.headerBytes = Count(fb.at("header_bytes"), f + ".header_bytes", 0);
+        }
+        if (fb.contains("mtu_bytes"))
+        {
+            // The packet backend's NIC sends the largest IB MTU (256 .. 4096 B)
+            // that fits the tier's payload, so 256 B is the least it can use.
+            c.fabric.mtuBytes = Count(fb.at("mtu_bytes"), f + ".mtu_bytes", 256);
+        }
+        if (fb.contains("flow_control"))
+        {
+            const std::string ff = f + ".flow_control";
+            try
+            {
+                c.fabric.flowControl = ParseTopologyFlowControl(String(fb.at("flow_control"), ff), ff);
+            }
+            catch (const InputError&)
+            {
+                throw;
+            }
+            catch (const std::invalid_argument&)
+            {
+                throw InputError(ff, "expected none, pfc or credit, got " + fb.at("flow_control").dump());
+            }
+        }
+        if (fb.contains("congestion_control"))
+        {
+            std::string cc = String(fb.at("congestion_control"), f + ".congestion_control");
+            if (cc != "none" && cc != "dcqcn")
+            {
+                throw InputError(f + ".congestion_control", "expected none or dcqcn, got '" + cc + "'");
+            }
+            c.fabric.congestionControl = cc;
+        }
+        if (fb.contains("time_limit"))
+        {
+            c.fabric.timeLimit = units::ParseTime(Text(fb.at("time_limit"), f + ".time_limit"), f + ".time_limit");
+            if (!c.fabric.timeLimit.IsStrictlyPositive())
+            {
+                throw InputError(f + ".time_limit", "expected a positive time");
+            }
+        }
+        if (fb.contains("transfer_unit_bytes"))
+        {
+            c.fabric.transferUnitBytes =
+                static_cast<uint32_t>(std::min<uint64_t>(Count(fb.at("transfer_unit_bytes"), f + ".transfer_unit_bytes", 0),
+                                                         UINT32_MAX)); // above 4096 either way: refused below
+        }
+        if (fb.contains("pcie_transfer_unit_bytes"))
+        {
+            c.fabric.pcieTransferUnitBytes = static_cast<uint32_t>(std::min<uint64_t>(
+                Count(fb.at("pcie_transfer_unit_bytes"), f + ".pcie_transfer_unit_bytes", 0), UINT32_MAX));
+        }
+        if (fb.contains("wall_limit"))
+        {
+            c.fabric.wallLimit = units::ParseTime(Text(fb.at("wall_limit"), f + ".wall_limit"), f + ".wall_limit");
+            if (c.fabric.wallLimit.IsStrictlyNegative())
+            {
+                throw InputError(f + ".wall_limit", "expected a wall-clock time >= 0");
+            }
+        }
+        if (c.fabric.headerBytes && c.fabric.mtuBytes && *c.fabric.headerBytes >= *c.fabric.mtuBytes)
+        {
+            throw InputError(f + ".header_bytes", "expected fewer header bytes than fabric.mtu_bytes (" +
+                                                      std::to_string(*c.fabric.mtuBytes) + "), got " +
+                                                      std::to_string(*c.fabric.headerBytes));
+        }
+    }
+    // Which fields the scenario set, for the names of later errors.
+    for (auto it = j.begin(); it != j.end(); ++it)
+    {
+        if ((it.key() == "model" || it.key() == "fabric") && it.value().is_object())
+        {
+            for (auto jt = it.value().begin(); jt != it.value().end(); ++jt)
+            {
+                c.scenarioFields.insert(it.key() + "." + jt.key());
+            }
+        }
+        else
+        {
+            c.scenarioFields.insert(it.key());
+        }
+    }
+}
+
+void
+ApplyScenarioFile(const std::string& path, ComparisonConfig& config)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw InputError("--scenario", "expected a readable JSON file, cannot open '" + path + "'");
+    }
+    nlohmann::json j;
+    try
+    {
+        in >> j;
+    }
+    catch (const nlohmann::json::exception& e)
+    {
+        throw InputError("--scenario", "expected valid JSON in '" + path + "' (" + e.what() + ")");
+    }
+    ApplyScenario(j, config);
+}
+
+std::string
+ComparisonConfig::FieldName(const std::string& key, const std::string& flag) const
+{
+    return scenarioFields.count(key) ? "scenario." + key : flag;
+}
+
+void
+ValidateComparison(const ComparisonConfig& c)
+{
+    if (c.model.alpha.has_value() != c.model.beta.has_value())
+    {
+        // Name the missing one where the given one came from.
+        throw InputError(c.model.alpha ? (c.scenarioFields.count("model.alpha") ? "scenario.model.beta" : "--beta")
+                                       : (c.scenarioFields.count("model.beta") ? "scenario.model.alpha" : "--alpha"),
+                         "expected alpha and beta together");
+    }
+    if (c.model.contention == AnalyticChannel::SHARED)
+    {
+        // Shared links need the topology's routes, and with them the hop
+        // latencies and link rates in place of alpha and beta: that is the
+        // flow backend, not a variant of alphabeta.
+        throw InputError(c.FieldName("model.contention", "--contention"),
+                         "expected none or endpoint; links shared over the topology's routes are the flow "
+                         "backend (add flow to the backends)");
+    }
+    const bool given = c.model.alpha.has_value();
+    if (!c.topology && !given)
+    {
+        throw InputError("--topology", "expected a topology preset (or --alpha and --beta)");
+    }
+    for (const auto& b : c.backends)
+    {
+        const std::string field = c.FieldName("backends", "--backends");
+        if (LookUpBackend(b, field).NeedsTopology() && !c.topology)
+        {
+            throw InputError(field, "backend '" + b + "' needs a topology (--topology or scenario.topology)");
+        }
+    }
+    if (c.sizes.empty())
+    {
+        throw InputError(c.FieldName("sizes", "--bytes"), "expected at least one size");
+    }
+    if (c.params.empty())
+    {
+        throw InputError(c.FieldName("params", "--params"), "expected derived, calibrated or both");
+    }
+    for (const auto& p : c.params)
+    {
+        if (p == "calibrated" && (given || !c.topology))
+        {
+            throw InputError(c.FieldName("params", "--params"),
+                             "calibrated needs a topology to sweep and no given alpha/beta");
+        }
+    }
+    if (c.fabric.wallLimit.IsStrictlyNegative())
+    {
+        throw InputError(c.FieldName("fabric.wall_limit", "--wall-limit"), "expected a wall-clock time >= 0");
+    }
+    if (c.topology)
+    {
+        // A packet must carry payload: the header below every tier's MTU.
+        const TopologyDescription knobbed = ApplyFabricKnobs(*c.topology, c.fabric);
+        for (const TopologyTier& t : knobbed.tiers)
+        {
+            // Only units the user set are checked (the default adapts,
+            // RunComparison). The NIC sends power-of-two IB MTUs, so a unit
+            // must be one for the row to say what was simulated.
+            const bool pcie = t.protocol == "pcie";
+            const std::optional<uint32_t> set = pcie                    ? c.fabric.pcieTransferUnitBytes
+                                                : t.protocol == "nvlink" ? c.fabric.transferUnitBytes
+                                                                         : std::nullopt;
+            const uint32_t unit = set.value_or(0);
+            if (unit > 0 && (unit < t.mtuBytes || unit % t.mtuBytes != 0 || unit > 4096 || (unit & (unit - 1)) != 0))
+            {
+                throw InputError(pcie ? c.FieldName("fabric.pcie_transfer_unit_bytes", "--pcie-transfer-unit")
+                                      : c.FieldName("fabric.transfer_unit_bytes", "--transfer-unit"),
+                                 "expected 0 or a power of two from tier " + t.name + "'s MTU (" +
+                                     std::to_string(t.mtuBytes) + " B) to 4096 B, got " + std::to_string(unit));
+            }
+            if (t.headerBytes >= t.mtuBytes)
+            {
+                const std::string field =
+                    c.fabric.headerBytes ? c.FieldName("fabric.header_bytes", "fabric.header_bytes")
+                    : c.fabric.mtuBytes  ? c.FieldName("fabric.mtu_bytes", "fabric.mtu_bytes")
+                                         : c.FieldName("topology", "--topology");
+                throw InputError(field, "expected fewer header bytes than the MTU of tier " + t.name + " (" +
+                                            std::to_string(t.mtuBytes) + " B), got " +
+                                            std::to_string(t.headerBytes));
+            }
+        }
+    }
+    CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+}
+
+} // namespace ns3
