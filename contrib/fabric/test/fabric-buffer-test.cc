@@ -230,7 +230,7 @@ TEST_F(FabricBufferTest, RedMarkingProbabilityFollowsTheLine)
     // Kmin 100 KB, Kmax 400 KB, Pmax 0.2: p(q) = 0.2 (q - 100 000) / 300 000.
     // 20 000 draws per depth: the observed fraction is within 5 standard
     // deviations sqrt(p (1 - p) / n) of p (a false failure has probability
-    // below 1e-6 per point; the seed is fixed, so the run is deterministic).
+    // below 1e-6 per point; the RNG stream is fixed, so the run is deterministic).
     Ptr<FabricEcnMarker> m = CreateObject<FabricEcnMarker>();
     m->SetThresholds(100000, 400000, 0.2);
     m->AssignStreams(7);
