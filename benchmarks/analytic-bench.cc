@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Speed of the analytic module (issue 2's goals, measured, never asserted):
+// Speed of the analytic module (its goals, measured, never asserted):
 // AlphaBetaModel evaluations per second (goal >= 1e8 on one core) and
 // AnalyticChannel delivered messages per second with policy none (goal >= 5e6).
 //
@@ -81,7 +81,7 @@ EvaluateModel(benchmark::State& state, bool relaxed)
     SetRate(state, "evals_per_s", static_cast<double>(state.iterations() * sizes.size()));
 }
 
-// The baseline: the seed's equation (1) written out, alpha + n / beta with the
+// The baseline: Hockney's T = alpha + n / beta written out, with the
 // model's default alpha and beta read at run time, over the same sizes.
 void
 BM_BareFormula(benchmark::State& state)

@@ -3,7 +3,8 @@
 // hockney calibrate: fits alpha-beta, S-curve, protocol-step and LogGP
 // parameters to measurement logs (nccl-tests text, perftest text, CSV of size
 // and time), with bootstrap intervals and the error by size band; one
-// calibration row per (group, model) (DESIGN.md section 6), the parameter file
+// calibration row per (group, model) (contrib/collective/doc/collective.md,
+// "Output"), the parameter file
 // with --output, the residuals per size with --residuals.
 //
 // The calibration code lives in the collective module, which is configured only

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // hockney compare: one collective, every backend, the same topology
-// (DESIGN.md section 6). Flags override the fields of --scenario.
+// (contrib/collective/doc/collective.md, "hockney compare"). Flags override the
+// fields of --scenario.
 #include "calibration-parameters.h"
 #include "collective-comparison.h"
 #include "flags.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// hockney demo: the main job (issue 6). The default subset of the accuracy map
+// hockney demo: the main job. It runs the default subset of the accuracy map
 // (validation/*.json, the same run as `hockney validate --output=DIR`): the map
 // on stdout, report.md with its figures in --output (default demo-output). The
-// seed's own example through the algebra (crossover n* = alpha x beta = 2.25 MB,
+// H100 NVLink example (alpha 5 us, beta 450 GB/s; crossover n* = alpha x beta = 2.25 MB,
 // protocol steps, S-curve, LogGP) is the report's last section.
 #include "flags.h"
 
@@ -38,7 +38,8 @@ namespace
 
 using namespace ns3;
 
-// The seed's example and its relaxations, one model each.
+// The H100 NVLink example (contrib/analytic/doc/analytic.md) and its relaxations,
+// one model each.
 struct Models
 {
     Ptr<AlphaBetaModel> constant;
@@ -55,7 +56,7 @@ MakeModels()
     m.protocol = CreateAlphaBetaModel("h100-nvlink");
     m.protocol->SetAttribute("ProtocolSwitch", BooleanValue(true)); // seed typical 2 / +3 / +1 us
     m.sCurve = CreateAlphaBetaModel("h100-nvlink");
-    m.sCurve->SetAttribute("SCurve", BooleanValue(true)); // n0 = 256 KB (seed, NVLink)
+    m.sCurve->SetAttribute("SCurve", BooleanValue(true)); // n0 = 256 KB (NVLink, assumed)
     // LogGP with 2o + L = 5 us and 1/G = 450 GB/s: the same point-to-point line.
     m.loggp = CreateObject<LogGpModel>();
     m.loggp->SetAttribute("L", TimeValue(MicroSeconds(3)));
@@ -89,7 +90,7 @@ Sweep(const Models& m)
 int
 DemoCommand(const std::vector<std::string>& args, std::ostream& out)
 {
-    // The seed's own example stays as the report's last section.
+    // The H100 NVLink example stays as the report's last section.
     return hockney::RunAccuracyMapCommand(args, out, "demo", Sweep(MakeModels()),
                                           "The seed's example through the algebra (H100 NVLink, alpha 5 us, "
                                           "beta 450 GB/s): protocol steps, S-curve, LogGP");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// build/bin/hockney: the command line of DESIGN.md section 6. Exit status 0 on
+// build/bin/hockney: the command line (README.md; each module's doc page). Exit status 0 on
 // success, 2 on bad input (one line on stderr naming the flag or field), 1 on an
 // internal failure. Subcommands live in cli/*-command.cc and register themselves.
 #include "flags.h"

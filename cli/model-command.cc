@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// hockney model: one message through the algebra (DESIGN.md section 6). For each
+// hockney model: one message through the algebra (contrib/analytic/doc/analytic.md,
+// "Command line"). For each
 // size in --bytes: T(n), alpha(n), beta(n), the crossover n*, the protocol and
 // the regime; with --L --o --g --G the LogGP time and the CPU-bound diagnosis;
 // with --path the multi-hop exact and approximate times. Each relaxation of the
-// seed's assumptions is switched on by giving its flags.
+// plain model's five assumptions (analytic.md) is switched on by giving its flags.
 #include "flags.h"
 
 #include "alpha-beta-model.h"
@@ -119,7 +120,7 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
 {
     hockney::Flags f;
     f.Add("preset", "", "interconnect preset for alpha, beta and n0 (h100-nvlink, ib-ndr, roce-400, ...)")
-        .Add("alpha", "", "start-up latency alpha (default 5us, the seed's H100 NVLink example); "
+        .Add("alpha", "", "start-up latency alpha (default 5us, the H100 NVLink example); "
                           "alpha_eager when the protocol switch is on (default 2us)")
         .Add("calibration", "", "parameters from a file of hockney calibrate --output (its first fit of "
                                 "--calibration-model); flags given as well override them")
@@ -135,7 +136,7 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
         .Add("mem-read", "", "multi-resource: source memory read bandwidth (default 3.35TB/s)")
         .Add("mem-write", "", "multi-resource: destination memory write bandwidth (default 3.35TB/s)")
         .Add("eta", "", "multi-resource: protocol efficiency, 0 < eta <= 1 (default 0.95)")
-        .Add("sw-overhead", "", "software overhead per message added to alpha (seed assumption 5)")
+        .Add("sw-overhead", "", "software overhead per message added to alpha (relaxes the no-software-cost assumption)")
         .Add("L", "", "LogGP latency L")
         .Add("o", "", "LogGP overhead o")
         .Add("g", "", "LogGP gap g between messages")

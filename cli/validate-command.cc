@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// hockney validate: the accuracy map (issue 6). Runs the experiments of
+// hockney validate: the accuracy map (where the algebra holds and where it
+// fails, per accuracy band of contrib/analytic/doc/analytic.md). Runs the experiments of
 // validation/*.json (the default subset, or every one with --full), prints the
 // map, and with --output writes report.md, the CSV of every point and the PNG
 // figures (accuracy-map.h). `hockney demo` runs the same with the report.

@@ -47,7 +47,7 @@ ExpectRel(double actual, double expected, const char* what)
 
 } // namespace
 
-TEST(ModelCli, SeedExampleValues)
+TEST(ModelCli, H100NvlinkExampleValues)
 {
     auto rows = RunJson("model --alpha=5us --beta=450GB/s --bytes=1MB,4MB");
     ASSERT_EQ(rows.size(), 2u);
@@ -112,7 +112,7 @@ TEST(ModelCli, LogGpColumnsAndPresets)
     auto hop = RunJson("model --path=1us@450GB/s,2us@50GB/s --bytes=1MB");
     ExpectRel(hop[0]["path_exact_s"], 3e-6 + 1e6 / 450e9 + 1e6 / 50e9, "exact");
     ExpectRel(hop[0]["path_approx_s"], 23e-6, "approx");
-    // alpha from the seed's B2B level: 2.38 us.
+    // alpha from AlphaBudget's B2B level: 2.38 us.
     auto b2b = RunJson("model --alpha-budget=B2B --bytes=1KB");
     ExpectRel(b2b[0]["alpha_s"], 2.38e-6, "B2B alpha");
 }
@@ -151,7 +151,7 @@ TEST(DemoCli, WritesTableCsvAndPlot)
 {
     // The main job on one experiment (the fast incast one) and without the
     // published measurements: the map on stdout, report.md with the table, the
-    // figures and the seed's analytic sweep as its last section.
+    // figures and the H100 NVLink analytic sweep as its last section.
     const std::string dir = TempPath("hockney-demo-test");
     std::filesystem::remove_all(dir);
     Result r = RunHockney("demo --output=" + dir + " --experiments=incast --measured-dir=/nonexistent --quiet");

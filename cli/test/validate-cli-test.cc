@@ -30,7 +30,7 @@ using hockney::TempPath;
 TEST(ValidateCli, JsonMapAndReportFiles)
 {
     // Two experiments whose direction is unambiguous on their configurations:
-    // large-message AllReduce within 10 % (seed ~5 %), AllToAll on the
+    // large-message AllReduce within 10 % (band: ~5 %), AllToAll on the
     // oversubscribed leaf-spine beyond 100 %.
     const std::string dir = TempPath("hockney-validate-test");
     std::filesystem::remove_all(dir);

@@ -37,7 +37,7 @@ AlphaBetaModel::GetTypeId()
             // Assumption 1 and its relaxation
             .AddAttribute("Alpha",
                           "Constant start-up latency alpha (used while ProtocolSwitch is off). "
-                          "Default: the seed's H100 NVLink example, 5 us.",
+                          "Default: the H100 NVLink example, 5 us (doc/analytic.md).",
                           TimeValue(MicroSeconds(5)),
                           MakeTimeAccessor(&AlphaBetaModel::SetAlpha, &AlphaBetaModel::GetAlphaAttr),
                           MakeTimeChecker(Time(0)))
@@ -49,29 +49,29 @@ AlphaBetaModel::GetTypeId()
                                               &AlphaBetaModel::GetProtocolSwitch),
                           MakeBooleanChecker())
             .AddAttribute("EagerAlpha",
-                          "alpha_eager: latency of an eager message (seed typical value 2 us).",
+                          "alpha_eager: latency of an eager message (typical value 2 us, assumed).",
                           TimeValue(MicroSeconds(2)),
                           MakeTimeAccessor(&AlphaBetaModel::SetEagerAlpha, &AlphaBetaModel::GetEagerAlpha),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("RendezvousRtt",
-                          "alpha_RTT: the handshake round trip a rendezvous adds (seed: 2-5 us, typical 3 us).",
+                          "alpha_RTT: the handshake round trip a rendezvous adds (typically 2-5 us; default 3 us, assumed).",
                           TimeValue(MicroSeconds(3)),
                           MakeTimeAccessor(&AlphaBetaModel::SetRendezvousRtt,
                                            &AlphaBetaModel::GetRendezvousRtt),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("PipelineSetup",
-                          "alpha_pipeline: pipeline set-up a pipelined message adds (seed typical 1 us).",
+                          "alpha_pipeline: pipeline set-up a pipelined message adds (typical value 1 us, assumed).",
                           TimeValue(MicroSeconds(1)),
                           MakeTimeAccessor(&AlphaBetaModel::SetPipelineSetup,
                                            &AlphaBetaModel::GetPipelineSetup),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("EagerLimit",
-                          "n1 in bytes: the smallest rendezvous message (seed: about 8 KB).",
+                          "n1 in bytes: the smallest rendezvous message (typically about 8 KB).",
                           UintegerValue(8000),
                           MakeUintegerAccessor(&AlphaBetaModel::SetEagerLimit, &AlphaBetaModel::GetEagerLimit),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("RendezvousLimit",
-                          "n2 in bytes: the smallest pipelined message (seed: about 512 KB).",
+                          "n2 in bytes: the smallest pipelined message (typically about 512 KB).",
                           UintegerValue(512000),
                           MakeUintegerAccessor(&AlphaBetaModel::SetRendezvousLimit,
                                                &AlphaBetaModel::GetRendezvousLimit),
@@ -90,7 +90,7 @@ AlphaBetaModel::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("N0",
                           "n0 in bytes: the size at which beta reaches 63 % of beta_max "
-                          "(seed: about 256 KB NVLink, 64 KB IB).",
+                          "(assumed typical values: about 256 KB NVLink, 64 KB IB).",
                           UintegerValue(256000),
                           MakeUintegerAccessor(&AlphaBetaModel::SetN0, &AlphaBetaModel::GetN0),
                           MakeUintegerChecker<uint64_t>(1))
@@ -113,7 +113,7 @@ AlphaBetaModel::GetTypeId()
                           MakeDataRateAccessor(&AlphaBetaModel::SetMemWrite, &AlphaBetaModel::GetMemWrite),
                           MakeDataRateChecker())
             .AddAttribute("ProtocolEfficiency",
-                          "eta_protocol: encoding, header and CRC efficiency (seed: 0.92-0.97).",
+                          "eta_protocol: encoding, header and CRC efficiency (typically 0.92-0.97).",
                           DoubleValue(0.95),
                           MakeDoubleAccessor(&AlphaBetaModel::SetEta, &AlphaBetaModel::GetEta),
                           MakeDoubleChecker<double>(0.0, 1.0))
@@ -121,7 +121,7 @@ AlphaBetaModel::GetTypeId()
             .AddAttribute("SoftwareOverhead",
                           "Relax assumption 5: software cost per message (library call, "
                           "descriptor set-up, kernel launch) added to alpha and charged to the "
-                          "sender's CPU. Default 0 (the seed's assumption).",
+                          "sender's CPU. Default 0 (the plain model's assumption).",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&AlphaBetaModel::SetSoftwareOverhead,
                                            &AlphaBetaModel::GetSoftwareOverhead),
@@ -149,7 +149,7 @@ AlphaBetaModel::AlphaBetaModel()
     Update();
 }
 
-// --- the seed's formulas ---
+// --- the formulas (doc/analytic.md, "What it models") ---
 
 double
 AlphaBetaModel::BaseTime(double alphaSeconds, double betaBytesPerSecond, double bytes)
@@ -202,7 +202,7 @@ AlphaBetaModel::Update()
     const double sw = TimeToSeconds(m_softwareOverhead);
     if (m_protocolSwitch)
     {
-        // Evaluate the seed's step function once per band so the fast path only compares.
+        // Evaluate the protocol step function once per band so the fast path only compares.
         const uint64_t probes[3] = {0, m_eagerLimit, m_rendezvousLimit};
         for (int i = 0; i < 3; ++i)
         {
@@ -315,7 +315,7 @@ AlphaBetaModel::CrossoverBytes() const
         }
         if (!m_sCurve)
         {
-            const double root = Crossover(b.alpha, m_betaMax); // eq:model-ab-crossover-point
+            const double root = Crossover(b.alpha, m_betaMax); // n* = alpha x beta
             if (root < b.hi)
             {
                 return root;

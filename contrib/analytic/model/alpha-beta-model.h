@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The Hockney alpha-beta model of the seed text (seed/003: "Alpha-Beta 模型"):
-// T(n) = alpha(n) + n / beta(n). Each of the seed's five assumptions that a
-// single model can relax is a switch, so that an experiment can relax one at a
-// time and see what it costs:
+// Hockney's alpha-beta model (R. W. Hockney, Parallel Computing 20(3), 1994)
+// with its usual extensions: T(n) = alpha(n) + n / beta(n). Each of the five
+// simplifying assumptions of the plain model that a single model can relax
+// is a switch, so that an experiment can relax one at a time and see what it
+// costs:
 //   1 constant alpha    -> ProtocolSwitch (eager / rendezvous / pipeline steps)
 //   2 constant beta     -> SCurve (beta_max (1 - exp(-n/n0))) and
 //                          MultiResource (min(mem_read, link, mem_write) x eta)
 //   3 no contention     -> the AnalyticChannel's contention policy
 //   4 homogeneous       -> per-hop parameters (HopPath) and per-link routes
 //   5 no software cost  -> SoftwareOverhead
-// With every switch off the model is the seed's equation (1) with the constant
-// Alpha and Beta attributes.
+// With every switch off the model is Hockney's T(n) = alpha + n / beta with the
+// constant Alpha and Beta attributes. Formulas and sources: doc/analytic.md
+// ("What it models" and "Sources", where the extensions' typical values are
+// listed as rules of thumb, not measurements).
 #ifndef HOCKNEY_ALPHA_BETA_MODEL_H
 #define HOCKNEY_ALPHA_BETA_MODEL_H
 
@@ -30,7 +33,8 @@ namespace ns3
 class AlphaBetaModel : public AnalyticModel
 {
   public:
-    /// The transfer protocol chosen by size (seed table tbl-model-protocol-switch);
+    /// The transfer protocol chosen by size: eager below n1, rendezvous (one handshake
+    /// round trip more) below n2, pipelined chunks from n2 (Liu, Wu, Panda, ICS 2003);
     /// CONSTANT when the protocol switch is off.
     enum Protocol
     {
@@ -40,7 +44,8 @@ class AlphaBetaModel : public AnalyticModel
         CONSTANT
     };
 
-    /// Which term of T(n) dominates (seed: n < n* latency-bound, n > n* bandwidth-bound).
+    /// Which term of T(n) dominates: n < n* = alpha beta latency-bound, n > n* bandwidth-bound
+    /// (n* is Hockney's half-performance length n_1/2).
     enum Regime
     {
         LATENCY_BOUND,
@@ -50,13 +55,13 @@ class AlphaBetaModel : public AnalyticModel
     static TypeId GetTypeId();
     AlphaBetaModel();
 
-    // --- The seed's formulas, one function each (all SI: seconds, bytes, bytes/s) ---
+    // --- The formulas, one function each (all SI: seconds, bytes, bytes/s; doc/analytic.md) ---
 
-    /// eq:model-ab-base-latency: T = alpha + n / beta.
+    /// Hockney 1994: T = alpha + n / beta.
     static double BaseTime(double alphaSeconds, double betaBytesPerSecond, double bytes);
-    /// eq:model-ab-crossover-point: n* = alpha x beta.
+    /// Crossover (Hockney's n_1/2): n* = alpha x beta, where the two terms are equal.
     static double Crossover(double alphaSeconds, double betaBytesPerSecond);
-    /// eq:model-ab-alpha-protocol-switch: alpha_eager below n1, + alpha_RTT from n1,
+    /// Protocol steps: alpha_eager below n1, + alpha_RTT from n1,
     /// + alpha_pipeline from n2.
     static double ProtocolAlpha(uint64_t bytes,
                                 uint64_t eagerLimit,
@@ -64,9 +69,9 @@ class AlphaBetaModel : public AnalyticModel
                                 double eagerSeconds,
                                 double rttSeconds,
                                 double pipelineSeconds);
-    /// eq:model-ab-beta-scurve: beta(n) = beta_max (1 - exp(-n / n0)).
+    /// S-curve: beta(n) = beta_max (1 - exp(-n / n0)); beta(n0) = 63.2 % of beta_max.
     static double SCurveBandwidth(double betaMax, double bytes, double n0Bytes);
-    /// eq:model-ab-beta-eff-multiresource: min(mem_read, link, mem_write) x eta.
+    /// Multi-resource bandwidth: min(mem_read, link, mem_write) x eta.
     static double MultiResourceBandwidth(double memRead, double link, double memWrite, double eta);
 
     // --- The configured model ---

@@ -24,7 +24,8 @@ AlphaComponentRange::TypicalUs() const
 const std::vector<AlphaComponentRange>&
 AlphaBudget::ComponentRanges()
 {
-    // Seed table tbl-model-alpha-components (typical values, microseconds).
+    // Typical ranges in microseconds (rules of thumb, doc/analytic.md Sources;
+    // link: about 5 ns per metre, the speed of light in fibre or copper).
     static const std::vector<AlphaComponentRange> table = {
         {"sw", "communication library call + descriptor preparation", 1.0, 5.0},
         {"NoC", "on-chip network routing, compute core to DMA engine", 0.05, 0.5},
@@ -40,8 +41,8 @@ AlphaBudget::ComponentRanges()
 const std::vector<AlphaLevel>&
 AlphaBudget::Levels()
 {
-    // Seed table tbl-model-alpha-by-level gives each level's path, alpha range
-    // and bottleneck; it gives no per-component values. hockney's choices below
+    // The level table (doc/analytic.md) gives each level's path, alpha range
+    // and bottleneck, but no per-component values. hockney's choices below
     // stay inside the component ranges and put each total inside the level's
     // range (checked by alpha-budget-test): sw at its minimum (1 us, a
     // CUDA-graph-style library call), NoC 0.1, DMA 0.5 (IOMMU off), PHY 0.01,
@@ -100,42 +101,42 @@ AlphaBudget::GetTypeId()
             .SetGroupName("Analytic")
             .AddConstructor<AlphaBudget>()
             .AddAttribute("SoftwareLatency",
-                          "alpha_sw: communication library call + descriptor preparation (seed: 1-5 us).",
+                          "alpha_sw: communication library call + descriptor preparation (typically 1-5 us).",
                           TimeValue(NanoSeconds(1000)),
                           MakeTimeAccessor(&AlphaBudget::m_sw),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("NocLatency",
-                          "alpha_NoC: on-chip network, compute core to DMA engine (seed: 0.05-0.5 us).",
+                          "alpha_NoC: on-chip network, compute core to DMA engine (typically 0.05-0.5 us).",
                           TimeValue(NanoSeconds(100)),
                           MakeTimeAccessor(&AlphaBudget::m_noc),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("DmaLatency",
-                          "alpha_DMA: DMA engine start + IOMMU translation (seed: 0.2-1 us).",
+                          "alpha_DMA: DMA engine start + IOMMU translation (typically 0.2-1 us).",
                           TimeValue(NanoSeconds(500)),
                           MakeTimeAccessor(&AlphaBudget::m_dma),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("PhyLatency",
-                          "alpha_PHY: SerDes + PLL (seed: 0.005-0.02 us).",
+                          "alpha_PHY: SerDes + PLL (typically 0.005-0.02 us).",
                           TimeValue(NanoSeconds(10)),
                           MakeTimeAccessor(&AlphaBudget::m_phy),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("LinkLatency",
-                          "alpha_link: propagation, about 5 ns per metre (seed: 0.005-5 us).",
+                          "alpha_link: propagation, about 5 ns per metre (typically 0.005-5 us, 5 cm PCB to 100 m fibre).",
                           TimeValue(NanoSeconds(5)),
                           MakeTimeAccessor(&AlphaBudget::m_link),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("SwitchLatency",
-                          "alpha_switch per hop: lookup + buffer + arbitration (seed: 0.1-1 us).",
+                          "alpha_switch per hop: lookup + buffer + arbitration (typically 0.1-1 us).",
                           TimeValue(NanoSeconds(600)),
                           MakeTimeAccessor(&AlphaBudget::m_switch),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("SwitchHops",
-                          "Number of switches crossed (the sum over i in the seed's formula).",
+                          "Number of switches crossed (the sum over i of alpha_switch_i).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&AlphaBudget::m_switchHops),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("MemoryLatency",
-                          "alpha_mem: first write at the destination memory (seed: 0.03-0.08 us).",
+                          "alpha_mem: first write at the destination memory (typically 0.03-0.08 us).",
                           TimeValue(NanoSeconds(50)),
                           MakeTimeAccessor(&AlphaBudget::m_mem),
                           MakeTimeChecker(Time(0)));

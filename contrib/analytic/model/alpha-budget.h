@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// alpha as the sum of its physical parts (seed eq:model-ab-alpha-decomp):
+// alpha as the sum of its physical parts:
 //   alpha = alpha_sw + alpha_NoC + alpha_DMA + alpha_PHY + alpha_link
 //           + sum_i alpha_switch_i + alpha_mem
-// with the seed's component table (tbl-model-alpha-components: typical ranges)
-// and its level table (tbl-model-alpha-by-level: C2C / B2B / R2R / P2P) as data,
+// with a table of typical ranges per component and a table of levels (C2C / B2B /
+// R2R / P2P) with their alpha ranges as data (both rules of thumb, not
+// measurements; stated in doc/analytic.md, "Sources: Rules of thumb"),
 // so that an alpha can be synthesised from datasheet values when there is no
 // measurement.
 #ifndef HOCKNEY_ALPHA_BUDGET_H
@@ -20,13 +21,13 @@
 namespace ns3
 {
 
-/// One row of the seed's component table: the range in microseconds. The
-/// typical value is the geometric mean of the range's ends (the seed gives only
+/// One row of the component table: the range in microseconds. The typical
+/// value is the geometric mean of the range's ends (the table gives only
 /// ranges; the geometric mean is the middle of a range spanning decades).
 struct AlphaComponentRange
 {
     std::string name;   ///< "sw", "NoC", "DMA", "PHY", "link", "switch", "mem"
-    std::string source; ///< physical origin, as in the seed
+    std::string source; ///< physical origin of the component
     double minUs;
     double maxUs;
     double TypicalUs() const;
@@ -45,12 +46,12 @@ struct AlphaComponents
     double memUs = 0;
 };
 
-/// One row of the seed's level table with the components hockney uses for it.
+/// One row of the level table with the components hockney uses for it.
 struct AlphaLevel
 {
     std::string name; ///< "C2C", "B2B", "R2R", "P2P"
-    std::string path; ///< the data path, as in the seed
-    double alphaMinUs; ///< the seed's range of alpha for the level
+    std::string path; ///< the data path the level adds
+    double alphaMinUs; ///< the typical range of alpha for the level
     double alphaMaxUs;
     std::string bottleneck;
     AlphaComponents components;
@@ -62,7 +63,7 @@ class AlphaBudget : public Object
     static TypeId GetTypeId();
     AlphaBudget();
 
-    /// eq:model-ab-alpha-decomp, seconds; \p switchSeconds holds one entry per hop.
+    /// The seven-component sum, seconds; \p switchSeconds holds one entry per hop.
     static double Sum(double sw,
                       double noc,
                       double dma,
@@ -86,9 +87,9 @@ class AlphaBudget : public Object
     /// Throws InputError naming "preset" for another name.
     void ApplyPreset(const std::string& name);
 
-    /// The seed's component table.
+    /// The component table (doc/analytic.md, Rules of thumb).
     static const std::vector<AlphaComponentRange>& ComponentRanges();
-    /// The seed's level table with hockney's component choices.
+    /// The level table with hockney's component choices.
     static const std::vector<AlphaLevel>& Levels();
     static const AlphaLevel& FindLevel(const std::string& name); ///< throws InputError
 

@@ -5,19 +5,19 @@
 // after the model's time, delivered in the receiving node's context. What the
 // algebra leaves out, contention, is the channel's ContentionPolicy:
 //   none      the pure algebra: every message takes GetMessageTime(n), whatever
-//             else is in flight (seed assumption 3 held).
+//             else is in flight (the no-contention assumption held).
 //   endpoint  each device sends one message at a time and receives one at a
 //             time (the model's EndpointTiming says for how long: LogGP's o, g
 //             and G occupy the sender, o the receiver; alpha-beta's n / beta(n)
 //             the NICs).
-//   shared    links shared max-min fairly along routed paths (the seed's static
-//             contention correction), recomputed whenever a message starts or
-//             ends. A message's bytes flow from its send time at its max-min
-//             rate, capped by the model's beta(n); it is delivered
-//             alpha(n) + sum of its links' latencies after its last byte left.
-//             The channel knows no topology: SetRoute gives it, per (src, dst),
-//             the links crossed (id, bandwidth, latency). A pair without a
-//             route shares nothing and gets the model's time.
+//   shared    links shared max-min fairly along routed paths (a static
+//             contention correction: bandwidth shares, no dynamics), recomputed
+//             whenever a message starts or ends. A message's bytes flow from its
+//             send time at its max-min rate, capped by the model's beta(n); it
+//             is delivered alpha(n) + sum of its links' latencies after its last
+//             byte left. The channel knows no topology: SetRoute gives it, per
+//             (src, dst), the links crossed (id, bandwidth, latency). A pair
+//             without a route shares nothing and gets the model's time.
 #ifndef HOCKNEY_ANALYTIC_CHANNEL_H
 #define HOCKNEY_ANALYTIC_CHANNEL_H
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// A message crossing several links (seed eq:model-ab-multihop):
+// A message crossing several links (multi-hop alpha-beta):
 //   T_multihop = sum_i (alpha_i + n / beta_i)  ~  alpha_total + n / beta_bottleneck.
 // The exact sum is store-and-forward (each hop receives the whole message before
 // sending it on); the approximation is cut-through (the bytes stream through
 // every hop at the narrowest link's rate). Both are reported because their
-// difference is the price of assuming a homogeneous path (seed assumption 4).
+// difference is the price of assuming a homogeneous path (one alpha, one beta).
 #ifndef HOCKNEY_HOP_PATH_H
 #define HOCKNEY_HOP_PATH_H
 
@@ -31,9 +31,9 @@ class HopPath
         return m_latency.size();
     }
 
-    /// sum_i (alpha_i + n / beta_i), seconds: the left side of eq:model-ab-multihop.
+    /// sum_i (alpha_i + n / beta_i), seconds: the exact (store-and-forward) form.
     double ExactSeconds(uint64_t bytes) const;
-    /// alpha_total + n / beta_bottleneck, seconds: the right side of eq:model-ab-multihop.
+    /// alpha_total + n / beta_bottleneck, seconds: the approximate (cut-through) form.
     double ApproxSeconds(uint64_t bytes) const;
     Time GetExactTime(uint64_t bytes) const;
     Time GetApproxTime(uint64_t bytes) const;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Named alpha-beta parameter sets for the interconnects of the seed and of
-// REFERENCE.md's hardware anchors. Data, not code paths: one table, each row
-// with its source. beta is the per-direction line rate (what the seed's
-// 450 GB/s H100 example uses); the efficiency a library reaches on it (NCCL's
-// about 370 of 450 GB/s on NVLink 4) is ProtocolEfficiency's business.
+// Named alpha-beta parameter sets for common interconnects, from vendor pages,
+// datasheets and perftest measurements (validation/data/hardware_anchors.csv
+// names each). Data, not code paths: one table, each row with its source. beta
+// is the per-direction line rate (the 450 GB/s of the H100 NVLink example:
+// NVIDIA Hopper architecture page, 900 GB/s bidirectional); the efficiency a
+// library reaches on it (NCCL's about 370 of 450 GB/s on NVLink 4, an NCCL
+// maintainer in NVIDIA/nccl-tests issue #212) is ProtocolEfficiency's business.
 #ifndef HOCKNEY_INTERCONNECT_PRESETS_H
 #define HOCKNEY_INTERCONNECT_PRESETS_H
 

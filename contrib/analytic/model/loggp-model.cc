@@ -28,7 +28,7 @@ TypeId
 LogGpModel::GetTypeId()
 {
     // Defaults are illustrative: 2o + L = 5 us and 1/G = 450 GB/s reproduce the
-    // seed's H100 NVLink alpha-beta example; g < o would make it CPU-bound.
+    // H100 NVLink alpha-beta example (alpha 5 us, beta 450 GB/s); g < o would make it CPU-bound.
     static TypeId tid =
         TypeId("ns3::LogGpModel")
             .SetParent<AnalyticModel>()

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// LogP (Culler et al., PPoPP 1993) and LogGP (Alexandrov et al., JPDC 1997) as
-// the seed states them: alpha split into L (network latency, NIC to NIC), o (CPU
+// LogP (Culler et al., PPoPP 1993) and LogGP (Alexandrov et al., SPAA 1995;
+// JPDC 1997): alpha split into L (network latency, NIC to NIC), o (CPU
 // busy time per message, at sender and receiver), g (minimum gap between
 // consecutive messages, 1 / injection rate), G (gap per byte, 1 / beta_link), P
 // (processors). Point to point:
-//   eq:model-ab-logp-p2p    T = 2o + L
-//   eq:model-ab-loggp-p2p   T(n) = 2o + L + (n - 1) G
+//   LogP    T = 2o + L
+//   LogGP   T(n) = 2o + L + (n - 1) G
 // and the diagnosis alpha-beta cannot make: o > g means the CPU, not the
 // network, limits the message rate; more bandwidth (smaller g) will not help.
 //
@@ -38,15 +38,15 @@ class LogGpModel : public AnalyticModel
 
     // --- The formulas (seconds, bytes) ---
 
-    /// eq:model-ab-logp-p2p: 2o + L.
+    /// LogP point to point: 2o + L.
     static double LogPTime(double L, double o);
-    /// eq:model-ab-loggp-p2p: 2o + L + (n - 1) G.
+    /// LogGP point to point: 2o + L + (n - 1) G.
     static double LogGpTime(double L, double o, double G, uint64_t bytes);
     /// Interval between the injection starts of consecutive messages of one sender: max(o, g + (n - 1) G).
     static double InjectionInterval(double o, double g, double G, uint64_t bytes);
     /// End of a train of k messages from one sender (formula in the file comment).
     static double TrainTime(double L, double o, double g, double G, uint64_t bytes, uint64_t k);
-    /// The seed's CPU-bound diagnosis: o > g.
+    /// LogP's CPU-bound diagnosis: o > g.
     static bool CpuBound(double o, double g);
 
     // --- The configured model ---
@@ -64,7 +64,7 @@ class LogGpModel : public AnalyticModel
     double TrainSeconds(uint64_t bytes, uint64_t k) const;
     Time GetTrainTime(uint64_t bytes, uint64_t k) const;
     double InjectionIntervalSeconds(uint64_t bytes) const;
-    /// o > g (seed): the sender's CPU limits the message rate.
+    /// o > g (LogP): the sender's CPU limits the message rate.
     bool IsCpuBound() const;
     /// o > g + (n - 1) G: the CPU limits a train of n-byte messages.
     bool IsCpuBound(uint64_t bytes) const;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // 1 - e^{-x}, the fraction of beta_max the S-curve gives a message of x n0
-// bytes (seed eq:model-ab-beta-scurve), inline and without a libm call.
+// bytes (beta(n) = beta_max (1 - e^{-n/n0}), doc/analytic.md), inline and without a libm call.
 //
 // Why not -std::expm1(-x): the call cost about 60 % of an S-curve evaluation
 // (perf on benchmarks/analytic-bench.cc), and libm's expm1 is an opaque call the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// AlphaBetaModel against the seed's worked examples and hand computations.
+// AlphaBetaModel against the H100 NVLink worked example (alpha 5 us, beta
+// 450 GB/s per direction, n* = 2.25 MB) and hand computations.
 // Tolerances: times compared in seconds use 1e-12 relative (a few ulps of the
 // double arithmetic); Times compared in picoseconds allow 1 ps (the rounding of
 // a real-valued time to the resolution).
@@ -33,9 +34,9 @@ ProtocolModel()
 
 } // namespace
 
-TEST(AlphaBetaModel, SeedCrossoverH100Nvlink)
+TEST(AlphaBetaModel, CrossoverH100NvlinkExample)
 {
-    // Seed eq:model-ab-crossover-example: 5e-6 s x 450e9 B/s = 2.25e6 B.
+    // n* = alpha x beta (Hockney's n_1/2): 5e-6 s x 450e9 B/s = 2.25e6 B.
     EXPECT_NEAR(AlphaBetaModel::Crossover(5e-6, 450e9), 2.25e6, 2.25e6 * kRel);
     // The defaults are that example.
     Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
@@ -49,7 +50,7 @@ TEST(AlphaBetaModel, SeedCrossoverH100Nvlink)
 
 TEST(AlphaBetaModel, BaseTimeByHand)
 {
-    // eq:model-ab-base-latency: 5 us + 1 MB / 450 GB/s = 5 us + 2.2222... us.
+    // T = alpha + n / beta: 5 us + 1 MB / 450 GB/s = 5 us + 2.2222... us.
     const double expected = 5e-6 + 1e6 / 450e9;
     EXPECT_NEAR(AlphaBetaModel::BaseTime(5e-6, 450e9, 1e6), expected, expected * kRel);
     Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
@@ -61,7 +62,7 @@ TEST(AlphaBetaModel, BaseTimeByHand)
 
 TEST(AlphaBetaModel, ProtocolStepsAt4KB64KB1MB)
 {
-    // Seed eq:model-ab-alpha-protocol-switch with its typical values:
+    // Protocol steps with their typical values (doc/analytic.md, Rules of thumb):
     // 4 KB eager 2 us, 64 KB rendezvous 2 + 3 = 5 us, 1 MB pipeline 2 + 3 + 1 = 6 us.
     Ptr<AlphaBetaModel> m = ProtocolModel();
     EXPECT_NEAR(m->AlphaSeconds(4000), 2e-6, 2e-6 * kRel);
@@ -94,12 +95,12 @@ TEST(AlphaBetaModel, ProtocolCrossoverFallsInPipelineBand)
 
 TEST(AlphaBetaModel, SCurveAtN0Is63PercentOfBetaMax)
 {
-    // eq:model-ab-beta-scurve at n = n0: beta_max (1 - 1/e) = 0.632 beta_max.
+    // S-curve beta_max (1 - e^(-n/n0)) at n = n0: beta_max (1 - 1/e) = 0.632 beta_max.
     Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
     m->SetAttribute("SCurve", BooleanValue(true));
     m->SetAttribute("N0", UintegerValue(256000));
     const double ratio = m->BetaBytesPerSecond(256000) / 450e9;
-    EXPECT_NEAR(ratio, 0.632, 0.0005); // the seed's three digits
+    EXPECT_NEAR(ratio, 0.632, 0.0005); // the commonly quoted three digits
     EXPECT_NEAR(ratio, 1 - std::exp(-1.0), 1e-15);
     EXPECT_NEAR(AlphaBetaModel::SCurveBandwidth(100.0, 64000, 64000), 100 * (1 - std::exp(-1.0)), 1e-12);
     // T(n0) = 5 us + n0 / (0.632.. beta_max).
@@ -131,7 +132,8 @@ TEST(AlphaBetaModel, SCurveCrossoverSolvesTheEquation)
 
 TEST(AlphaBetaModel, MultiResourceBandwidth)
 {
-    // eq:model-ab-beta-eff-multiresource: min(3.35 TB/s, 450 GB/s, 3.35 TB/s) x 0.95 = 427.5 GB/s.
+    // beta_eff = min(mem_read, link, mem_write) x eta:
+    // min(3.35 TB/s, 450 GB/s, 3.35 TB/s) x 0.95 = 427.5 GB/s.
     EXPECT_NEAR(AlphaBetaModel::MultiResourceBandwidth(3.35e12, 450e9, 3.35e12, 0.95), 427.5e9, 1);
     Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
     m->SetAttribute("MultiResource", BooleanValue(true));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// AlphaBudget: the seven-component sum (seed eq:model-ab-alpha-decomp) by hand,
-// and the presets against the seed's level and component tables. Tolerance
+// AlphaBudget: the seven-component sum alpha = sw + NoC + DMA + PHY + link +
+// sum switch_i + mem by hand, and the presets against the typical level and
+// component ranges (doc/analytic.md, "Sources: Rules of thumb"). Tolerance
 // 1e-15 s (sums of a few microsecond-sized doubles) or 1 ps for Times.
 #include "alpha-budget.h"
 #include "input-error.h"
@@ -32,11 +33,11 @@ TEST(AlphaBudget, AttributesGiveAlpha)
     EXPECT_EQ(b->GetAlpha().GetPicoSeconds(), 3565000);
 }
 
-TEST(AlphaBudget, LevelPresetsFallInTheSeedRanges)
+TEST(AlphaBudget, LevelPresetsFallInTheTypicalRanges)
 {
     // Sums by hand (us): C2C 1 + .1 + .5 + .01 + .005 + .05 = 1.665;
     // B2B 1 + .1 + .5 + .01 + .02 + .7 + .05 = 2.38; R2R ... + .5 + 3 x .6 = 3.96;
-    // P2P ... + 2.5 + 5 x .6 = 7.16. Seed ranges: 0.5-2, 2-5, 3-10, 5-20 us.
+    // P2P ... + 2.5 + 5 x .6 = 7.16. Typical ranges: 0.5-2, 2-5, 3-10, 5-20 us.
     const struct
     {
         const char* name;
@@ -80,7 +81,7 @@ TEST(AlphaBudget, PresetComponentsStayInTheComponentTable)
 
 TEST(AlphaBudget, ComponentTableColumns)
 {
-    // Typical = geometric mean of the seed's range: sw sqrt(1 x 5) = 2.236 us.
+    // Typical = geometric mean of the component's range: sw sqrt(1 x 5) = 2.236 us.
     const auto& r = AlphaBudget::ComponentRanges();
     EXPECT_EQ(r[0].name, "sw");
     EXPECT_NEAR(r[0].TypicalUs(), std::sqrt(5.0), 1e-12);

@@ -88,7 +88,7 @@ TEST(FastPath, SCurveFractionIsCorrectlyRoundedAtReferencePoints)
 TEST(FastPath, SCurveFractionWithinOneUlpOfExpm1AtEverySize)
 {
     // Every integer size from 1 B to 40 n0 (beyond, both give exactly 1), for
-    // the seed's NVLink and IB n0 and an n0 that is not a round number.
+    // the typical NVLink and IB n0 (256 KB, 64 KB) and an n0 that is not a round number.
     for (double n0 : {256000.0, 64000.0, 262147.0})
     {
         const double invN0 = 1.0 / n0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Seed eq:model-ab-multihop: exact sum(alpha_i + n / beta_i) against the
+// Multi-hop alpha-beta: exact sum(alpha_i + n / beta_i) against the
 // approximation alpha_total + n / beta_bottleneck, by hand. Tolerance 1e-12
 // relative (double rounding).
 #include "hop-path.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The preset table: the seed's H100 NVLink example, well-formed rows, lookup errors.
+// The preset table: the H100 NVLink example (5 us, 450 GB/s), well-formed rows, lookup errors.
 #include "input-error.h"
 #include "interconnect-presets.h"
 
@@ -10,10 +10,10 @@
 
 using namespace ns3;
 
-TEST(InterconnectPresets, H100NvlinkIsTheSeedExample)
+TEST(InterconnectPresets, H100NvlinkIsTheCrossoverExample)
 {
     Ptr<AlphaBetaModel> m = CreateAlphaBetaModel("h100-nvlink");
-    // 5 us x 450 GB/s = 2.25 MB (seed eq:model-ab-crossover-example); 1e-12 relative.
+    // 5 us x 450 GB/s = 2.25 MB (n* = alpha x beta); 1e-12 relative.
     EXPECT_NEAR(m->CrossoverBytes(), 2.25e6, 2.25e6 * 1e-12);
     // IB NDR: 400 Gb/s = 50 GB/s per port.
     EXPECT_NEAR(CreateAlphaBetaModel("ib-ndr")->MaxBandwidth(), 50e9, 1e-3);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// LogGpModel: seed eq:model-ab-logp-p2p and eq:model-ab-loggp-p2p, the o > g
+// LogGpModel: LogP's 2o + L (Culler et al. 1993) and LogGP's 2o + L + (n-1) G
+// (Alexandrov et al. 1995), the o > g
 // diagnosis and the train formula of loggp-model.h, by hand with round numbers
 // (G = 1 ns/B so that (n - 1) G = 1 us at n = 1001). Tolerance 1e-15 s.
 #include "loggp-model.h"
@@ -37,13 +38,13 @@ TEST(LogGpModel, PointToPoint)
     EXPECT_EQ(m->GetTime(1001).GetPicoSeconds(), 6000000);
     // One byte is LogP: (n - 1) G = 0.
     EXPECT_NEAR(m->TimeSeconds(1), 5e-6, 1e-15);
-    // Large messages: LogGP meets alpha-beta with alpha = 2o + L, beta = 1/G (seed).
+    // Large messages: LogGP meets alpha-beta with alpha = 2o + L, beta = 1/G (LogGP).
     EXPECT_NEAR(m->TimeSeconds(1000000001), 5e-6 + 1.0, 1e-12);
 }
 
 TEST(LogGpModel, CpuBoundDiagnosis)
 {
-    // Seed: o > g means the CPU limits the message rate.
+    // LogP: o > g means the CPU limits the message rate.
     EXPECT_TRUE(LogGpModel::CpuBound(2e-6, 0.5e-6));
     EXPECT_FALSE(LogGpModel::CpuBound(1e-6, 3e-6));
     EXPECT_TRUE(Make(2, 0.5)->IsCpuBound());

@@ -17,7 +17,8 @@
 //               "sources": [...], "diagnostics": [...],
 //               "residuals": [{"bytes", "step_bytes", "time_s", "fitted_s",
 //                              "relative", "where"}]} ]}
-// The keys are the calibration row's (DESIGN.md section 6). Parameters are
+// The keys are the calibration row's (alpha_s, beta_Bps, n0_bytes, L_s, ...:
+// units in the names, as in every hockney row; doc/collective.md, Output). Parameters are
 // those of one ring step (calibration.h): a collective's fit applies to each
 // point-to-point message of a schedule, which is what compare's closed forms
 // and the analytic channel charge.

@@ -347,8 +347,8 @@ SortedSizes(const Points& pts)
 }
 
 // Levels (alpha_eager, rtt, pipeline) and 1/beta for thresholds n1 <= n2, by
-// one linear fit; not admissible when a step is negative (the seed's steps
-// only add latency: a handshake, a pipeline setup).
+// one linear fit; not admissible when a step is negative (protocol steps
+// only add latency: a rendezvous handshake, a pipeline setup).
 RawFit
 FitProtocolLevels(const Points& pts, uint64_t n1, uint64_t n2)
 {

@@ -2,13 +2,14 @@
 //
 // Calibration: fits the algebra's parameters to measured (size, time) samples,
 // by least squares on the relative error (each point weighs the same whatever
-// its size, as the seed's accuracy table is in relative terms), with GSL:
+// its size, as the alpha-beta model's accuracy bands are stated in relative
+// terms: contrib/analytic/doc/analytic.md, Sources), with GSL:
 //
 //   alphabeta  T = alpha + n / beta                       (gsl_multifit_wlinear)
 //   scurve     T = alpha + n / (beta_max (1 - e^{-n/n0}))  (linear in alpha and
 //              1/beta_max for fixed n0: profile over a log grid of n0, then
 //              gsl_multifit_nlinear on all three)
-//   protocol   T = alpha(n) + n / beta with the seed's eager / rendezvous /
+//   protocol   T = alpha(n) + n / beta with eager / rendezvous /
 //              pipeline steps: both thresholds searched over the measured sizes
 //              (at least two sizes per segment), levels and beta fitted linearly
 //              for each pair, steps constrained >= 0
@@ -139,7 +140,8 @@ struct CalibrationFit
     std::vector<std::string> sources;     ///< files the samples came from
     std::vector<std::string> diagnostics; ///< what the data cannot give, and why
 
-    /// The calibration row (DESIGN.md section 6): model, collective, ranks,
+    /// The calibration row (field names carry units, as in every hockney
+    /// row): model, collective, ranks,
     /// parameters with _lo / _hi, crossover_bytes, error_rms, error_max,
     /// error_<band>, samples, form, diagnostics ("; "-joined).
     ResultRow ToRow() const;

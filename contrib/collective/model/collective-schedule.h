@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// A collective as a schedule of messages (DESIGN.md section 4): per rank, the
+// A collective as a schedule of messages: per rank, the
 // sends it makes, each with the messages it must have received (or finished
 // sending) first, its byte count, and the data chunks it carries. This is the
 // shape of NCCL's ring steps or of an MSCCL / Chakra graph, and the only thing

@@ -4,7 +4,7 @@
 // rank i to rank j now, and say when the last byte has arrived. The analytic
 // channel, the packet fabric's RDMA endpoints and the tests' ideal links each
 // implement it; none of them knows what a collective is, and the executor that
-// drives them knows no network (DESIGN.md section 4).
+// drives them knows no network: one schedule runs unchanged on every backend.
 #ifndef HOCKNEY_COLLECTIVE_TRANSPORT_H
 #define HOCKNEY_COLLECTIVE_TRANSPORT_H
 

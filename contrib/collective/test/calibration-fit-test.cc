@@ -3,7 +3,8 @@
 // The fitter recovers known parameters from synthetic data with noise (fixed
 // seed): each true value lies inside the reported bootstrap interval, and the
 // interval is narrow enough to mean something (bounds stated per test). The
-// data are generated here from the seed's formulas written out by hand, not
+// data are generated here from the models' formulas (contrib/analytic/doc/
+// analytic.md) written out by hand, not
 // through the code under test.
 #include "calibration-parameters.h"
 #include "calibration.h"
@@ -119,11 +120,11 @@ Models(std::vector<std::string> models)
 } // namespace
 
 // Point to point, T = alpha + n / beta with alpha = 5 us, beta = 450 GB/s (the
-// seed's H100 NVLink example), 2 % noise on 28 sizes 8 B .. 1 GiB. The relative
-// standard error of alpha is about 2 % / sqrt(14 latency-bound sizes) ~ 0.5 %,
-// so a 95 % interval is about 2 % wide: 10 % is a generous bound that a wrong
-// fit (e.g. absolute instead of relative residuals, which ignore the small
-// sizes) would still fail.
+// H100 NVLink example of contrib/analytic/doc/analytic.md), 2 % noise on 28
+// sizes 8 B .. 1 GiB. The relative standard error of alpha is about 2 % /
+// sqrt(14 latency-bound sizes) ~ 0.5 %, so a 95 % interval is about 2 % wide:
+// 10 % is a generous bound that a wrong fit (e.g. absolute instead of relative
+// residuals, which ignore the small sizes) would still fail.
 TEST(CalibrationFit, AlphaBetaRecoversWithinInterval)
 {
     const double alpha = 5e-6;
@@ -137,7 +138,7 @@ TEST(CalibrationFit, AlphaBetaRecoversWithinInterval)
     EXPECT_EQ(f.resamples, 200u);
     ExpectCovers(f.alphaS, alpha, 0.10, "alpha");
     ExpectCovers(f.betaBps, beta, 0.10, "beta");
-    // n* = alpha beta = 2.25 MB (seed eq. crossover-example), within the parameters' errors.
+    // n* = alpha beta = 2.25 MB (Hockney's n_1/2), within the parameters' errors.
     EXPECT_NEAR(f.crossoverBytes, 2.25e6, 0.1 * 2.25e6);
     // 2 % noise: the RMS relative residual is about 0.02 (28 points: within 0.012..0.03).
     EXPECT_GT(f.rmsError, 0.012);
@@ -152,7 +153,7 @@ TEST(CalibrationFit, AlphaBetaRecoversWithinInterval)
 }
 
 // S-curve beta(n) = beta_max (1 - e^{-n/n0}) with alpha = 2 us, beta_max =
-// 400 GB/s, n0 = 256 KiB (the seed's NVLink n0), 1 % noise, 1 KiB .. 1 GiB.
+// 400 GB/s, n0 = 256 KiB (about the typical NVLink n0), 1 % noise, 1 KiB .. 1 GiB.
 // n0 is the least determined (it trades against alpha below n0): 50 % width.
 TEST(CalibrationFit, SCurveRecoversWithinInterval)
 {
@@ -174,10 +175,10 @@ TEST(CalibrationFit, SCurveRecoversWithinInterval)
     EXPECT_GT(ab.rmsError, 3 * s.rmsError);
 }
 
-// Protocol steps of the seed's defaults: eager 2 us below 8 KiB, + 3 us RTT
-// from 8 KiB, + 1 us pipeline setup from 512 KiB, beta 25 GB/s; 1 % noise on
-// 16 B .. 64 MiB. The thresholds are found exactly at the measured sizes where
-// the steps are; each level within its interval.
+// Protocol steps with the typical values (analytic.md, Rules of thumb): eager
+// 2 us below 8 KiB, + 3 us RTT from 8 KiB, + 1 us pipeline setup from 512 KiB,
+// beta 25 GB/s; 1 % noise on 16 B .. 64 MiB. The thresholds are found exactly
+// at the measured sizes where the steps are; each level within its interval.
 TEST(CalibrationFit, ProtocolFindsThresholdsAndSteps)
 {
     const double beta = 25e9;
@@ -418,7 +419,8 @@ TEST(CalibrationFit, RealTogetherRingLog)
     EXPECT_EQ(ab.collective, "allreduce");
     EXPECT_EQ(ab.ranks, 8u);
     EXPECT_TRUE(HasDiagnostic(ab, "single-process run"));
-    // Large messages: the seed's ~5 % claim for the algebra, on a real log.
+    // Large messages: the algebra's ~5 % accuracy band (analytic.md, Rules of
+    // thumb), on a real log.
     EXPECT_LT(ab.bands[3].rms, 0.05);
     // beta is the per-link bandwidth: busbw plateau 368 GB/s (last row) within 10 %.
     EXPECT_NEAR(ab.betaBps.value, 368e9, 0.1 * 368e9);

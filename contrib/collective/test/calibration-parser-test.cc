@@ -223,7 +223,8 @@ TEST(CalibrationParserRealLogs, MeasuredCsvTables)
     EXPECT_EQ(r.sources[0].ranks, 8u);
     EXPECT_EQ(r.samples.size(), 62u);
 
-    // Runs A..G of issue 309 are seven series with their ranks column.
+    // Runs A..G of nccl-tests GitHub issue #309 (validation/data/SOURCES.md) are
+    // seven series with their ranks column.
     MeasurementSet i = ReadMeasurementFile(i309);
     EXPECT_EQ(i.sources.size(), 7u);
     EXPECT_EQ(i.samples.size(), 2u * (32 + 32 + 14 * 5));
@@ -343,7 +344,7 @@ TEST(CalibrationParserSynthetic, PlainCsvWithUnits)
     EXPECT_EQ(a.samples[1].line, 4u);
     MeasurementSet b = ParseMeasurementText("size,time\n4KB,5us\n1MiB,0.1ms\n", "b.csv");
     ASSERT_EQ(b.samples.size(), 2u);
-    EXPECT_EQ(b.samples[0].bytes, 4000u);    // KB = 1000 B (DESIGN.md section 6)
+    EXPECT_EQ(b.samples[0].bytes, 4000u);    // KB = 1000 B (hockney's unit rule)
     EXPECT_EQ(b.samples[1].bytes, 1048576u); // MiB = 2^20 B
     ExpectRel(b.samples[1].timeS, 1e-4);
 }

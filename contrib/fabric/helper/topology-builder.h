@@ -16,7 +16,8 @@
 //   FabricConservation c = net->FinishRun();   // every run ends with it
 //   if (!c.ok) { std::cerr << c.message << "\n"; return 1; }
 //
-// Deterministic (DESIGN.md section 7): nodes are created in topology order
+// Deterministic (so every rank of ns-3's distributed simulator builds the same
+// network): nodes are created in topology order
 // (ns-3 node id = GetNode(0)->GetId() + topology id), links in link order, so
 // every switch's port i is its i-th link, the same on every run and rank.
 // A NIC is modelled as a two-port FabricSwitch between its PCIe link and its
@@ -100,8 +101,8 @@ class FabricNetwork : public Object
     FabricConservation CheckConservation() const;
     /// CheckConservation, throwing std::runtime_error with its message if not ok.
     void AssertConservation() const;
-    /// The check every run ends with (DESIGN.md: "every run checks
-    /// conservation"): CheckConservation, and if the watchdog InstallWatchdog
+    /// The check every run ends with (bytes sent == bytes delivered, and no
+    /// drop on a lossless fabric): CheckConservation, and if the watchdog InstallWatchdog
     /// started has stopped the run, ok = false with the watchdog's message
     /// (which names the blocked ports) in front of the conservation line.
     FabricConservation FinishRun() const;

@@ -67,7 +67,7 @@ FabricEcnMarker::SetThresholds(uint64_t kminBytes, uint64_t kmaxBytes, double pm
 void
 FabricEcnMarker::DefaultsForRate(DataRate rate, uint64_t& kmin, uint64_t& kmax, double& pmax)
 {
-    // REFERENCE.md (HPCC authors' production-style set), KB = 1000 B.
+    // HPCC authors' production-style set (doc/fabric.md, Sources), KB = 1000 B.
     uint64_t gbps = rate.GetBitRate() / 1000000000ull;
     uint64_t kminKB = 100;
     uint64_t kmaxKB = 400;

@@ -5,7 +5,8 @@
 // probability rising linearly from 0 at Kmin to Pmax at Kmax, always above
 // Kmax. Only ECT packets are marked (to CE). The queue a packet sees is the
 // bytes of its class still queued at the egress when it starts transmission.
-// Defaults per link rate (REFERENCE.md, production-style set, KB = 1000 B,
+// Defaults per link rate (the HPCC authors' production-style set as used in
+// public ns-3 RDMA configurations, doc/fabric.md Sources; KB = 1000 B,
 // Pmax 0.2): <=25G 100/400, 100G 400/1600, 200G 600/2400, >=400G 800/3200;
 // a rate between table rows takes the row below it.
 #ifndef HOCKNEY_ECN_MARKER_H

@@ -101,7 +101,8 @@ RdmaEndpoint::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Fabric")
             .AddConstructor<RdmaEndpoint>()
-            // Seed: eager below n1 ~ 8 KB, rendezvous to n2 ~ 512 KB, pipeline above.
+            // Typical thresholds (contrib/analytic/doc/analytic.md, Rules of thumb):
+            // eager below n1 ~ 8 KB, rendezvous to n2 ~ 512 KB, pipeline above.
             .AddAttribute("EagerLimit",
                           "n1: messages below it go eager",
                           UintegerValue(8192),
@@ -128,7 +129,7 @@ RdmaEndpoint::GetTypeId()
                                                &RdmaEndpoint::GetPipelineDepth),
                           MakeUintegerChecker<uint32_t>())
             // NCCL_NET_OVERHEAD: 1.0 us per network step on Intel x86 (NCCL
-            // src/graph/tuning.cc, REFERENCE.md), split evenly between the
+            // src/graph/tuning.cc; doc/fabric.md, Sources), split evenly between the
             // sending and the receiving side (the split is an assumption).
             .AddAttribute("SendOverhead",
                           "o at the sender: CPU busy time to post one message",
@@ -142,7 +143,7 @@ RdmaEndpoint::GetTypeId()
                           MakeTimeAccessor(&RdmaEndpoint::SetReceiveOverhead,
                                            &RdmaEndpoint::GetReceiveOverhead),
                           MakeTimeChecker())
-            // Seed: alpha_pipeline ~ 1 us.
+            // Typical alpha_pipeline ~ 1 us (analytic.md, Rules of thumb).
             .AddAttribute("PipelineSetup",
                           "CPU busy time to set up a pipelined transfer",
                           TimeValue(MicroSeconds(1)),

@@ -3,7 +3,7 @@
 // The per-rank messaging layer over RDMA NICs (and NVLink transfer engines,
 // which are RdmaNics on NVLink ports): a software overhead per message on the
 // rank's one CPU (busy time: a rank's sends serialize on it, LogP's o), and
-// the protocol by size (seed: alpha steps at n1 and n2):
+// the protocol by size (alpha steps at n1 and n2; Liu, Wu, Panda, ICS 2003):
 //   n <  n1 : eager      - one SEND into a pre-registered buffer
 //   n1 <= n < n2 : rendezvous - RTS, CTS (control messages on the fabric), RDMA write
 //   n >= n2 : pipeline   - handshake, setup, fixed-size chunks, Depth in flight

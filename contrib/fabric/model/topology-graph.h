@@ -8,7 +8,8 @@
 // ECMP fabrics route; endpoints (GPUs, hosts) never forward.
 //
 // Deterministic: the same description gives the same node/link ids, ports and
-// next-hop tables on every run and every MPI rank (DESIGN.md section 7): ids are
+// next-hop tables on every run and every MPI rank (ns-3's distributed simulator
+// has each rank build the same graph and keep its own nodes): ids are
 // description positions, a node's ports are its links in link-id order, next
 // hops are sorted by link id.
 #ifndef HOCKNEY_TOPOLOGY_GRAPH_H

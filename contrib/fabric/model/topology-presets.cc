@@ -258,7 +258,7 @@ NvLinkTier(int generation)
     t.name = "nvlink";
     t.protocol = "nvlink";
     // NVLink 4: 18 links x 25 GB/s per direction = 450 GB/s per GPU; NVLink 5:
-    // 18 x 50 GB/s = 900 GB/s (REFERENCE.md; hardware_anchors.csv, vendor spec).
+    // 18 x 50 GB/s = 900 GB/s (NVIDIA Hopper and NVLink pages; hardware_anchors.csv).
     t.laneRate = generation == 4 ? DataRate("25GB/s") : DataRate("50GB/s");
     // Assumption: about 1 m of board trace and cable at 5 ns/m.
     t.delay = NanoSeconds(5);
@@ -270,8 +270,8 @@ NvLinkTier(int generation)
     t.flowControl = TopologyFlowControl::CREDIT;
     // Assumption: enough credits per port for 900 GB/s over a 200 ns credit loop.
     t.portBufferBytes = 256 * 1024;
-    // Assumption: no public NVSwitch port-to-port figure in REFERENCE.md; 100 ns,
-    // cut-through (issue 3: NVSwitch forwards cut-through).
+    // Assumption: NVIDIA publishes no NVSwitch port-to-port latency; 100 ns,
+    // forwarded cut-through (also an assumption; doc/fabric.md, Sources).
     t.forwardingLatency = NanoSeconds(100);
     t.cutThrough = true;
     return t;
@@ -342,7 +342,8 @@ RoceTier(const std::string& name, DataRate rate)
     // Assumption: 500 ns through a store-and-forward shared-buffer switch.
     t.forwardingLatency = NanoSeconds(500);
     t.cutThrough = false;
-    t.switchBufferBytes = 32 * 1000 * 1000; // REFERENCE.md: 12-32 MB per switch
+    // 12-32 MB per switch in public RDMA simulations (doc/fabric.md, Sources).
+    t.switchBufferBytes = 32 * 1000 * 1000;
     return t;
 }
 

@@ -9,11 +9,13 @@
 // options after a colon: "roce-leafspine:oversubscription=2,leaves=4",
 // "dgx-h100:nvswitch-chips=4", "fat-tree:k=8".
 //
-// Sources: ../shared/REFERENCE.md ("Hardware and measured anchors") and
-// validation/data/hardware_anchors.csv (NVLink 4: 18 links, 450 GB/s
-// per direction per GPU; NVLink 5: 900 GB/s; IB NDR 400 Gb/s, Quantum-2 64 x
-// 400G ports; PCIe Gen5 x16 63.0 GB/s raw per direction). Numbers not in those
-// files are marked "assumption" where they are set.
+// Sources: doc/fabric.md ("Sources (hardware figures, ...)") and
+// validation/data/hardware_anchors.csv, which name the vendor pages and
+// datasheets (NVLink 4: 18 links, 450 GB/s per direction per GPU, NVIDIA
+// Hopper architecture page; NVLink 5: 900 GB/s; IB NDR 400 Gb/s, Quantum-2
+// 64 x 400G ports, NVIDIA QM97X0 manual; PCIe Gen5 x16 63.0 GB/s raw per
+// direction, PCI-SIG). Numbers not in those are marked "assumption" where they
+// are set.
 #ifndef HOCKNEY_TOPOLOGY_PRESETS_H
 #define HOCKNEY_TOPOLOGY_PRESETS_H
 

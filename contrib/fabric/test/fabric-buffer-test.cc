@@ -114,7 +114,7 @@ TEST_F(FabricBufferTest, HeadroomDefaultCoversTheRoundTripAndThreeMaxFrames)
     // helper's default link: MTU 4096 + 70 B framing = 4166 B max frame,
     // 84 B pause frame, so the frame part is 3 x 4166 + 84 = 12 582 B.
     //   100 Gb/s, 1 us:   rate x delay = 12 500 B -> 25 000 + 12 582 = 37 582 B
-    //                     (REFERENCE.md's 3 x rate x delay is 37 500 B here)
+    //                     (the HPCC simulator's 3 x rate x delay is 37 500 B here)
     //   400 Gb/s, 300 ns: 15 000 B                -> 30 000 + 12 582 = 42 582 B
     //   100 Gb/s, 10 ns:  125 B                   ->    250 + 12 582 = 12 832 B
     //                     (3 x rate x delay was 375 B, less than one frame)
@@ -230,7 +230,7 @@ TEST_F(FabricBufferTest, RedMarkingProbabilityFollowsTheLine)
     // Kmin 100 KB, Kmax 400 KB, Pmax 0.2: p(q) = 0.2 (q - 100 000) / 300 000.
     // 20 000 draws per depth: the observed fraction is within 5 standard
     // deviations sqrt(p (1 - p) / n) of p (a false failure has probability
-    // below 1e-6 per point; the seed is fixed, so the run is deterministic).
+    // below 1e-6 per point; the RNG stream is fixed, so the run is deterministic).
     Ptr<FabricEcnMarker> m = CreateObject<FabricEcnMarker>();
     m->SetThresholds(100000, 400000, 0.2);
     m->AssignStreams(7);

@@ -2,7 +2,7 @@
 //
 // ECMP: flows spread over 4 equal-cost ports within a binomial bound, the
 // packets really leave by the port the hash picks, and the choice is a pure
-// function of the seed.
+// function of the EcmpSeed hash seed.
 #include "fabric-helper.h"
 #include "simulator-test.h"
 

@@ -106,7 +106,7 @@ TEST_F(FabricLinkTest, OnePacketIsSerializationPlusPropagationInPicoseconds)
 
 TEST_F(FabricLinkTest, SerializationRoundsToNearestPicosecondAtTerabitRates)
 {
-    // 1000 B at 3.6 Tb/s = 2222.22 ps -> 2222 (REFERENCE.md's resolution example).
+    // 1000 B at 3.6 Tb/s = 2222.22 ps -> 2222 (at ns-3's default 1 ns step it would be 2000).
     Ptr<FabricNetDevice> d = CreateObject<FabricNetDevice>();
     d->SetDataRate(DataRate("3600Gbps"));
     EXPECT_EQ(d->SerializationTime(1000).GetPicoSeconds(), 2222);
