@@ -195,12 +195,11 @@ const std::vector<std::pair<std::string, std::string>> FLAG_FIELDS = {
 [[noreturn]] void
 RethrowNamed(const ComparisonConfig& c, const InputError& e)
 {
-    const std::string what = e.what();
     for (const auto& [flag, key] : FLAG_FIELDS)
     {
-        if (what.rfind(flag + ": ", 0) == 0)
+        if (e.Field() == flag)
         {
-            throw InputError(c.FieldName(key, flag), what.substr(flag.size() + 2));
+            throw InputError(c.FieldName(key, flag), e);
         }
     }
     throw e;
@@ -691,24 +690,20 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
             c.topology = preset.empty() ? TopologyFromScenarioJson(nlohmann::json{{"topology", t}})
                                         : MakePreset(preset);
         }
-        catch (const InputError&)
+        catch (const InputError& e)
         {
-            throw;
-        }
-        catch (const std::invalid_argument& e)
-        {
-            std::string what = e.what();
-            if (!preset.empty() && what.rfind("preset", 0) == 0)
+            const std::string& field = e.Field();
+            if (!preset.empty() && field.rfind("preset", 0) == 0)
             {
-                // "preset.k: ..." names the option, "preset: ..." the name.
-                const std::string field = what.substr(0, what.find(':'));
-                throw InputError(s + ".topology" + (field == "preset" ? ".preset" : field.substr(6)),
-                                 what.substr(std::min(what.size(), what.find(':') + 2)));
+                // "preset.k" names the option, "preset" the name.
+                throw InputError(s + ".topology" + (field == "preset" ? ".preset" : field.substr(6)), e);
             }
-            // The fabric names fields from the topology object ("topology.links[2].tier: ...").
-            throw InputError(what.rfind("topology", 0) == 0 ? s + "." + what.substr(0, what.find(':'))
-                                                            : s + ".topology",
-                             what.rfind("topology", 0) == 0 ? what.substr(what.find(':') + 2) : what);
+            // The fabric names fields from the topology object ("topology.links[2].tier").
+            if (field.rfind("topology", 0) == 0)
+            {
+                throw InputError(s + "." + field, e);
+            }
+            throw InputError(s + ".topology", e.what());
         }
         c.topologyName = t.is_string() ? t.get<std::string>() : (preset.empty() ? std::string("custom") : preset);
     }
@@ -830,18 +825,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
         if (fb.contains("flow_control"))
         {
             const std::string ff = f + ".flow_control";
-            try
-            {
-                c.fabric.flowControl = ParseTopologyFlowControl(String(fb.at("flow_control"), ff), ff);
-            }
-            catch (const InputError&)
-            {
-                throw;
-            }
-            catch (const std::invalid_argument&)
-            {
-                throw InputError(ff, "expected none, pfc or credit, got " + fb.at("flow_control").dump());
-            }
+            c.fabric.flowControl = ParseTopologyFlowControl(String(fb.at("flow_control"), ff), ff);
         }
         if (fb.contains("congestion_control"))
         {
@@ -1027,10 +1011,6 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         try
         {
             graph = std::make_unique<TopologyGraph>(ApplyFabricKnobs(*c.topology, c.fabric));
-        }
-        catch (const InputError&)
-        {
-            throw;
         }
         catch (const std::invalid_argument& e)
         {

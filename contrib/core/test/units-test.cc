@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The one unit parser and the one row writer (DESIGN.md section 6): values by
-// hand from the unit definitions (KB = 1000 B, KiB = 1024 B, GB/s bytes, Gbps
-// bits), and the one-line errors that name the field.
+// The one unit parser and the one row writer: values by hand from the unit
+// definitions (KB = 1000 B, KiB = 1024 B, GB/s bytes, Gbps bits), and the
+// one-line errors that name the field.
 #include "input-error.h"
 #include "result-row.h"
 #include "units.h"

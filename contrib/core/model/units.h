@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The one parser and formatter for quantities with units (DESIGN.md section 6):
-// sizes B KB MB GB TB (powers of 1000) and KiB MiB GiB TiB (powers of 1024);
-// rates B/s KB/s MB/s GB/s TB/s (bytes, also written GBps) and bps Kbps Mbps
-// Gbps Tbps (bits, also written Gb/s); times ps ns us ms s. Every parser throws
-// InputError naming the field on a malformed, NaN, infinite or negative value.
+// The one parser and formatter for quantities with units, for flags, scenario
+// fields and topology descriptions alike: sizes B KB MB GB TB (powers of 1000)
+// and KiB MiB GiB TiB (powers of 1024); rates B/s KB/s MB/s GB/s TB/s (bytes,
+// also written GBps) and bps Kbps Mbps Gbps Tbps (bits, also written Gb/s);
+// times ps ns us ms s. Every parser throws InputError naming the field on a
+// malformed, NaN, infinite or negative value.
 #ifndef HOCKNEY_UNITS_H
 #define HOCKNEY_UNITS_H
 
