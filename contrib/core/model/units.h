@@ -40,11 +40,13 @@ uint64_t ParseCount(const std::string& text, const std::string& field);
 /// Splits "a,b,c" into its items; an empty item is an error naming the field.
 std::vector<std::string> SplitList(const std::string& text, const std::string& field);
 
-/// "2.25 MB", "512 KiB" style, for tables (powers of 1000 unless exact KiB/MiB).
+/// "2.25 MB", "4 KiB", "1 GiB", "512 B", for tables: a whole number of KiB
+/// (not of KB), MiB or GiB in those units, otherwise powers of 1000 to 4
+/// significant digits.
 std::string FormatBytes(uint64_t bytes);
-/// "5.000 us" style, for tables.
+/// "5 us", "2.5 ns", "12.3 ms", for tables (4 significant digits).
 std::string FormatSeconds(double seconds);
-/// "450.0 GB/s" style, for tables.
+/// "450 GB/s", "12.5 MB/s", for tables (4 significant digits).
 std::string FormatBytesPerSecond(double bytesPerSecond);
 
 } // namespace units

@@ -95,6 +95,23 @@ TEST(Units, UpperBoundsKeepNs3TimeAndDataRateInRange)
               std::string::npos);
 }
 
+TEST(Units, FormattersForTables)
+{
+    // Whole KiB (and not whole KB), MiB, GiB keep their binary unit.
+    EXPECT_EQ(units::FormatBytes(4096), "4 KiB");
+    EXPECT_EQ(units::FormatBytes(1048576), "1 MiB");
+    EXPECT_EQ(units::FormatBytes(1073741824), "1 GiB");
+    EXPECT_EQ(units::FormatBytes(1000), "1 KB");
+    EXPECT_EQ(units::FormatBytes(2250000), "2.25 MB");
+    EXPECT_EQ(units::FormatBytes(512), "512 B");
+    EXPECT_EQ(units::FormatSeconds(5e-6), "5 us");
+    EXPECT_EQ(units::FormatSeconds(2.5e-9), "2.5 ns");
+    EXPECT_EQ(units::FormatSeconds(0.0123), "12.3 ms");
+    EXPECT_EQ(units::FormatSeconds(0), "0 s");
+    EXPECT_EQ(units::FormatBytesPerSecond(450e9), "450 GB/s");
+    EXPECT_EQ(units::FormatBytesPerSecond(12.5e6), "12.5 MB/s");
+}
+
 TEST(ResultRows, OneRowTypeThreeFormats)
 {
     std::vector<ResultRow> rows(2);
