@@ -66,12 +66,11 @@ const std::vector<std::pair<std::string, std::string>> FLAG_FIELDS = {
 [[noreturn]] void
 RethrowNamed(const ComparisonConfig& c, const InputError& e)
 {
-    const std::string what = e.what();
     for (const auto& [flag, key] : FLAG_FIELDS)
     {
-        if (what.rfind(flag + ": ", 0) == 0)
+        if (e.Field() == flag)
         {
-            throw InputError(c.FieldName(key, flag), what.substr(flag.size() + 2));
+            throw InputError(c.FieldName(key, flag), e);
         }
     }
     throw e;
@@ -95,10 +94,6 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
         try
         {
             graph = std::make_unique<TopologyGraph>(ApplyFabricKnobs(*c.topology, c.fabric));
-        }
-        catch (const InputError&)
-        {
-            throw;
         }
         catch (const std::invalid_argument& e)
         {

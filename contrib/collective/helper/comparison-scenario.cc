@@ -216,24 +216,20 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
             c.topology = preset.empty() ? TopologyFromScenarioJson(nlohmann::json{{"topology", t}})
                                         : MakePreset(preset);
         }
-        catch (const InputError&)
+        catch (const InputError& e)
         {
-            throw;
-        }
-        catch (const std::invalid_argument& e)
-        {
-            std::string what = e.what();
-            if (!preset.empty() && what.rfind("preset", 0) == 0)
+            const std::string& field = e.Field();
+            if (!preset.empty() && field.rfind("preset", 0) == 0)
             {
-                // "preset.k: ..." names the option, "preset: ..." the name.
-                const std::string field = what.substr(0, what.find(':'));
-                throw InputError(s + ".topology" + (field == "preset" ? ".preset" : field.substr(6)),
-                                 what.substr(std::min(what.size(), what.find(':') + 2)));
+                // "preset.k" names the option, "preset" the name.
+                throw InputError(s + ".topology" + (field == "preset" ? ".preset" : field.substr(6)), e);
             }
-            // The fabric names fields from the topology object ("topology.links[2].tier: ...").
-            throw InputError(what.rfind("topology", 0) == 0 ? s + "." + what.substr(0, what.find(':'))
-                                                            : s + ".topology",
-                             what.rfind("topology", 0) == 0 ? what.substr(what.find(':') + 2) : what);
+            // The fabric names fields from the topology object ("topology.links[2].tier").
+            if (field.rfind("topology", 0) == 0)
+            {
+                throw InputError(s + "." + field, e);
+            }
+            throw InputError(s + ".topology", e.what());
         }
         c.topologyName = t.is_string() ? t.get<std::string>() : (preset.empty() ? std::string("custom") : preset);
     }
@@ -355,18 +351,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
         if (fb.contains("flow_control"))
         {
             const std::string ff = f + ".flow_control";
-            try
-            {
-                c.fabric.flowControl = ParseTopologyFlowControl(String(fb.at("flow_control"), ff), ff);
-            }
-            catch (const InputError&)
-            {
-                throw;
-            }
-            catch (const std::invalid_argument&)
-            {
-                throw InputError(ff, "expected none, pfc or credit, got " + fb.at("flow_control").dump());
-            }
+            c.fabric.flowControl = ParseTopologyFlowControl(String(fb.at("flow_control"), ff), ff);
         }
         if (fb.contains("congestion_control"))
         {

@@ -200,6 +200,8 @@ TEST_F(CollectiveComparisonTest, ScenarioFieldsAreValidatedByName)
         {json{{"topology", {{"preset", "roce-leafspine"}, {"colour", 4}}}}, "scenario.topology.colour:"},
         {json{{"topology", {{"preset", "fat-tree-k1000"}}}}, "scenario.topology.k:"},
         {json{{"topology", {{"preset", 7}}}}, "scenario.topology.preset:"},
+        {json{{"topology", {{"tiers", json::array({json{{"name", "t"}, {"lane_rate", "400Gbs"}, {"mtu_bytes", 4096}}})}}}},
+         "scenario.topology.tiers[0].lane_rate:"},
         {json{{"fabric", {{"mtu_bytes", 1}}}}, "scenario.fabric.mtu_bytes:"},
         {json{{"fabric", {{"mtu_bytes", 255}}}}, "scenario.fabric.mtu_bytes:"}, // below the least IB MTU
         {json{{"fabric", {{"mtu_bytes", 1024}, {"header_bytes", 1024}}}}, "scenario.fabric.header_bytes:"},

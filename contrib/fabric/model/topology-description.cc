@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "topology-description.h"
 
+#include "input-error.h"
+#include "units.h"
+
 #include "ns3/log.h"
 
-#include <cmath>
-#include <cstdlib>
 #include <map>
-#include <sstream>
-#include <stdexcept>
 
 namespace ns3
 {
@@ -20,7 +19,7 @@ namespace
 [[noreturn]] void
 Fail(const std::string& field, const std::string& what)
 {
-    throw std::invalid_argument(field + ": expected " + what);
+    throw InputError(field, "expected " + what);
 }
 
 std::string
@@ -29,24 +28,17 @@ Quote(const std::string& s)
     return "'" + s + "'";
 }
 
-// Splits "12.5Gbps" into its number and unit; false unless both are present and
-// the number is a finite decimal.
-bool
-SplitNumberUnit(const std::string& text, double& number, std::string& unit)
+// A link's lane rate: core's rate units, and more than zero (a zero rate
+// never finishes a packet).
+DataRate
+ParseLaneRate(const std::string& text, const std::string& field)
 {
-    if (text.empty())
+    const DataRate rate = units::ParseDataRate(text, field);
+    if (rate.GetBitRate() == 0)
     {
-        return false;
+        Fail(field, "a positive rate, got " + Quote(text));
     }
-    const char* begin = text.c_str();
-    char* end = nullptr;
-    number = std::strtod(begin, &end);
-    if (end == begin || !std::isfinite(number))
-    {
-        return false;
-    }
-    unit = std::string(end);
-    return !unit.empty() && unit.find(' ') == std::string::npos;
+    return rate;
 }
 
 const nlohmann::json&
@@ -213,52 +205,6 @@ bool
 IsEndpointKind(TopologyNodeKind kind)
 {
     return kind == TopologyNodeKind::GPU || kind == TopologyNodeKind::HOST;
-}
-
-DataRate
-ParseTopologyRate(const std::string& text, const std::string& field)
-{
-    double number = 0;
-    std::string unit;
-    if (!SplitNumberUnit(text, number, unit) || number < 0)
-    {
-        Fail(field, "a rate with units such as \"400Gbps\" or \"25GB/s\", got " + Quote(text));
-    }
-    // ns-3's own parser knows the units (bps, Gb/s, GBps, GB/s, ...).
-    std::istringstream is(text);
-    DataRate rate;
-    is >> rate;
-    if (is.fail() || !is.eof())
-    {
-        Fail(field, "a rate with units such as \"400Gbps\" or \"25GB/s\", got " + Quote(text));
-    }
-    if (rate.GetBitRate() == 0)
-    {
-        Fail(field, "a positive rate, got " + Quote(text));
-    }
-    return rate;
-}
-
-Time
-ParseTopologyTime(const std::string& text, const std::string& field)
-{
-    double number = 0;
-    std::string unit;
-    static const char* units[] = {"ps", "ns", "us", "ms", "s"};
-    bool known = false;
-    if (SplitNumberUnit(text, number, unit))
-    {
-        for (const char* u : units)
-        {
-            known = known || unit == u;
-        }
-    }
-    if (!known || number < 0)
-    {
-        Fail(field, "a non-negative time with units ps, ns, us, ms or s, got " + Quote(text));
-    }
-    // Validated above, so ns-3's parser (which aborts on bad input) is safe.
-    return Time(text);
 }
 
 int
@@ -475,16 +421,15 @@ TopologyDescriptionFromJson(const nlohmann::json& j)
         TopologyTier t;
         t.name = GetString(o, "name", p);
         t.protocol = GetStringOr(o, "protocol", p, "");
-        t.laneRate = ParseTopologyRate(GetString(o, "lane_rate", p), p + ".lane_rate");
-        t.delay = ParseTopologyTime(GetStringOr(o, "delay", p, "0ps"), p + ".delay");
+        t.laneRate = ParseLaneRate(GetString(o, "lane_rate", p), p + ".lane_rate");
+        t.delay = units::ParseTime(GetStringOr(o, "delay", p, "0ps"), p + ".delay");
         t.mtuBytes = static_cast<uint32_t>(GetUint(o, "mtu_bytes", p));
         t.headerBytes = static_cast<uint32_t>(GetUintOr(o, "header_bytes", p, 0));
         t.portBufferBytes = GetUintOr(o, "port_buffer_bytes", p, 0);
         t.flowControl = ParseTopologyFlowControl(GetStringOr(o, "flow_control", p, "none"),
                                                  p + ".flow_control");
         t.forwardingLatency =
-            ParseTopologyTime(GetStringOr(o, "forwarding_latency", p, "0ps"),
-                              p + ".forwarding_latency");
+            units::ParseTime(GetStringOr(o, "forwarding_latency", p, "0ps"), p + ".forwarding_latency");
         t.cutThrough = GetBoolOr(o, "cut_through", p, false);
         t.switchBufferBytes = GetUintOr(o, "switch_buffer_bytes", p, 0);
         d.tiers.push_back(t);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// One description of a fabric topology (issue 3, "Topologies from one
-// description"): tiers, nodes and links, as a plain C++ struct with a JSON form.
+// One description of a fabric topology: tiers, nodes and links, as a plain C++
+// struct with a JSON form.
 // The same description gives the packet simulator its devices and switches and
 // the analytic side its paths (hops, per-hop latency, bottleneck bandwidth).
 //
@@ -12,8 +12,9 @@
 // apply to the tier's links; forwarding parameters (latency, cut-through, shared
 // buffer) to the forwarding nodes (switches, NICs) that name the tier.
 //
-// Validation throws std::invalid_argument with a one-line message
-// "FIELD: expected ..." naming the JSON field path (e.g. "links[3].tier").
+// Validation and parsing throw InputError (a std::invalid_argument) with a
+// one-line message "FIELD: expected ..." naming the JSON field path (e.g.
+// "links[3].tier").
 #ifndef HOCKNEY_TOPOLOGY_DESCRIPTION_H
 #define HOCKNEY_TOPOLOGY_DESCRIPTION_H
 
@@ -49,9 +50,9 @@ enum class TopologyNodeKind
 
 std::string ToString(TopologyFlowControl fc);  ///< "none" | "pfc" | "credit"
 std::string ToString(TopologyNodeKind kind);   ///< "gpu" | "nic" | "host" | "switch"
-/// Parses "none"|"pfc"|"credit"; throws std::invalid_argument naming \p field.
+/// Parses "none"|"pfc"|"credit"; throws InputError naming \p field.
 TopologyFlowControl ParseTopologyFlowControl(const std::string& text, const std::string& field);
-/// Parses "gpu"|"nic"|"host"|"switch"; throws std::invalid_argument naming \p field.
+/// Parses "gpu"|"nic"|"host"|"switch"; throws InputError naming \p field.
 TopologyNodeKind ParseTopologyNodeKind(const std::string& text, const std::string& field);
 /// True for the kinds that source and sink traffic (GPU, host).
 bool IsEndpointKind(TopologyNodeKind kind);
@@ -95,7 +96,7 @@ struct TopologyLink
 
 /// The whole topology. Node and link ids are their positions in `nodes` and
 /// `links`; endpoint ranks count the GPU/host nodes in node order. Building the
-/// same description always gives the same ids (DESIGN.md section 7).
+/// same description always gives the same ids.
 struct TopologyDescription
 {
     std::string name;
@@ -110,29 +111,22 @@ struct TopologyDescription
     /// Rate of a link: its tier's lane rate times its lanes.
     DataRate LinkRate(uint32_t linkId) const;
 
-    /// Throws std::invalid_argument naming the first bad field: duplicate or
+    /// Throws InputError naming the first bad field: duplicate or
     /// empty names, zero rate or MTU, unknown tier or node, self loops, a switch
     /// with more lanes attached than ports, no endpoint. Connectivity is checked
     /// by TopologyGraph, which needs the routes anyway.
     void Validate() const;
 };
 
-/// JSON form. Rates are strings with units as ns-3's DataRate reads them
-/// ("400Gbps", "25GB/s"), times strings with units ("5ns", "0.2us"), bytes
-/// integers in fields named *_bytes. Output rates as "<n>bps", times as "<n>ps",
-/// so a round trip is exact.
+/// JSON form. Rates and times are strings in core's units (units.h): rates in
+/// bits or bytes per second ("400Gbps", "25GB/s"), times ps|ns|us|ms|s ("5ns",
+/// "0.2us"); bytes are integers in fields named *_bytes. Output rates as
+/// "<n>bps", times as "<n>ps", so a round trip is exact.
 nlohmann::json ToJson(const TopologyDescription& d);
 /// Parses the explicit form ({"tiers", "nodes", "links"}); does not Validate().
-/// Throws std::invalid_argument naming the field path on a missing, mistyped or
+/// Throws InputError naming the field path on a missing, mistyped or
 /// malformed field.
 TopologyDescription TopologyDescriptionFromJson(const nlohmann::json& j);
-
-/// A rate with units, "400Gbps" or "25GB/s"; throws naming \p field unless the
-/// text is a positive rate with a unit.
-DataRate ParseTopologyRate(const std::string& text, const std::string& field);
-/// A time with units ps|ns|us|ms|s, "5ns"; throws naming \p field unless it is
-/// a finite non-negative time.
-Time ParseTopologyTime(const std::string& text, const std::string& field);
 
 } // namespace ns3
 

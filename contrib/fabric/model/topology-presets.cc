@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "topology-presets.h"
 
+#include "input-error.h"
+
 #include "ns3/log.h"
 
 #include <cmath>
@@ -22,7 +24,7 @@ namespace
 [[noreturn]] void
 Fail(const std::string& field, const std::string& what)
 {
-    throw std::invalid_argument(field + ": expected " + what);
+    throw InputError(field, "expected " + what);
 }
 
 std::string
@@ -669,15 +671,14 @@ MakePreset(const std::string& name)
             Fail("preset", "one of " + list + ", got '" + name + "'");
         }
     }
-    catch (const std::invalid_argument& e)
+    catch (const InputError& e)
     {
-        const std::string what = e.what();
         // Builder parameters become preset fields; preset fields stay as they are.
-        if (what.compare(0, 6, "preset") == 0)
+        if (e.Field().compare(0, 6, "preset") == 0)
         {
             throw;
         }
-        throw std::invalid_argument("preset." + what);
+        throw InputError("preset." + e.Field(), e);
     }
     d.name = name;
     return d;
@@ -701,9 +702,9 @@ TopologyFromScenarioJson(const nlohmann::json& j)
         {
             return TopologyFromScenarioJson(t);
         }
-        catch (const std::invalid_argument& e)
+        catch (const InputError& e)
         {
-            throw std::invalid_argument("topology." + std::string(e.what()));
+            throw InputError("topology." + e.Field(), e);
         }
     }
     if (j.contains("preset"))

@@ -109,9 +109,8 @@ TopologyDescription BuildLeafSpine(const LeafSpineParams& p);
 TopologyDescription BuildFatTree(const FatTreeParams& p);
 TopologyDescription BuildRailOptimized(const RailOptimizedParams& p);
 
-/// A named preset, with optional ":key=value,..." options; throws
-/// std::invalid_argument naming "preset" (unknown name, bad N) or
-/// "preset.KEY" (bad option).
+/// A named preset, with optional ":key=value,..." options; throws InputError
+/// naming "preset" (unknown name, bad N) or "preset.KEY" (bad option).
 TopologyDescription MakePreset(const std::string& name);
 /// The base preset names, for help texts and errors.
 std::vector<std::string> PresetNames();
@@ -120,8 +119,8 @@ std::vector<std::string> PresetNames();
 /// TopologyDescriptionFromJson ({"tiers", "nodes", "links"}); does not validate
 /// the explicit form (TopologyGraph does).
 TopologyDescription TopologyFromScenarioJson(const nlohmann::json& j);
-/// Reads a scenario file; throws std::invalid_argument naming "scenario" if it
-/// cannot be read or parsed.
+/// Reads a scenario file; throws InputError naming "scenario" if it cannot be
+/// read or parsed.
 TopologyDescription TopologyFromScenarioFile(const std::string& path);
 
 } // namespace ns3

@@ -3,6 +3,7 @@
 // The description's JSON form (exact round trip) and validation: every bad
 // description throws std::invalid_argument whose message starts with the
 // field it names ("FIELD: expected ...").
+#include "input-error.h"
 #include "topology-graph.h"
 #include "topology-presets.h"
 
@@ -60,7 +61,7 @@ Build(const nlohmann::json& j)
 
 } // namespace
 
-TEST(TopologyDescription, ParsesUnitsWithNs3Parsers)
+TEST(TopologyDescription, ParsesUnitsWithCoreParsers)
 {
     TopologyDescription d = TopologyDescriptionFromJson(SmallJson());
     ASSERT_EQ(d.tiers.size(), 1u);
@@ -172,4 +173,29 @@ TEST(TopologyDescription, PresetErrorsNameThePreset)
     // 65 hosts on a 64-port leaf.
     EXPECT_TRUE(Names(preset("roce-leafspine:hosts-per-leaf=65,leaves=1,spines=1,oversubscription=65"),
                       "nodes[65].ports"));
+}
+
+TEST(TopologyDescription, RatesAndTimesInCoreUnits)
+{
+    // The units of every other flag and field (units.h), spaces allowed.
+    nlohmann::json j = SmallJson();
+    j["tiers"][0]["lane_rate"] = "200 Gb/s";
+    j["tiers"][0]["delay"] = "0.005us";
+    j["tiers"][0]["forwarding_latency"] = "100000ps";
+    const TopologyDescription d = TopologyDescriptionFromJson(j);
+    EXPECT_EQ(d.tiers[0].laneRate.GetBitRate(), 200000000000ull);
+    EXPECT_EQ(d.tiers[0].delay, PicoSeconds(5000)); // 5e-9 s rounded to the picosecond
+    EXPECT_EQ(d.tiers[0].forwardingLatency, NanoSeconds(100));
+    // An error is an InputError; the scenario form puts its path in front.
+    j["tiers"][0]["lane_rate"] = "400Gbs";
+    try
+    {
+        TopologyFromScenarioJson({{"topology", j}});
+        ADD_FAILURE() << "expected an InputError";
+    }
+    catch (const InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "topology.tiers[0].lane_rate");
+        EXPECT_EQ(e.Expected(), "expected a rate like 450GB/s or 400Gbps, got unit 'Gbs' in '400Gbs'");
+    }
 }

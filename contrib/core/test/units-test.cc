@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The one unit parser and the one row writer of every hockney command: values by
-// hand from the unit definitions (KB = 1000 B, KiB = 1024 B, GB/s bytes, Gbps
-// bits), and the one-line errors that name the field.
+// The one unit parser and the one row writer: values by hand from the unit
+// definitions (KB = 1000 B, KiB = 1024 B, GB/s bytes, Gbps bits), and the
+// one-line errors that name the field.
 #include "input-error.h"
 #include "result-row.h"
 #include "units.h"
@@ -93,6 +93,23 @@ TEST(Units, UpperBoundsKeepNs3TimeAndDataRateInRange)
     EXPECT_DOUBLE_EQ(units::ParseBytesPerSecond("1000TB/s", "--beta"), 1e15);
     EXPECT_NE(ErrorOf([]() { units::ParseBytesPerSecond("1e30GB/s", "--beta"); }).find("up to 1PB/s"),
               std::string::npos);
+}
+
+TEST(Units, FormattersForTables)
+{
+    // Whole KiB (and not whole KB), MiB, GiB keep their binary unit.
+    EXPECT_EQ(units::FormatBytes(4096), "4 KiB");
+    EXPECT_EQ(units::FormatBytes(1048576), "1 MiB");
+    EXPECT_EQ(units::FormatBytes(1073741824), "1 GiB");
+    EXPECT_EQ(units::FormatBytes(1000), "1 KB");
+    EXPECT_EQ(units::FormatBytes(2250000), "2.25 MB");
+    EXPECT_EQ(units::FormatBytes(512), "512 B");
+    EXPECT_EQ(units::FormatSeconds(5e-6), "5 us");
+    EXPECT_EQ(units::FormatSeconds(2.5e-9), "2.5 ns");
+    EXPECT_EQ(units::FormatSeconds(0.0123), "12.3 ms");
+    EXPECT_EQ(units::FormatSeconds(0), "0 s");
+    EXPECT_EQ(units::FormatBytesPerSecond(450e9), "450 GB/s");
+    EXPECT_EQ(units::FormatBytesPerSecond(12.5e6), "12.5 MB/s");
 }
 
 TEST(ResultRows, OneRowTypeThreeFormats)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The one parser and formatter for quantities with units (DESIGN.md section 6):
-// sizes B KB MB GB TB (powers of 1000) and KiB MiB GiB TiB (powers of 1024);
-// rates B/s KB/s MB/s GB/s TB/s (bytes, also written GBps) and bps Kbps Mbps
-// Gbps Tbps (bits, also written Gb/s); times ps ns us ms s. Every parser throws
-// InputError naming the field on a malformed, NaN, infinite or negative value.
+// The one parser and formatter for quantities with units, for flags, scenario
+// fields and topology descriptions alike: sizes B KB MB GB TB (powers of 1000)
+// and KiB MiB GiB TiB (powers of 1024); rates B/s KB/s MB/s GB/s TB/s (bytes,
+// also written GBps) and bps Kbps Mbps Gbps Tbps (bits, also written Gb/s);
+// times ps ns us ms s. Every parser throws InputError naming the field on a
+// malformed, NaN, infinite or negative value.
 #ifndef HOCKNEY_UNITS_H
 #define HOCKNEY_UNITS_H
 
@@ -39,11 +40,13 @@ uint64_t ParseCount(const std::string& text, const std::string& field);
 /// Splits "a,b,c" into its items; an empty item is an error naming the field.
 std::vector<std::string> SplitList(const std::string& text, const std::string& field);
 
-/// "2.25 MB", "512 KiB" style, for tables (powers of 1000 unless exact KiB/MiB).
+/// "2.25 MB", "4 KiB", "1 GiB", "512 B", for tables: a whole number of KiB
+/// (not of KB), MiB or GiB in those units, otherwise powers of 1000 to 4
+/// significant digits.
 std::string FormatBytes(uint64_t bytes);
-/// "5.000 us" style, for tables.
+/// "5 us", "2.5 ns", "12.3 ms", for tables (4 significant digits).
 std::string FormatSeconds(double seconds);
-/// "450.0 GB/s" style, for tables.
+/// "450 GB/s", "12.5 MB/s", for tables (4 significant digits).
 std::string FormatBytesPerSecond(double bytesPerSecond);
 
 } // namespace units
