@@ -10,6 +10,10 @@
 // nccl-tests' gather, the total gathered at the root (bytes/N from each of the
 // N-1 senders; "8-to-1" is ranks=9).
 //
+// Each algorithm is an entry of the registry (collective-algorithm-registry.h,
+// which says how to add one); the functions below look it up, and a name a
+// collective does not have is an InputError listing the ones it has.
+//
 // Pipelining, as NCCL does it: the buffer is split over `channels` independent
 // copies of the algorithm (NCCL's channels), and each channel's data into
 // `slices` pieces that follow each other through the algorithm. A slice waits
@@ -76,10 +80,14 @@ struct CollectiveSpec
     uint32_t LocalRanks() const;
 };
 
+/// Smallest spec.bytes for which no message of \p spec is empty (InputError
+/// naming --algorithm if the collective has no such algorithm).
+uint64_t MinimumBytes(const CollectiveSpec& spec);
+
 /// Builds the schedule of \p spec (after spec.Validate()).
 CollectiveSchedule BuildSchedule(const CollectiveSpec& spec);
 
-/// The two trees of NCCL's double binary tree on \p ranks ranks: parent of each
+/// The two trees of NCCL's double binary tree (collective-algorithm-tree.cc) on \p ranks ranks: parent of each
 /// rank per tree (-1 at the root). Tree 0 is the in-order binary tree in which
 /// a rank's level is its lowest set bit (odd ranks are leaves, rank 0 the root
 /// with one child); tree 1 is tree 0 mirrored (even N) or shifted by one (odd
