@@ -9,22 +9,24 @@
 // algorithm a collective does not have is an InputError listing the ones it
 // has, wherever the name is used.
 //
-// Adding a collective algorithm (one new file plus its test):
-//  1. Write contrib/collective/model/collective-algorithm-NAME.cc: the schedule
+// Adding a collective algorithm: one new file plus its test, no other source
+// file changes (contrib/collective/doc/collective.md, "Adding a collective
+// algorithm", has a worked example).
+//  1. contrib/collective/model/collective-algorithm-NAME.cc: the schedule
 //     builder of one channel (collective-algorithm-blocks.h has the ring pass
-//     and the chunk helpers the existing families share), the critical path
-//     (the messages one slice meets on its longest chain, in order), the
-//     minimum bytes, and at namespace scope
-//         const CollectiveAlgorithmRegistration kNameRegistration(CollectiveAlgorithm{...});
-//     (see collective-algorithm-broadcast.cc for a small example).
-//  2. Re-run `cmake -S . -B build` (the module's sources are globbed).
-//  3. Nothing else to edit: the CLI's --algorithm accepts it, compare runs it
-//     on every backend, and collective-algorithm-registry-test.cc checks its
-//     critical path against its executed schedule on the contention-free
-//     channel and its minimum bytes. Add its own test (its closed form written
-//     out by hand, like collective-handform-test.cc) next to it in
-//     contrib/collective/test/, and a row to the tables in
-//     contrib/collective/doc/collective.md.
+//     and the reduction set-up the existing families share), the critical
+//     path (the message of one slice at each step of the longest chain;
+//     EqualSteps for equal steps), the minimum bytes, and at namespace scope
+//         const CollectiveAlgorithmRegistration kNameRegistration(Name());
+//     where Name() fills a CollectiveAlgorithm (collective-algorithm-incast.cc
+//     is the smallest example).
+//  2. Re-run `cmake -S . -B build` (the module's sources are globbed). The
+//     CLI's --algorithm, scenario files and every compare backend accept it.
+//  3. collective-algorithm-registry-test.cc covers it without edits (critical
+//     path equal to the executed schedule on the contention-free channel,
+//     minimum bytes tight); its own test
+//     contrib/collective/test/collective-algorithm-NAME-test.cc writes its
+//     closed form out by hand, like collective-handform-test.cc.
 //
 // Why self-registration rather than a list: the entries live in the shared
 // library hockney-collective, which is linked as a whole (a static archive

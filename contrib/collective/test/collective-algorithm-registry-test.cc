@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -191,9 +192,10 @@ TEST_F(CollectiveAlgorithmRegistryTest, ClosedFormEqualsExecutedScheduleForEvery
             }
         }
     }
-    // 11 (algorithm, collective) pairs x 7 N x 2 pipelines x 2 sizes, plus
-    // hierarchical's 16 divisors G < N (1 of 2, 1,2,3 of 6, 1,2,3,4,6 of 12, ...) x 2 x 2.
-    EXPECT_EQ(points, 11u * 7 * 2 * 2 + 16 * 2 * 2);
+    // At least the documented algorithms: 11 (algorithm, collective) pairs x
+    // 7 N x 2 pipelines x 2 sizes, plus hierarchical's 16 node sizes G < N
+    // dividing N (1 of 2, 1,2,3 of 6, 1,2,3,4,6 of 12, ...) x 2 x 2.
+    EXPECT_GE(points, 11u * 7 * 2 * 2 + 16 * 2 * 2);
 }
 
 TEST_F(CollectiveAlgorithmRegistryTest, MinimumBytesIsTheSmallestWithNoEmptyMessage)
@@ -235,12 +237,23 @@ TEST_F(CollectiveAlgorithmRegistryTest, MinimumBytesIsTheSmallestWithNoEmptyMess
 TEST_F(CollectiveAlgorithmRegistryTest, EveryDocumentedAlgorithmIsRegisteredInOrder)
 {
     // A family file missing from the library (or registered under another
-    // name or order) shows here.
+    // name or order) shows here. A new algorithm may come anywhere after the
+    // default without editing this test.
     for (const auto& [kind, names] : DOCUMENTED)
     {
-        EXPECT_EQ(AlgorithmsOf(kind), names) << ToString(kind);
+        const std::vector<std::string> registered = AlgorithmsOf(kind);
+        ASSERT_FALSE(registered.empty()) << ToString(kind);
+        EXPECT_EQ(registered.front(), names.front()) << ToString(kind) << ": the default";
+        std::vector<std::string> documentedOnly;
+        for (const std::string& r : registered)
+        {
+            if (std::find(names.begin(), names.end(), r) != names.end())
+            {
+                documentedOnly.push_back(r);
+            }
+        }
+        EXPECT_EQ(documentedOnly, names) << ToString(kind);
     }
-    EXPECT_EQ(CollectiveAlgorithmRegistry::All().size(), 9u);
 }
 
 TEST_F(CollectiveAlgorithmRegistryTest, AliasesResolveToTheirAlgorithm)
@@ -352,6 +365,7 @@ TEST_F(CollectiveAlgorithmRegistryTest, ATakenNameOrAliasIsRefused)
         a.criticalPath = [](const CollectiveSpec&, double) { return std::vector<CriticalStep>{}; };
         return a;
     };
+    const size_t before = CollectiveAlgorithmRegistry::All().size();
     EXPECT_THROW(CollectiveAlgorithmRegistry::Register(entry("ring", {}, CollectiveKind::ALL_GATHER)),
                  std::logic_error);
     EXPECT_THROW(CollectiveAlgorithmRegistry::Register(entry("rabenseifner", {}, CollectiveKind::ALL_REDUCE)),
@@ -364,5 +378,5 @@ TEST_F(CollectiveAlgorithmRegistryTest, ATakenNameOrAliasIsRefused)
     incomplete.criticalPath = nullptr;
     EXPECT_THROW(CollectiveAlgorithmRegistry::Register(incomplete), std::logic_error);
     // Nothing refused was added.
-    EXPECT_EQ(CollectiveAlgorithmRegistry::All().size(), 9u);
+    EXPECT_EQ(CollectiveAlgorithmRegistry::All().size(), before);
 }
