@@ -8,12 +8,12 @@
 // resolve; an unknown name is an InputError listing the known ones, wherever
 // it is used. A new algorithm file is covered by the first two without
 // editing this test.
-#include "alpha-beta-model.h"
 #include "analytic-transport.h"
 #include "collective-algorithm-registry.h"
 #include "collective-algorithms.h"
 #include "collective-closed-form.h"
 #include "collective-executor.h"
+#include "collective-test-spec.h"
 #include "input-error.h"
 #include "simulator-test.h"
 
@@ -32,6 +32,9 @@ using namespace ns3;
 
 namespace
 {
+
+using hockney::AlphaBeta;
+using hockney::Spec;
 
 class CollectiveAlgorithmRegistryTest : public hockney::SimulatorTest
 {
@@ -54,29 +57,6 @@ const std::vector<std::pair<uint32_t, uint32_t>> PIPELINES = {{1, 1}, {3, 2}};
 // and 20 ps per byte each message is a whole number of picoseconds. A
 // latency-leaning size and a bandwidth-bound one (x 200).
 const std::vector<uint64_t> SIZES = {241920, 241920 * 200};
-
-Ptr<AlphaBetaModel>
-AlphaBeta(Time alpha, DataRate beta)
-{
-    Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
-    m->SetAttribute("Alpha", TimeValue(alpha));
-    m->SetAttribute("Beta", DataRateValue(beta));
-    return m;
-}
-
-CollectiveSpec
-Spec(CollectiveKind kind, const std::string& algorithm, uint32_t n, uint64_t bytes, uint32_t slices = 1, uint32_t channels = 1)
-{
-    CollectiveSpec s;
-    s.collective = kind;
-    s.algorithm = algorithm;
-    s.ranks = n;
-    s.bytes = bytes;
-    s.slices = slices;
-    s.channels = channels;
-    s.root = n / 2;
-    return s;
-}
 
 std::string
 Name(const CollectiveSpec& s)
@@ -149,6 +129,7 @@ Points(const CollectiveAlgorithm& a, CollectiveKind kind)
                 for (uint64_t m : SIZES)
                 {
                     CollectiveSpec spec = Spec(kind, a.name, n, m, s, c);
+                    spec.root = n / 2;
                     spec.gpusPerNode = g;
                     out.push_back(spec);
                 }

@@ -11,6 +11,7 @@
 #include "collective-bandwidth.h"
 #include "collective-closed-form.h"
 #include "collective-executor.h"
+#include "collective-test-spec.h"
 #include "loggp-model.h"
 #include "simulator-test.h"
 
@@ -24,29 +25,12 @@ using namespace ns3;
 namespace
 {
 
+using hockney::AlphaBeta;
+using hockney::Spec;
+
 class CollectiveAnalyticTest : public hockney::SimulatorTest
 {
 };
-
-Ptr<AlphaBetaModel>
-AlphaBeta(Time alpha, DataRate beta)
-{
-    Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
-    m->SetAttribute("Alpha", TimeValue(alpha));
-    m->SetAttribute("Beta", DataRateValue(beta));
-    return m;
-}
-
-CollectiveSpec
-Spec(CollectiveKind kind, const std::string& algorithm, uint32_t n, uint64_t bytes)
-{
-    CollectiveSpec s;
-    s.collective = kind;
-    s.algorithm = algorithm;
-    s.ranks = n;
-    s.bytes = bytes;
-    return s;
-}
 
 Time
 RunOn(const CollectiveSpec& spec, Ptr<AnalyticTransport> t)
