@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The schedule builders: one function a family of algorithms, all producing a
-// CollectiveSchedule the executor runs and Check() verifies.
+// Collectives, their algorithms and the schedules they build: every builder
+// produces a CollectiveSchedule the executor runs and Check() verifies.
 //
 // Sizes follow nccl-tests' "size" column (the bytes counted in algbw):
 // allreduce and broadcast the buffer; allgather the total output (each rank
@@ -48,13 +48,14 @@ std::string ToString(CollectiveKind kind);
 /// Parses the names above (also "all_reduce", "AllReduce", ...); throws
 /// InputError naming \p field otherwise.
 CollectiveKind ParseCollectiveKind(const std::string& text, const std::string& field);
-/// The algorithms a collective offers, the first being its default:
+/// The algorithms registered for a collective, the first being its default:
 /// allreduce ring|tree|rhd|hierarchical; allgather ring; reducescatter ring;
 /// broadcast ring|binomial; alltoall pairwise|all-at-once; incast direct.
 std::vector<std::string> AlgorithmsOf(CollectiveKind kind);
 /// The canonical name of \p algorithm for \p kind ("ring" for an alltoall is
 /// the pairwise exchange, "double-binary-tree" is "tree", "halving-doubling"
-/// is "rhd"); throws InputError naming \p field if \p kind has no such algorithm.
+/// is "rhd"); throws InputError naming \p field and listing AlgorithmsOf(kind)
+/// if \p kind has no such algorithm.
 std::string CanonicalAlgorithm(CollectiveKind kind, const std::string& algorithm, const std::string& field);
 
 /// One point to build: which collective, how, on how many ranks, how many bytes.
