@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The schedule builders: one function a family of algorithms, all producing a
-// CollectiveSchedule the executor runs and Check() verifies.
+// Collectives, their algorithms and the schedules they build: every builder
+// produces a CollectiveSchedule the executor runs and Check() verifies.
 //
 // Sizes follow nccl-tests' "size" column (the bytes counted in algbw):
 // allreduce and broadcast the buffer; allgather the total output (each rank
@@ -9,6 +9,10 @@
 // alltoall each rank's send buffer (bytes/N to every peer); incast, like
 // nccl-tests' gather, the total gathered at the root (bytes/N from each of the
 // N-1 senders; "8-to-1" is ranks=9).
+//
+// Each algorithm is an entry of the registry (collective-algorithm-registry.h,
+// which says how to add one); the functions below look it up, and a name a
+// collective does not have is an InputError listing the ones it has.
 //
 // Pipelining, as NCCL does it: the buffer is split over `channels` independent
 // copies of the algorithm (NCCL's channels), and each channel's data into
@@ -44,13 +48,14 @@ std::string ToString(CollectiveKind kind);
 /// Parses the names above (also "all_reduce", "AllReduce", ...); throws
 /// InputError naming \p field otherwise.
 CollectiveKind ParseCollectiveKind(const std::string& text, const std::string& field);
-/// The algorithms a collective offers, the first being its default:
+/// The algorithms registered for a collective, the first being its default:
 /// allreduce ring|tree|rhd|hierarchical; allgather ring; reducescatter ring;
 /// broadcast ring|binomial; alltoall pairwise|all-at-once; incast direct.
 std::vector<std::string> AlgorithmsOf(CollectiveKind kind);
 /// The canonical name of \p algorithm for \p kind ("ring" for an alltoall is
 /// the pairwise exchange, "double-binary-tree" is "tree", "halving-doubling"
-/// is "rhd"); throws InputError naming \p field if \p kind has no such algorithm.
+/// is "rhd"); throws InputError naming \p field and listing AlgorithmsOf(kind)
+/// if \p kind has no such algorithm.
 std::string CanonicalAlgorithm(CollectiveKind kind, const std::string& algorithm, const std::string& field);
 
 /// One point to build: which collective, how, on how many ranks, how many bytes.
@@ -76,10 +81,14 @@ struct CollectiveSpec
     uint32_t LocalRanks() const;
 };
 
+/// Smallest spec.bytes for which no message of \p spec is empty (InputError
+/// naming --algorithm if the collective has no such algorithm).
+uint64_t MinimumBytes(const CollectiveSpec& spec);
+
 /// Builds the schedule of \p spec (after spec.Validate()).
 CollectiveSchedule BuildSchedule(const CollectiveSpec& spec);
 
-/// The two trees of NCCL's double binary tree on \p ranks ranks: parent of each
+/// The two trees of NCCL's double binary tree (collective-algorithm-tree.cc) on \p ranks ranks: parent of each
 /// rank per tree (-1 at the root). Tree 0 is the in-order binary tree in which
 /// a rank's level is its lowest set bit (odd ranks are leaves, rank 0 the root
 /// with one child); tree 1 is tree 0 mirrored (even N) or shifted by one (odd

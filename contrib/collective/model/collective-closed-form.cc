@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-closed-form.h"
 
-#include "collective-algorithms.h"
+#include "collective-algorithm-registry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,75 +12,11 @@ namespace ns3
 std::vector<CriticalStep>
 CriticalPath(const CollectiveSpec& spec)
 {
-    const uint32_t n = spec.ranks;
-    const double s = spec.slices;
+    const CollectiveAlgorithm& algorithm =
+        CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
     // The largest channel: the first (SplitBytes gives it the extra byte).
     const double m = static_cast<double>(SplitBytes(spec.bytes, spec.channels).front());
-    std::vector<CriticalStep> path;
-    auto add = [&path](uint32_t count, uint32_t level, double bytes) {
-        for (uint32_t i = 0; i < count; ++i)
-        {
-            path.push_back(CriticalStep{level, bytes});
-        }
-    };
-    switch (spec.collective)
-    {
-    case CollectiveKind::ALL_REDUCE:
-        if (spec.algorithm == "ring")
-        {
-            add(2 * (n - 1), 0, m / (n * s));
-        }
-        else if (spec.algorithm == "tree")
-        {
-            const auto parents = DoubleBinaryTreeParents(n);
-            const uint32_t d = std::max(TreeDepth(parents[0]), TreeDepth(parents[1]));
-            add(2 * d, 0, m / (2 * s));
-        }
-        else if (spec.algorithm == "rhd")
-        {
-            const uint32_t p2 = LargestPowerOfTwoAtMost(n);
-            const uint32_t levels = CeilLog2(p2);
-            if (p2 != n)
-            {
-                add(1, 0, m / s);
-            }
-            for (uint32_t k = 1; k <= levels; ++k)
-            {
-                add(1, 0, m / (s * (1u << k)));
-            }
-            for (uint32_t k = levels; k >= 1; --k)
-            {
-                add(1, 0, m / (s * (1u << k)));
-            }
-            if (p2 != n)
-            {
-                add(1, 0, m / s);
-            }
-        }
-        else
-        {
-            const uint32_t g = spec.LocalRanks();
-            const uint32_t nodes = spec.Nodes();
-            add(g - 1, 0, m / (g * s));
-            add(2 * (nodes - 1), 1, m / (static_cast<double>(g) * nodes * s));
-            add(g - 1, 0, m / (g * s));
-        }
-        break;
-    case CollectiveKind::ALL_GATHER:
-    case CollectiveKind::REDUCE_SCATTER:
-        add(n - 1, 0, m / (n * s));
-        break;
-    case CollectiveKind::BROADCAST:
-        add(spec.algorithm == "binomial" ? CeilLog2(n) : n - 1, 0, m / s);
-        break;
-    case CollectiveKind::ALL_TO_ALL:
-        add(spec.algorithm == "pairwise" ? n - 1 : 1, 0, m / (n * s));
-        break;
-    case CollectiveKind::INCAST:
-        add(1, 0, m / (n * s));
-        break;
-    }
-    return path;
+    return algorithm.criticalPath(spec, m);
 }
 
 Time

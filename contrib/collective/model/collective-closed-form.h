@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // The closed-form time of every algorithm: the third answer, with no
-// simulation at all (DESIGN.md section 4). Each algorithm's critical path is a
+// simulation at all. Each algorithm's critical path is a
 // list of steps, one message each, priced by a point-to-point time T(m) (alpha +
 // m / beta, or any AnalyticModel's GetMessageTime). With S slices pipelined
 // through K steps (see collective-algorithms.h) the time is
@@ -29,7 +29,7 @@
 #define HOCKNEY_COLLECTIVE_CLOSED_FORM_H
 
 #include "analytic-model.h"
-#include "collective-algorithms.h"
+#include "collective-algorithm-registry.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -42,15 +42,9 @@
 namespace ns3
 {
 
-/// One step of a critical path: a message of `bytes` (one slice of one
-/// channel) on `level` (0 inside a node, 1 across nodes: only hierarchical).
-struct CriticalStep
-{
-    uint32_t level = 0;
-    double bytes = 0;
-};
-
-/// The critical path of \p spec (its largest channel, one slice per step).
+/// The critical path of \p spec (its largest channel, one slice per step),
+/// from its algorithm's registry entry; InputError naming --algorithm if the
+/// collective has no such algorithm (aliases are accepted).
 std::vector<CriticalStep> CriticalPath(const CollectiveSpec& spec);
 
 /// Point-to-point time of one message of \p bytes on \p level.

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // The executor on the analytic module's channel: with no contention it equals
-// the closed forms (alpha-beta and LogGP); with links shared max-min fairly,
-// the pairwise and all-at-once AllToAll differ exactly as computed by hand;
-// busbw factors are nccl-tests'.
+// the closed form priced by LogGP (every registered algorithm against its
+// alpha-beta closed form: collective-algorithm-registry-test.cc); with links
+// shared max-min fairly, the pairwise and all-at-once AllToAll differ exactly
+// as computed by hand; busbw factors are nccl-tests'.
 #include "alpha-beta-model.h"
 #include "analytic-transport.h"
 #include "collective-algorithms.h"
 #include "collective-bandwidth.h"
 #include "collective-closed-form.h"
 #include "collective-executor.h"
+#include "collective-test-spec.h"
 #include "loggp-model.h"
 #include "simulator-test.h"
 
@@ -23,29 +25,12 @@ using namespace ns3;
 namespace
 {
 
+using hockney::AlphaBeta;
+using hockney::Spec;
+
 class CollectiveAnalyticTest : public hockney::SimulatorTest
 {
 };
-
-Ptr<AlphaBetaModel>
-AlphaBeta(Time alpha, DataRate beta)
-{
-    Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
-    m->SetAttribute("Alpha", TimeValue(alpha));
-    m->SetAttribute("Beta", DataRateValue(beta));
-    return m;
-}
-
-CollectiveSpec
-Spec(CollectiveKind kind, const std::string& algorithm, uint32_t n, uint64_t bytes)
-{
-    CollectiveSpec s;
-    s.collective = kind;
-    s.algorithm = algorithm;
-    s.ranks = n;
-    s.bytes = bytes;
-    return s;
-}
 
 Time
 RunOn(const CollectiveSpec& spec, Ptr<AnalyticTransport> t)
@@ -55,38 +40,6 @@ RunOn(const CollectiveSpec& spec, Ptr<AnalyticTransport> t)
 }
 
 } // namespace
-
-TEST_F(CollectiveAnalyticTest, NonePolicyEqualsClosedForm)
-{
-    // 2 us and 100 GB/s (10 ps per byte) keep every message a whole number of
-    // picoseconds, so the 1e-9 relative tolerance only absorbs double rounding.
-    // Every collective and algorithm, N powers of two and not (1 344 000 B
-    // divides by every N here). This is the library against itself (the
-    // executor on the real channel vs ClosedFormTime); the formulas written
-    // out by hand are in collective-handform-test.cc.
-    for (CollectiveKind kind : {CollectiveKind::ALL_REDUCE,
-                                CollectiveKind::ALL_GATHER,
-                                CollectiveKind::REDUCE_SCATTER,
-                                CollectiveKind::BROADCAST,
-                                CollectiveKind::ALL_TO_ALL,
-                                CollectiveKind::INCAST})
-    {
-        for (const std::string& a : AlgorithmsOf(kind))
-        {
-            for (uint32_t n : {2u, 3u, 4u, 5u, 6u, 8u, 12u})
-            {
-                auto spec = Spec(kind, a, n, 13440 * 100);
-                spec.root = n / 2;
-                auto t = CreateObject<AnalyticTransport>();
-                t->Install(n, AlphaBeta(MicroSeconds(2), DataRate("800Gbps")), AnalyticChannel::NONE);
-                double got = RunOn(spec, t).GetSeconds();
-                double want = ClosedFormTime(spec, MicroSeconds(2), DataRate("800Gbps")).GetSeconds();
-                EXPECT_NEAR(got, want, 1e-9 * want) << ToString(kind) << " " << a << " N=" << n;
-                Simulator::Destroy();
-            }
-        }
-    }
-}
 
 TEST_F(CollectiveAnalyticTest, LogGpNonePolicyEqualsClosedFormOfTheModel)
 {

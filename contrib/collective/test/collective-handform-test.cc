@@ -11,10 +11,10 @@
 // Where the library's documented algorithm is not the only textbook one, the
 // test follows the documented one and says so (halving-doubling's fold, the
 // contention-free incast and all-at-once alltoall).
-#include "alpha-beta-model.h"
 #include "analytic-transport.h"
 #include "collective-algorithms.h"
 #include "collective-executor.h"
+#include "collective-test-spec.h"
 #include "simulator-test.h"
 
 #include "ns3/simulator.h"
@@ -53,34 +53,15 @@ const uint64_t BASE = 13440;
 const std::vector<uint64_t> SIZES = {BASE * 10, BASE * 1000};
 const std::vector<uint32_t> RANKS = {3, 5, 6, 8, 12};
 
-CollectiveSpec
-Spec(CollectiveKind kind,
-     const std::string& algorithm,
-     uint32_t n,
-     uint64_t bytes,
-     uint32_t slices = 1,
-     uint32_t channels = 1)
-{
-    CollectiveSpec s;
-    s.collective = kind;
-    s.algorithm = algorithm;
-    s.ranks = n;
-    s.bytes = bytes;
-    s.slices = slices;
-    s.channels = channels;
-    return s;
-}
+using hockney::Spec;
 
 /// Runs \p spec with the executor on a fresh AnalyticTransport (policy none);
 /// returns the total in seconds and, when asked, the per-step durations.
 double
 RunOnChannel(const CollectiveSpec& spec, std::vector<Time>* steps = nullptr)
 {
-    Ptr<AlphaBetaModel> model = CreateObject<AlphaBetaModel>();
-    model->SetAttribute("Alpha", TimeValue(MicroSeconds(2)));
-    model->SetAttribute("Beta", DataRateValue(DataRate("800Gbps")));
     Ptr<AnalyticTransport> t = CreateObject<AnalyticTransport>();
-    t->Install(spec.ranks, model, AnalyticChannel::NONE);
+    t->Install(spec.ranks, hockney::AlphaBeta(MicroSeconds(2), DataRate("800Gbps")), AnalyticChannel::NONE);
     Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
     const double seconds = exec->Run(BuildSchedule(spec), t).GetSeconds();
     if (steps)

@@ -7,6 +7,7 @@
 #include "collective-algorithms.h"
 #include "collective-closed-form.h"
 #include "collective-executor.h"
+#include "collective-test-spec.h"
 #include "ideal-test-transport.h"
 #include "simulator-test.h"
 
@@ -32,23 +33,12 @@ const double TOL = 1e-9;
 // Divisible by 1..8, 10, 12, 14, 15 and 16.
 const uint64_t BASE = 13440;
 
+using hockney::Spec;
+
 hockney::IdealTestTransport::Level
 Flat()
 {
     return {MicroSeconds(2), DataRate("800Gbps")};
-}
-
-CollectiveSpec
-Spec(CollectiveKind kind, const std::string& algorithm, uint32_t n, uint64_t bytes, uint32_t slices = 1, uint32_t channels = 1)
-{
-    CollectiveSpec s;
-    s.collective = kind;
-    s.algorithm = algorithm;
-    s.ranks = n;
-    s.bytes = bytes;
-    s.slices = slices;
-    s.channels = channels;
-    return s;
 }
 
 double
