@@ -451,6 +451,8 @@ RdmaNic::CreateQp(uint8_t priority)
     qp.rate = rate;
     qp.cc = cc;
     qp.rate->SetRateChangedCallback(MakeCallback(&RdmaNic::RateChanged, this).Bind(qp.qpn));
+    qp.rate->SetWindowChangedCallback(MakeCallback(&RdmaNic::WindowChanged, this).Bind(qp.qpn));
+    qp.ccWindow = rate->GetWindow();
     qp.classIndex = static_cast<uint32_t>(m_byClass[priority].size());
     m_byClass[priority].push_back(qp.qpn);
     m_active[priority].resize((m_byClass[priority].size() + 63) / 64, 0);
@@ -580,6 +582,7 @@ RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immedia
     m.write = rdmaWrite;
     m.immediate = immediate;
     m.firstPsn = qp.nextPsn;
+    m.startByte = qp.postedBytes;
     m.npkts = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
     m.posted = Simulator::Now();
     m.inlineData = inlineData;
@@ -592,6 +595,7 @@ RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immedia
     m_txDmaFreeAt = m.wqeDone;
     qp.nextPsn += m.npkts;
     qp.outstandingBytes += bytes;
+    qp.postedBytes += bytes;
     qp.sq.push_back(m);
     ++m_counters.messagesPosted;
     m_counters.bytesPosted += bytes;
@@ -631,11 +635,22 @@ RdmaNic::HasWork(const Qp& qp) const
     {
         return false;
     }
-    if (m_windowBytes > 0 && (qp.sndNxt - qp.sndUna) * m_mtu >= m_windowBytes)
+    const uint64_t window = Window(qp);
+    if (window > 0 && (qp.sndNxt - qp.sndUna) * m_mtu >= window)
     {
         return false;
     }
     return true;
+}
+
+uint64_t
+RdmaNic::Window(const Qp& qp) const
+{
+    if (qp.ccWindow == 0 || (m_windowBytes > 0 && m_windowBytes < qp.ccWindow))
+    {
+        return m_windowBytes;
+    }
+    return qp.ccWindow;
 }
 
 Time
@@ -794,6 +809,14 @@ RdmaNic::CommitTransmission(Qp& qp, Ptr<Packet> p, Time now)
     {
         qp.ackReqHigh = std::max(qp.ackReqHigh, qp.sndNxt);
         ArmRto(qp);
+        // A resent packet replaces the records from its PSN on (go-back-N
+        // sends them again in order).
+        const uint64_t psn = qp.sndNxt - 1;
+        while (!qp.ackReqSent.empty() && qp.ackReqSent.back().first >= psn)
+        {
+            qp.ackReqSent.pop_back();
+        }
+        qp.ackReqSent.emplace_back(psn, now);
     }
     UpdateActive(qp);
 }
@@ -907,13 +930,22 @@ RdmaNic::RateChanged(uint32_t qpn)
     ScheduleWake(EligibleAt(qp));
 }
 
+void
+RdmaNic::WindowChanged(uint32_t qpn)
+{
+    Qp& qp = GetQp(qpn);
+    qp.ccWindow = qp.rate->GetWindow();
+    UpdateActive(qp);
+    ScheduleWake(EligibleAt(qp));
+}
+
 bool
 RdmaNic::AckRequested(const Qp& qp, const Message& m, uint64_t psn) const
 {
     // The packet that fills the window asks too: otherwise the window could
     // only reopen at the timeout.
     return psn + 1 == m.firstPsn + m.npkts || (psn + 1) % m_ackInterval == 0 ||
-           (m_windowBytes > 0 && (psn + 1 - qp.sndUna) * m_mtu >= m_windowBytes);
+           (Window(qp) > 0 && (psn + 1 - qp.sndUna) * m_mtu >= Window(qp));
 }
 
 void
@@ -977,8 +1009,28 @@ RdmaNic::RtoExpired(Qp& qp)
 }
 
 void
+RdmaNic::SendAck(Qp& qp, const FabricHeader& fh, uint64_t psn, bool nak)
+{
+    if (nak)
+    {
+        ++m_counters.naksSent;
+    }
+    else
+    {
+        ++m_counters.acksSent;
+    }
+    // BECN in the ACK echoes the CE marks since the previous ACK, as an IB
+    // responder returns a FECN as BECN (InfiniBand Architecture Specification
+    // vol. 1, annex A10, congestion control); a congestion control reads it
+    // as RdmaAckSample::ecnEcho. It changes no packet size.
+    SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(), bth::kAcknowledge,
+                psn, nak, qp.ceSinceAck);
+    qp.ceSinceAck = false;
+}
+
+void
 RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t flow,
-                     uint8_t opcode, uint64_t psn, bool nak)
+                     uint8_t opcode, uint64_t psn, bool nak, bool ecnEcho)
 {
     Ptr<Packet> p;
     AethHeader a;
@@ -1003,10 +1055,7 @@ RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t f
     bh.opcode = opcode;
     bh.destQp = dstQpn & 0xFFFFFF;
     bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
-    if (opcode == bth::kCnp)
-    {
-        bh.becn = true;
-    }
+    bh.becn = opcode == bth::kCnp || ecnEcho;
     if (m_headersInTag)
     {
         RdmaTransportTag tag;
@@ -1105,7 +1154,9 @@ RdmaNic::ReceiveData(Qp& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Pa
 {
     // Notification point: the CE mark counts whether or not the packet is
     // in sequence.
-    if (qp.cc->DataReceived(qp.rate, fh.GetEcn() == FabricHeader::CE))
+    const bool ce = fh.GetEcn() == FabricHeader::CE;
+    qp.ceSinceAck = qp.ceSinceAck || ce;
+    if (qp.cc->DataReceived(qp.rate, ce))
     {
         ++m_counters.cnpsSent;
         m_cnpTxTrace(qp.qpn);
@@ -1119,9 +1170,7 @@ RdmaNic::ReceiveData(Qp& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Pa
         if (!qp.nakSent)
         {
             qp.nakSent = true;
-            ++m_counters.naksSent;
-            SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(),
-                        bth::kAcknowledge, qp.ePsn, true);
+            SendAck(qp, fh, qp.ePsn, true);
         }
         return;
     }
@@ -1131,9 +1180,7 @@ RdmaNic::ReceiveData(Qp& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Pa
         // go-back-N resent it): acknowledge again so the requester moves on.
         if (bh.ackReq)
         {
-            ++m_counters.acksSent;
-            SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(),
-                        bth::kAcknowledge, qp.ePsn - 1, false);
+            SendAck(qp, fh, qp.ePsn - 1, false);
         }
         return;
     }
@@ -1206,9 +1253,7 @@ RdmaNic::ReceiveData(Qp& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Pa
     }
     if (bh.ackReq)
     {
-        ++m_counters.acksSent;
-        SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(),
-                    bth::kAcknowledge, psn, false);
+        SendAck(qp, fh, psn, false);
     }
 }
 
@@ -1224,8 +1269,13 @@ RdmaNic::ReceiveAck(Qp& qp, const BthHeader& bh, const AethHeader& a)
         return; // stale or corrupt
     }
     bool progress = newUna > qp.sndUna;
+    RdmaAckSample sample;
+    sample.nak = a.IsNak();
+    sample.ecnEcho = bh.becn;
+    sample.rtt = TakeRttSample(qp, psn, a.IsNak());
     if (progress)
     {
+        sample.ackedBytes = ByteOffset(qp, newUna) - ByteOffset(qp, qp.sndUna);
         qp.sndUna = newUna;
     }
     if (a.IsNak())
@@ -1270,8 +1320,41 @@ RdmaNic::ReceiveAck(Qp& qp, const BthHeader& bh, const AethHeader& a)
             RestartRto(qp);
         }
     }
+    sample.outstandingBytes = qp.postedBytes - ByteOffset(qp, qp.sndUna);
+    qp.cc->AckReceived(qp.rate, sample);
     UpdateActive(qp);
     ScheduleWake(EligibleAt(qp));
+}
+
+uint64_t
+RdmaNic::ByteOffset(const Qp& qp, uint64_t psn) const
+{
+    if (psn >= qp.nextPsn)
+    {
+        return qp.postedBytes;
+    }
+    const Message* m = FindMessage(qp, psn);
+    NS_ASSERT(m);
+    return m->startByte + std::min<uint64_t>((psn - m->firstPsn) * m_mtu, m->bytes);
+}
+
+Time
+RdmaNic::TakeRttSample(Qp& qp, uint64_t psn, bool nak)
+{
+    // ACKs are cumulative: records below psn are answered without a sample
+    // of their own (coalesced or lost ACKs); a NAK answers none.
+    auto& sent = qp.ackReqSent;
+    while (!sent.empty() && sent.front().first < psn)
+    {
+        sent.pop_front();
+    }
+    if (nak || sent.empty() || sent.front().first != psn)
+    {
+        return Time(0);
+    }
+    Time rtt = Simulator::Now() - sent.front().second;
+    sent.pop_front();
+    return rtt;
 }
 
 } // namespace ns3

@@ -156,6 +156,7 @@ class RdmaNic : public Object
         uint32_t immediate;
         uint64_t firstPsn;
         uint64_t npkts;
+        uint64_t startByte; ///< payload bytes the QP posted before this message
         Time posted;
         Time wqeDone; ///< the WQE has been read: payload reads may be issued
         Ptr<Packet> inlineData;
@@ -179,6 +180,11 @@ class RdmaNic : public Object
         uint64_t readPsn{0};    ///< next PSN whose payload read is not issued yet
         std::deque<Time> readReady; ///< payload in the NIC, PSNs highSent..readPsn-1
         uint64_t outstandingBytes{0};
+        uint64_t postedBytes{0}; ///< payload bytes ever posted
+        uint64_t ccWindow{0};    ///< the congestion control's window (0: none)
+        /// PSN and transmission time of the AckReq packets not yet answered,
+        /// in PSN order: the RTT samples of AckReceived.
+        std::deque<std::pair<uint64_t, Time>> ackReqSent;
         Time nextTx;            ///< rate limiter: earliest start of the next packet
         Time lastTxStart;
         uint32_t lastTxWire{0};
@@ -193,6 +199,7 @@ class RdmaNic : public Object
         // responder
         uint64_t ePsn{0};
         bool nakSent{false};
+        bool ceSinceAck{false}; ///< a CE mark arrived since the last ACK (ECN echo)
         uint64_t rxMsgBytes{0};
         Ptr<Packet> rxInline;
     };
@@ -230,6 +237,15 @@ class RdmaNic : public Object
     void ScheduleWake(Time at);
     void Wake();
     void RateChanged(uint32_t qpn);
+    void WindowChanged(uint32_t qpn);
+    /// Bytes in flight at which the QP stops (0: no limit): the smaller of
+    /// WindowBytes and the congestion control's window, where non-zero.
+    uint64_t Window(const Qp& qp) const;
+    /// Payload bytes the QP posted before PSN psn (psn in sq or = nextPsn).
+    uint64_t ByteOffset(const Qp& qp, uint64_t psn) const;
+    /// Time since the transmission of the AckReq packet an ACK for psn
+    /// answers (zero if none), dropping the records the ACK covers.
+    Time TakeRttSample(Qp& qp, uint64_t psn, bool nak);
     /// True if the packet psn of m asks for an acknowledgement (AckReq):
     /// the last of its message, every AckInterval-th PSN, and the one that
     /// fills the window.
@@ -244,7 +260,9 @@ class RdmaNic : public Object
     /// m_byClass[cls]; end if none.
     uint32_t NextActive(uint8_t cls, uint32_t from, uint32_t end) const;
     void SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t flow,
-                     uint8_t opcode, uint64_t psn, bool nak);
+                     uint8_t opcode, uint64_t psn, bool nak, bool ecnEcho = false);
+    /// ACK or NAK of the responder of qp, with its ECN echo.
+    void SendAck(Qp& qp, const FabricHeader& fh, uint64_t psn, bool nak);
 
     // receive
     void Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header);
