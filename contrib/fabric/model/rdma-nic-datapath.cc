@@ -433,8 +433,9 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
         SendControl(fh.GetSource(), qp.peerQpn, m_cnpPriority, fh.GetFlowId(), bth::kCnp, 0,
                     false);
     }
-    uint64_t psn = RdmaQueuePair::Unwrap(qp.ePsn, bh.psn);
-    if (psn > qp.ePsn)
+    uint64_t psn = 0;
+    const RdmaQueuePair::RxOrder order = qp.Order(bh.psn, &psn);
+    if (order == RdmaQueuePair::RxOrder::kAhead)
     {
         ++m_counters.outOfOrderDropped;
         if (!qp.nakSent)
@@ -444,7 +445,7 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
         }
         return;
     }
-    if (psn < qp.ePsn)
+    if (order == RdmaQueuePair::RxOrder::kDuplicate)
     {
         // Duplicate of a packet already accepted (its ACK was lost or a
         // go-back-N resent it): acknowledge again so the requester moves on.
@@ -456,14 +457,8 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
     }
     uint32_t imm = 0;
     const uint32_t len = TakeDataPayload(p, bh.opcode, tag, &imm);
-    if (rdmaop::IsFirst(bh.opcode))
-    {
-        qp.rxMsgBytes = 0;
-    }
-    qp.rxMsgBytes += len;
+    qp.Accept(rdmaop::IsFirst(bh.opcode), len);
     m_counters.bytesDelivered += len;
-    ++qp.ePsn;
-    qp.nakSent = false;
     // Posted writes of the payload into memory on the receive DMA engine.
     Time writeDone = m_dma.Write(Simulator::Now(), len);
     if (rdmaop::IsLast(bh.opcode))
@@ -496,38 +491,45 @@ void
 RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthHeader& bh, const AethHeader& a)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
-    uint64_t psn = RdmaQueuePair::Unwrap(qp.sndUna, bh.psn);
-    uint64_t newUna = a.IsNak() ? psn : psn + 1;
-    HOCKNEY_HOT_LOG_LOGIC("qp " << qp.qpn << (a.IsNak() ? " NAK " : " ACK ") << psn << " una " << qp.sndUna
-                       << " high " << qp.highSent);
-    if (newUna > qp.highSent)
-    {
-        return; // stale or corrupt
-    }
-    bool progress = newUna > qp.sndUna;
     RdmaAckSample sample;
-    sample.nak = a.IsNak();
     sample.ecnEcho = bh.becn;
-    sample.rtt = qp.TakeRttSample(psn, a.IsNak(), Simulator::Now());
-    if (progress)
+    const RdmaQueuePair::AckOutcome r =
+        qp.Acknowledge(bh.psn, a.IsNak(), Simulator::Now(), m_mtu, sample);
+    HOCKNEY_HOT_LOG_LOGIC("qp " << qp.qpn << (a.IsNak() ? " NAK " : " ACK ") << r.psn << " una "
+                                << qp.sndUna << " high " << qp.highSent
+                                << (r.stale ? " stale" : ""));
+    if (r.stale)
     {
-        sample.ackedBytes = qp.ByteOffset(newUna, m_mtu) - qp.ByteOffset(qp.sndUna, m_mtu);
-        qp.sndUna = newUna;
+        return;
     }
     if (a.IsNak())
     {
         ++m_counters.naksReceived;
-        if (qp.sndNxt > psn)
+        if (r.goBack)
         {
-            NS_LOG_DEBUG("qp " << qp.qpn << " NAK, go back to " << psn);
-            m_retransmitTrace(qp.qpn, psn);
-            qp.sndNxt = psn;
+            NS_LOG_DEBUG("qp " << qp.qpn << " NAK, go back to " << r.psn);
+            m_retransmitTrace(qp.qpn, r.psn);
         }
     }
-    if (qp.sndNxt < qp.sndUna)
+    CompleteSends(qp);
+    if (r.progress || a.IsNak())
     {
-        qp.sndNxt = qp.sndUna;
+        qp.rtoDeadline = Time::Max();
+        if (qp.sndUna < qp.ackReqHigh)
+        {
+            RestartRto(qp);
+        }
     }
+    sample.outstandingBytes = qp.postedBytes - qp.ByteOffset(qp.sndUna, m_mtu);
+    qp.cc->AckReceived(qp.rate, sample);
+    UpdateActive(qp);
+    ScheduleWake(EligibleAt(qp));
+}
+
+void
+RdmaNic::CompleteSends(RdmaQueuePair& qp)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
     while (!qp.sq.empty() && qp.sq.front().firstPsn + qp.sq.front().npkts <= qp.sndUna)
     {
         const RdmaMessage& m = qp.sq.front();
@@ -548,18 +550,6 @@ RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthHeader& bh, const AethHeader& a)
             }
         });
     }
-    if (progress || a.IsNak())
-    {
-        qp.rtoDeadline = Time::Max();
-        if (qp.sndUna < qp.ackReqHigh)
-        {
-            RestartRto(qp);
-        }
-    }
-    sample.outstandingBytes = qp.postedBytes - qp.ByteOffset(qp.sndUna, m_mtu);
-    qp.cc->AckReceived(qp.rate, sample);
-    UpdateActive(qp);
-    ScheduleWake(EligibleAt(qp));
 }
 
 } // namespace ns3

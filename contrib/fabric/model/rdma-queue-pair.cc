@@ -88,4 +88,34 @@ RdmaQueuePair::Unwrap(uint64_t reference, uint32_t psn24)
     return static_cast<uint64_t>(static_cast<int64_t>(reference) + diff);
 }
 
+RdmaQueuePair::AckOutcome
+RdmaQueuePair::Acknowledge(uint32_t psn24, bool nak, Time now, uint32_t mtu, RdmaAckSample& sample)
+{
+    AckOutcome r{Unwrap(sndUna, psn24), false, false, false};
+    const uint64_t newUna = nak ? r.psn : r.psn + 1;
+    if (newUna > highSent)
+    {
+        r.stale = true; // stale or corrupt
+        return r;
+    }
+    r.progress = newUna > sndUna;
+    sample.nak = nak;
+    sample.rtt = TakeRttSample(r.psn, nak, now);
+    if (r.progress)
+    {
+        sample.ackedBytes = ByteOffset(newUna, mtu) - ByteOffset(sndUna, mtu);
+        sndUna = newUna;
+    }
+    if (nak && sndNxt > r.psn)
+    {
+        r.goBack = true;
+        sndNxt = r.psn;
+    }
+    if (sndNxt < sndUna)
+    {
+        sndNxt = sndUna;
+    }
+    return r;
+}
+
 } // namespace ns3

@@ -110,6 +110,51 @@ struct RdmaQueuePair
     Time TakeRttSample(uint64_t psn, bool nak, Time now);
     /// The 64-bit PSN nearest `reference` whose low 24 bits are psn24.
     static uint64_t Unwrap(uint64_t reference, uint32_t psn24);
+
+    /// What an ACK or NAK did to the requester.
+    struct AckOutcome
+    {
+        uint64_t psn;  ///< the PSN it carries, unwrapped
+        bool stale;    ///< beyond anything sent: ignored
+        bool progress; ///< the acknowledged PSN moved
+        bool goBack;   ///< a NAK moved the next PSN to send back to psn
+    };
+
+    /**
+     * Requester, on an ACK or NAK carrying the 24-bit psn24: moves the
+     * acknowledged PSN (ACKs are cumulative), and on a NAK goes back to its
+     * PSN. Fills sample's nak, rtt and ackedBytes; nothing for a stale one.
+     */
+    AckOutcome Acknowledge(uint32_t psn24, bool nak, Time now, uint32_t mtu,
+                           RdmaAckSample& sample);
+
+    /// Where a data packet's PSN falls for the responder.
+    enum class RxOrder
+    {
+        kExpected,
+        kDuplicate, ///< already accepted
+        kAhead      ///< a gap: some packet before it was lost
+    };
+
+    /// Responder: the order of the packet with 24-bit psn24 (*psn: unwrapped).
+    RxOrder Order(uint32_t psn24, uint64_t* psn) const
+    {
+        *psn = Unwrap(ePsn, psn24);
+        return *psn > ePsn ? RxOrder::kAhead : *psn < ePsn ? RxOrder::kDuplicate : RxOrder::kExpected;
+    }
+
+    /// Responder: the expected packet, the first of its message or not, with
+    /// len payload bytes, is accepted.
+    void Accept(bool first, uint32_t len)
+    {
+        if (first)
+        {
+            rxMsgBytes = 0;
+        }
+        rxMsgBytes += len;
+        ++ePsn;
+        nakSent = false;
+    }
 };
 
 // Inline: the NIC's transmit path calls these for every packet and every QP

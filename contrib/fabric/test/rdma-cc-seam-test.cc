@@ -69,6 +69,7 @@ class FixedRateCc : public RdmaCongestionControl
         c->m_window = m_window;
         c->m_timeoutAfter = m_timeoutAfter;
         c->m_log = m_log;
+        c->m_ceMarked = m_ceMarked;
         return c;
     }
 
@@ -94,7 +95,15 @@ class FixedRateCc : public RdmaCongestionControl
         state->SetWindow(0);
     }
 
+    bool DataReceived(Ptr<RdmaRateState> state, bool ceMarked) override
+    {
+        *m_ceMarked += ceMarked ? 1 : 0;
+        return false;
+    }
+
     std::shared_ptr<std::vector<AckRecord>> m_log{std::make_shared<std::vector<AckRecord>>()};
+    /// CE-marked data packets the forks saw as notification points.
+    std::shared_ptr<uint64_t> m_ceMarked{std::make_shared<uint64_t>(0)};
 
   private:
     DataRate m_rate;
@@ -252,6 +261,58 @@ TEST_F(RdmaCcSeamTest, WindowAndTimeoutFromTheAlgorithm)
     double ackBack = 0;
     OneWay(Costs(), 4 * 4096, false, &ackBack);
     EXPECT_NEAR(lifted, ackBack, 20e-12);
+}
+
+TEST_F(RdmaCcSeamTest, AcksEchoCeMarks)
+{
+    // Hosts 1 and 2 send 1 MB each at line rate to host 0 through a switch
+    // that marks every packet once its egress queue holds 20 KB; an ACK per
+    // packet. Each ACK then echoes exactly its packet's mark: the echoes the
+    // senders' hook sees equal the marks the receiver's hook saw, and there
+    // are some (two line-rate flows into one port queue up). A single flow
+    // never queues: no mark, no echo.
+    auto run = [](uint32_t senders, uint64_t* echoes, uint64_t* acks) {
+        FabricLinkConfig cfg = RdmaLink();
+        cfg.ecn = true;
+        cfg.ecnKminBytes = 20000;
+        cfg.ecnKmaxBytes = 20001;
+        cfg.ecnPmax = 1.0;
+        Star s = MakeStar(3, cfg);
+        Ptr<FixedRateCc> cc = CreateObject<FixedRateCc>();
+        cc->SetAttribute("Rate", DataRateValue(cfg.rate));
+        for (auto& nic : s.nics)
+        {
+            nic->SetCongestionControl(cc);
+            nic->SetAttribute("AckInterval", UintegerValue(1));
+        }
+        AttachAll(s);
+        s.sw->AssignStreams(3);
+        for (uint32_t h = 1; h <= senders; ++h)
+        {
+            auto [q, r] = RdmaNic::Connect(s.nics[h], s.nics[0], 3);
+            s.nics[h]->PostSend(q, 1000000, true, 0);
+        }
+        Simulator::Run();
+        *echoes = 0;
+        *acks = cc->m_log->size();
+        for (const AckRecord& r : *cc->m_log)
+        {
+            *echoes += r.sample.ecnEcho ? 1 : 0;
+        }
+        uint64_t marks = *cc->m_ceMarked;
+        Simulator::Destroy();
+        return marks;
+    };
+    uint64_t echoes = 0;
+    uint64_t acks = 0;
+    uint64_t marks = run(2, &echoes, &acks);
+    EXPECT_EQ(acks, 2u * 245); // ceil(1e6 / 4096) packets per flow
+    EXPECT_GT(marks, 0u);
+    EXPECT_EQ(echoes, marks);
+    marks = run(1, &echoes, &acks);
+    EXPECT_EQ(acks, 245u);
+    EXPECT_EQ(marks, 0u);
+    EXPECT_EQ(echoes, 0u);
 }
 
 } // namespace
