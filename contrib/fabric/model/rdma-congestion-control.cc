@@ -254,7 +254,8 @@ RdmaCcRegistry::Create(const std::string& spec, DataRate lineRate)
                                     spec + "'");
     }
     Ptr<RdmaCongestionControl> cc = Instantiate(*e);
-    const std::string preset = colon == std::string::npos ? e->defaultPreset : spec.substr(colon + 1);
+    const std::string preset =
+        colon == std::string::npos ? e->defaultPreset : spec.substr(colon + 1);
     if (!preset.empty())
     {
         e->applyPreset(cc, preset, lineRate);

@@ -140,7 +140,9 @@ struct RdmaQueuePair
     RxOrder Order(uint32_t psn24, uint64_t* psn) const
     {
         *psn = Unwrap(ePsn, psn24);
-        return *psn > ePsn ? RxOrder::kAhead : *psn < ePsn ? RxOrder::kDuplicate : RxOrder::kExpected;
+        return *psn > ePsn   ? RxOrder::kAhead
+               : *psn < ePsn ? RxOrder::kDuplicate
+                             : RxOrder::kExpected;
     }
 
     /// Responder: the expected packet, the first of its message or not, with
