@@ -3,7 +3,6 @@
 
 #include "collective-algorithms.h"
 #include "collective-executor.h"
-#include "dcqcn.h"
 #include "input-error.h"
 #include "packet-transport.h"
 #include "rdma-endpoint.h"
@@ -30,12 +29,7 @@ namespace
 Ptr<RdmaCongestionControl>
 TraceCongestionControl(const ComparisonConfig& config)
 {
-    Ptr<RdmaCongestionControl> cc;
-    if (config.fabric.congestionControl == "dcqcn")
-    {
-        cc = CreateObject<Dcqcn>();
-    }
-    return cc;
+    return CreateRdmaCongestionControl(config.fabric.congestionControl);
 }
 
 CollectiveSpec

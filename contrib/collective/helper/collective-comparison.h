@@ -88,7 +88,7 @@ struct ComparisonFabric
     std::optional<uint32_t> headerBytes;  ///< per packet, every tier
     std::optional<uint32_t> mtuBytes;     ///< payload per packet, every tier
     std::optional<TopologyFlowControl> flowControl;
-    std::string congestionControl = "dcqcn"; ///< packet backend: none | dcqcn
+    std::string congestionControl = "dcqcn"; ///< packet backend: a registered name (RdmaCcRegistry)
     Time timeLimit = Seconds(10);         ///< packet backend: simulated-time watchdog
     /// packet backend: wall-clock limit of one packet run (0: stop at once)
     Time wallLimit = Seconds(600);

@@ -2,7 +2,6 @@
 #include "comparison-packet-fabric.h"
 
 #include "calibration.h"
-#include "dcqcn.h"
 #include "rdma-endpoint.h"
 
 #include "ns3/simulator.h"
@@ -16,11 +15,8 @@ namespace ns3
 Ptr<RdmaCongestionControl>
 MakeCongestionControl(const ComparisonFabric& f)
 {
-    if (f.congestionControl == "dcqcn" && !f.ideal)
-    {
-        return CreateObject<Dcqcn>();
-    }
-    return nullptr;
+    // The ideal fabric of the cross-check runs without congestion control.
+    return f.ideal ? nullptr : CreateRdmaCongestionControl(f.congestionControl);
 }
 
 void

@@ -15,8 +15,9 @@
 namespace ns3
 {
 
-/// The congestion control a packet run of \p f installs: DCQCN with its
-/// default attributes for "dcqcn" (none on the ideal fabric), else none.
+/// The congestion control a packet run of \p f installs: the registered
+/// algorithm named by f.congestionControl with its default attributes
+/// (nullptr for "none" and on the ideal fabric).
 Ptr<RdmaCongestionControl> MakeCongestionControl(const ComparisonFabric& f);
 
 /// Applies the transfer units and, on the ideal fabric, the zero endpoint and

@@ -7,6 +7,7 @@
 #include "comparison-backend.h"
 #include "comparison-point.h"
 #include "input-error.h"
+#include "rdma-congestion-control.h"
 #include "topology-presets.h"
 #include "units.h"
 
@@ -356,9 +357,15 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
         if (fb.contains("congestion_control"))
         {
             std::string cc = String(fb.at("congestion_control"), f + ".congestion_control");
-            if (cc != "none" && cc != "dcqcn")
+            if (!RdmaCcRegistry::Find(cc))
             {
-                throw InputError(f + ".congestion_control", "expected none or dcqcn, got '" + cc + "'");
+                std::string known;
+                for (const auto& n : RdmaCcRegistry::Names())
+                {
+                    known += (known.empty() ? "" : ", ") + n;
+                }
+                throw InputError(f + ".congestion_control",
+                                 "expected a registered congestion control (" + known + "), got '" + cc + "'");
             }
             c.fabric.congestionControl = cc;
         }

@@ -81,32 +81,7 @@ RdmaHelper::Preset(const std::string& name)
 Ptr<RdmaCongestionControl>
 RdmaHelper::CreateCongestionControl(const std::string& spec, DataRate lineRate)
 {
-    if (lineRate.GetBitRate() == 0)
-    {
-        throw std::invalid_argument("congestion-control line rate: expected a rate > 0, got 0");
-    }
-    if (spec == "none")
-    {
-        return CreateObject<RdmaCcNone>();
-    }
-    std::string preset;
-    if (spec == "dcqcn")
-    {
-        preset = "paper";
-    }
-    else if (spec.rfind("dcqcn:", 0) == 0)
-    {
-        preset = spec.substr(6);
-    }
-    else
-    {
-        throw std::invalid_argument("congestion-control: expected none, dcqcn, dcqcn:paper, "
-                                    "dcqcn:production or dcqcn:connectx, got '" +
-                                    spec + "'");
-    }
-    Ptr<Dcqcn> d = CreateObject<Dcqcn>();
-    d->ApplyPreset(preset, lineRate);
-    return d;
+    return RdmaCcRegistry::Create(spec, lineRate);
 }
 
 Ptr<RdmaNic>

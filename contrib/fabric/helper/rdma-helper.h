@@ -49,8 +49,10 @@ class RdmaHelper
     /// \throws std::invalid_argument naming the preset field for an unknown name.
     static RdmaNicPreset Preset(const std::string& name);
 
+    /// A registered algorithm by name, optionally with a preset (RdmaCcRegistry:
     /// "none", "dcqcn" (= dcqcn:paper), "dcqcn:paper", "dcqcn:production",
-    /// "dcqcn:connectx". \throws std::invalid_argument otherwise or for rate 0.
+    /// "dcqcn:connectx", and whatever else registered itself).
+    /// \throws std::invalid_argument otherwise or for rate 0.
     static Ptr<RdmaCongestionControl> CreateCongestionControl(const std::string& spec,
                                                               DataRate lineRate);
 

@@ -457,6 +457,7 @@ Dcqcn::Stop()
     m_alphaEvent.Cancel();
     m_increaseEvent.Cancel();
     m_decreaseEvent.Cancel();
+    RdmaCongestionControl::Stop();
 }
 
 void
@@ -578,5 +579,20 @@ Dcqcn::PresetMarking(const std::string& name, DataRate lineRate)
             static_cast<uint64_t>(std::llround(400 * bw / 25 * 1000)),
             0.2};
 }
+
+namespace
+{
+// "dcqcn" alone is the paper's set, as the SIGCOMM 2015 deployment defines it.
+const RdmaCcRegistration g_dcqcnRegistration({"dcqcn",
+                                              &Dcqcn::GetTypeId,
+                                              Dcqcn::PresetNames(),
+                                              "paper",
+                                              [](Ptr<RdmaCongestionControl> cc,
+                                                 const std::string& preset,
+                                                 DataRate lineRate) {
+                                                  DynamicCast<Dcqcn>(cc)->ApplyPreset(preset,
+                                                                                      lineRate);
+                                              }});
+} // namespace
 
 } // namespace ns3

@@ -3,6 +3,10 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -52,6 +56,20 @@ RdmaRateState::SetRate(DataRate r)
     }
 }
 
+void
+RdmaRateState::SetWindow(uint64_t bytes)
+{
+    if (bytes == m_window)
+    {
+        return;
+    }
+    m_window = bytes;
+    if (!m_windowChanged.IsNull())
+    {
+        m_windowChanged();
+    }
+}
+
 TypeId
 RdmaCongestionControl::GetTypeId()
 {
@@ -77,6 +95,16 @@ RdmaCongestionControl::BytesSent(Ptr<RdmaRateState> state, uint32_t bytes)
 {
 }
 
+void
+RdmaCongestionControl::AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample)
+{
+}
+
+void
+RdmaCongestionControl::Timeout(Ptr<RdmaRateState> state)
+{
+}
+
 bool
 RdmaCongestionControl::DataReceived(Ptr<RdmaRateState> state, bool ceMarked)
 {
@@ -86,6 +114,39 @@ RdmaCongestionControl::DataReceived(Ptr<RdmaRateState> state, bool ceMarked)
 void
 RdmaCongestionControl::Stop()
 {
+    m_timeout.Cancel();
+}
+
+void
+RdmaCongestionControl::ScheduleTimeout(Ptr<RdmaRateState> state, Time delay)
+{
+    m_timeout.Cancel();
+    m_timeout = Simulator::Schedule(delay, &RdmaCongestionControl::FireTimeout, this, state);
+}
+
+void
+RdmaCongestionControl::CancelTimeout()
+{
+    m_timeout.Cancel();
+}
+
+bool
+RdmaCongestionControl::IsTimeoutPending() const
+{
+    return m_timeout.IsRunning();
+}
+
+void
+RdmaCongestionControl::FireTimeout(Ptr<RdmaRateState> state)
+{
+    Timeout(state);
+}
+
+void
+RdmaCongestionControl::DoDispose()
+{
+    m_timeout.Cancel();
+    Object::DoDispose();
 }
 
 TypeId
@@ -102,6 +163,132 @@ Ptr<RdmaCongestionControl>
 RdmaCcNone::Fork() const
 {
     return CreateObject<RdmaCcNone>();
+}
+
+namespace
+{
+std::vector<RdmaCcEntry>&
+Entries()
+{
+    // Built on first use: registrations run during static initialisation, in
+    // an order across files that C++ leaves open.
+    static std::vector<RdmaCcEntry> entries{{"none", &RdmaCcNone::GetTypeId, {}, "", {}}};
+    return entries;
+}
+
+std::string
+SpecList()
+{
+    // "a, b, c or d"
+    std::vector<std::string> specs = RdmaCcRegistry::Specs();
+    std::string list;
+    for (size_t i = 0; i < specs.size(); ++i)
+    {
+        list += (i == 0 ? "" : i + 1 == specs.size() ? " or " : ", ") + specs[i];
+    }
+    return list;
+}
+
+Ptr<RdmaCongestionControl>
+Instantiate(const RdmaCcEntry& e)
+{
+    ObjectFactory f;
+    f.SetTypeId(e.typeId());
+    return f.Create<RdmaCongestionControl>();
+}
+} // namespace
+
+void
+RdmaCcRegistry::Register(const RdmaCcEntry& entry)
+{
+    if (Find(entry.name))
+    {
+        throw std::invalid_argument("congestion-control registration: expected a new name, got '" +
+                                    entry.name + "' twice");
+    }
+    Entries().push_back(entry);
+}
+
+const RdmaCcEntry*
+RdmaCcRegistry::Find(const std::string& name)
+{
+    for (const auto& e : Entries())
+    {
+        if (e.name == name)
+        {
+            return &e;
+        }
+    }
+    return nullptr;
+}
+
+std::vector<std::string>
+RdmaCcRegistry::Names()
+{
+    std::vector<std::string> v;
+    for (const auto& e : Entries())
+    {
+        v.push_back(e.name);
+    }
+    return v;
+}
+
+std::vector<std::string>
+RdmaCcRegistry::Specs()
+{
+    std::vector<std::string> v;
+    for (const auto& e : Entries())
+    {
+        v.push_back(e.name);
+        for (const auto& p : e.presets)
+        {
+            v.push_back(e.name + ":" + p);
+        }
+    }
+    return v;
+}
+
+Ptr<RdmaCongestionControl>
+RdmaCcRegistry::Create(const std::string& spec, DataRate lineRate)
+{
+    if (lineRate.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("congestion-control line rate: expected a rate > 0, got 0");
+    }
+    const size_t colon = spec.find(':');
+    const RdmaCcEntry* e = Find(spec.substr(0, colon));
+    if (!e || (colon != std::string::npos &&
+               std::find(e->presets.begin(), e->presets.end(), spec.substr(colon + 1)) ==
+                   e->presets.end()))
+    {
+        throw std::invalid_argument("congestion-control: expected " + SpecList() + ", got '" +
+                                    spec + "'");
+    }
+    Ptr<RdmaCongestionControl> cc = Instantiate(*e);
+    const std::string preset =
+        colon == std::string::npos ? e->defaultPreset : spec.substr(colon + 1);
+    if (!preset.empty())
+    {
+        e->applyPreset(cc, preset, lineRate);
+    }
+    return cc;
+}
+
+Ptr<RdmaCongestionControl>
+CreateRdmaCongestionControl(const std::string& name)
+{
+    const RdmaCcEntry* e = RdmaCcRegistry::Find(name);
+    if (!e)
+    {
+        std::string list;
+        for (const auto& n : RdmaCcRegistry::Names())
+        {
+            list += (list.empty() ? "" : ", ") + n;
+        }
+        throw std::invalid_argument("congestion-control: expected one of " + list + ", got '" +
+                                    name + "'");
+    }
+    return name == "none" ? nullptr : Instantiate(*e);
 }
 
 } // namespace ns3

@@ -3,24 +3,63 @@
 // Rate-based congestion control of an RDMA NIC as a strategy, in the shape of
 // ns-3 TCP's TcpCongestionOps: the NIC owns the per-QP state (RdmaRateState)
 // and hands it in; an algorithm keeps only its own variables, one fork per QP,
-// and is chosen by TypeId (RdmaNic's CongestionControl attribute). The NIC
-// names no algorithm: DCQCN is one subclass, HPCC, Timely or Swift are others.
+// and is chosen by TypeId (RdmaNic's CongestionControl attribute) or by the
+// short name it registers (RdmaCcRegistration). The NIC names no algorithm:
+// DCQCN is one subclass, HPCC, Timely or Swift are others. The NIC calls an
+// algorithm when a QP starts, per packet sent, per data packet received
+// (notification point), per CNP, per ACK (with an RdmaAckSample: acked
+// bytes, RTT, ECN echo) and on the per-QP timeout the algorithm schedules;
+// the algorithm answers through the QP's rate and window (RdmaRateState).
 #ifndef HOCKNEY_RDMA_CONGESTION_CONTROL_H
 #define HOCKNEY_RDMA_CONGESTION_CONTROL_H
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-value.h"
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
 
+/// One switch hop's in-band telemetry, in the fields HPCC reads (Li et al.,
+/// "HPCC: High Precision Congestion Control", SIGCOMM 2019, section 3.2).
+struct RdmaIntHop
+{
+    Time timestamp;          ///< when the packet left the hop's egress
+    uint64_t txBytes{0};     ///< bytes the egress port has sent so far
+    uint64_t queueBytes{0};  ///< egress queue length
+    DataRate lineRate;       ///< egress port rate
+};
+
+/// What the NIC tells a congestion control about one ACK (or NAK).
+struct RdmaAckSample
+{
+    /// Payload bytes this ACK newly acknowledged (ACKs are cumulative and
+    /// coalesced: the sum over a message's ACKs is its size).
+    uint64_t ackedBytes{0};
+    /// From the transmission of the packet whose AckReq this ACK answers to
+    /// the ACK's arrival, both read at the NIC (a resent packet counts from
+    /// its latest transmission); zero when the ACK answers no timed packet
+    /// (e.g. a repeated ACK for a duplicate).
+    Time rtt;
+    /// The responder saw a CE mark since its previous ACK.
+    bool ecnEcho{false};
+    bool nak{false};
+    /// Payload bytes posted and not yet acknowledged after this ACK.
+    uint64_t outstandingBytes{0};
+    /// In-band telemetry of the path, one entry per switch hop; empty until
+    /// the switches stamp it.
+    std::vector<RdmaIntHop> intHops;
+};
+
 /// Per-QP sending state the NIC's rate limiter reads; a congestion control
-/// writes it through SetRate / SetTargetRate.
+/// writes it through SetRate / SetTargetRate and SetWindow.
 class RdmaRateState : public Object
 {
   public:
@@ -36,6 +75,14 @@ class RdmaRateState : public Object
     void SetTargetRate(DataRate r) { m_targetRate = r; }
     /// The NIC's hook, called whenever the rate changes.
     void SetRateChangedCallback(Callback<void> cb) { m_rateChanged = cb; }
+    /// Cap on bytes in flight (0: no window): the NIC stops sending new
+    /// packets while (packets sent - packets acknowledged) x MTU reaches the
+    /// smaller of this and its own WindowBytes, whichever are non-zero.
+    uint64_t GetWindow() const { return m_window; }
+    /// Sets the window and tells the NIC.
+    void SetWindow(uint64_t bytes);
+    /// The NIC's hook, called whenever the window changes.
+    void SetWindowChangedCallback(Callback<void> cb) { m_windowChanged = cb; }
 
     uint32_t qpNumber{0}; ///< for logs and traces
 
@@ -47,6 +94,8 @@ class RdmaRateState : public Object
     TracedValue<DataRate> m_rate;       ///< RC
     TracedValue<DataRate> m_targetRate; ///< RT
     Callback<void> m_rateChanged;
+    uint64_t m_window{0};
+    Callback<void> m_windowChanged;
 };
 
 class RdmaCongestionControl : public Object
@@ -66,12 +115,33 @@ class RdmaCongestionControl : public Object
     /// The NIC put `bytes` (wire bytes) of this QP on the port.
     virtual void BytesSent(Ptr<RdmaRateState> state, uint32_t bytes);
 
+    /// An ACK or NAK for this QP arrived (after the NIC moved its
+    /// acknowledged PSN and completed messages).
+    virtual void AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample);
+    /// The timeout set by ScheduleTimeout expired.
+    virtual void Timeout(Ptr<RdmaRateState> state);
+
     // Notification point (receiver).
     /// A data packet arrived; returns true when the NIC must send a CNP now.
     virtual bool DataReceived(Ptr<RdmaRateState> state, bool ceMarked);
 
-    /// Cancels the algorithm's timers (QP destroyed).
+    /// Cancels the algorithm's timers (QP destroyed). An override calls
+    /// this one too (it cancels the ScheduleTimeout timer).
     virtual void Stop();
+
+  protected:
+    /// Calls Timeout(state) after `delay`; one timer per fork (per QP), a new
+    /// call replaces a pending one. Lets an algorithm keep a per-QP timer
+    /// without its own event bookkeeping.
+    void ScheduleTimeout(Ptr<RdmaRateState> state, Time delay);
+    void CancelTimeout();
+    bool IsTimeoutPending() const;
+    void DoDispose() override;
+
+  private:
+    void FireTimeout(Ptr<RdmaRateState> state);
+
+    EventId m_timeout;
 };
 
 /// No congestion control: every QP sends at line rate; PFC alone keeps the
@@ -83,6 +153,58 @@ class RdmaCcNone : public RdmaCongestionControl
     std::string GetName() const override { return "None"; }
     Ptr<RdmaCongestionControl> Fork() const override;
 };
+
+/**
+ * An algorithm by short name: `name` selects it (and "name:preset" one of its
+ * parameter sets), `typeId` creates it with default attributes. A preset is
+ * applied with the port's line rate, since some sets scale with it.
+ */
+struct RdmaCcEntry
+{
+    std::string name;
+    TypeId (*typeId)();
+    std::vector<std::string> presets;
+    /// Applied when the spec names no preset ("" = default attributes).
+    std::string defaultPreset;
+    /// Sets a preset's parameters; throws std::invalid_argument for an
+    /// unknown preset. Empty when there are no presets.
+    std::function<void(Ptr<RdmaCongestionControl>, const std::string&, DataRate)> applyPreset;
+};
+
+/// The registered algorithms. "none" (RdmaCcNone) is always the first.
+class RdmaCcRegistry
+{
+  public:
+    /// \throws std::invalid_argument if the name is taken.
+    static void Register(const RdmaCcEntry& entry);
+    /// nullptr for an unknown name.
+    static const RdmaCcEntry* Find(const std::string& name);
+    /// The registered short names in registration order ("none" first).
+    static std::vector<std::string> Names();
+    /// Every accepted spec in registration order: each name, then name:preset
+    /// for its presets.
+    static std::vector<std::string> Specs();
+    /**
+     * "name" or "name:preset" for a port of `lineRate`: the algorithm with its
+     * default preset or the one named. \throws std::invalid_argument listing
+     * the accepted specs for an unknown name, or for a rate of 0.
+     */
+    static Ptr<RdmaCongestionControl> Create(const std::string& spec, DataRate lineRate);
+};
+
+/// Registers an algorithm at load time: a static object in the algorithm's .cc.
+struct RdmaCcRegistration
+{
+    explicit RdmaCcRegistration(const RdmaCcEntry& entry) { RdmaCcRegistry::Register(entry); }
+};
+
+/**
+ * The algorithm registered as `name` with its default attributes (no preset,
+ * no line rate needed), nullptr for "none" (callers pass nullptr for "no
+ * congestion control"). \throws std::invalid_argument listing the registered
+ * names for an unknown one.
+ */
+Ptr<RdmaCongestionControl> CreateRdmaCongestionControl(const std::string& name);
 
 } // namespace ns3
 

@@ -11,6 +11,10 @@
 // memory at the receiver the same way, so beta_eff = min(memory, PCIe, link)
 // x eta comes out of the run.
 //
+// The NIC dispatches: its queue pairs (rdma-queue-pair.h) hold the per-QP
+// requester and responder state, its DMA engine (rdma-dma-engine.h) times
+// the PCIe transfers, rdma-transport.h builds and strips the transport bytes.
+//
 // The same class drives NVLink ports (a GPU copy engine / SM transfer): set
 // PcieLatency to 0, PcieRate to the memory rate, EngineStartup to the
 // engine's launch cost and CongestionControl to ns3::RdmaCcNone.
@@ -21,6 +25,8 @@
 #include "fabric-header.h"
 #include "fabric-net-device.h"
 #include "rdma-congestion-control.h"
+#include "rdma-dma-engine.h"
+#include "rdma-queue-pair.h"
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
@@ -148,119 +154,69 @@ class RdmaNic : public Object
     void DoDispose() override;
 
   private:
-    struct Message
-    {
-        uint64_t wrId;
-        uint64_t bytes;
-        bool write;
-        uint32_t immediate;
-        uint64_t firstPsn;
-        uint64_t npkts;
-        Time posted;
-        Time wqeDone; ///< the WQE has been read: payload reads may be issued
-        Ptr<Packet> inlineData;
-    };
-
-    struct Qp
-    {
-        uint32_t qpn{0};
-        uint8_t priority{0};
-        uint32_t peerAddress{kFabricNoAddress};
-        uint32_t peerQpn{0};
-        bool connected{false};
-        Ptr<RdmaRateState> rate;
-        Ptr<RdmaCongestionControl> cc;
-        // requester
-        std::deque<Message> sq; ///< posted, not yet fully acknowledged
-        uint64_t nextPsn{0};    ///< PSN of the next packet to post (end of sq)
-        uint64_t sndNxt{0};     ///< next PSN to transmit
-        uint64_t sndUna{0};     ///< oldest unacknowledged PSN
-        uint64_t highSent{0};   ///< one past the highest PSN ever transmitted
-        uint64_t readPsn{0};    ///< next PSN whose payload read is not issued yet
-        std::deque<Time> readReady; ///< payload in the NIC, PSNs highSent..readPsn-1
-        uint64_t outstandingBytes{0};
-        Time nextTx;            ///< rate limiter: earliest start of the next packet
-        Time lastTxStart;
-        uint32_t lastTxWire{0};
-        /// Retransmission deadline (Time::Max(): disarmed). Moving it is a
-        /// field write: one check event per QP is pending at most, and when
-        /// it fires early it re-schedules itself at the deadline, instead of
-        /// a cancelled and re-armed timer for every ACK.
-        Time rtoDeadline{Time::Max()};
-        uint64_t ackReqHigh{0}; ///< one past the highest PSN sent with AckReq
-        EventId rtoCheck;
-        uint32_t classIndex{0}; ///< position in m_byClass[priority]
-        // responder
-        uint64_t ePsn{0};
-        bool nakSent{false};
-        uint64_t rxMsgBytes{0};
-        Ptr<Packet> rxInline;
-    };
-
     void SetMtu(uint32_t mtu);
     uint32_t GetMtuAttr() const { return m_mtu; }
-    void SetPcieRate(DataRate r);
-    void SetPcieLatency(Time t);
-    void SetMemoryRate(DataRate r);
-    DataRate GetMemoryRate() const { return m_memoryRate; }
-    void SetEngineStartup(Time t);
     void SetRetransmitTimeout(Time t);
-    DataRate GetPcieRate() const { return m_pcieRate; }
-    Time GetPcieLatency() const { return m_pcieLatency; }
-    Time GetEngineStartup() const { return m_engineStartup; }
     Time GetRetransmitTimeout() const { return m_rto; }
+    // The DMA engine's parameters as the NIC's attributes.
+    void SetPcieRate(DataRate r) { m_dma.SetPcieRate(r); }
+    DataRate GetPcieRate() const { return m_dma.GetPcieRate(); }
+    void SetPcieLatency(Time t) { m_dma.SetPcieLatency(t); }
+    Time GetPcieLatency() const { return m_dma.GetPcieLatency(); }
+    void SetMemoryRate(DataRate r) { m_dma.SetMemoryRate(r); }
+    DataRate GetMemoryRate() const { return m_dma.GetMemoryRate(); }
+    void SetEngineStartup(Time t) { m_dma.SetEngineStartup(t); }
+    Time GetEngineStartup() const { return m_dma.GetEngineStartup(); }
+    void SetWqeBytes(uint32_t b) { m_dma.SetWqeBytes(b); }
+    uint32_t GetWqeBytes() const { return m_dma.GetWqeBytes(); }
 
     /// \throws std::invalid_argument naming `caller` if the NIC has no QP qpn.
     void CheckQpn(uint32_t qpn, const char* caller) const;
-    Qp& GetQp(uint32_t qpn, const char* caller = "GetQp");
-    const Qp& GetQp(uint32_t qpn, const char* caller = "GetQp") const;
-    DataRate DmaRate() const;
-    Time DmaTime(uint64_t bytes) const;
+    RdmaQueuePair& GetQp(uint32_t qpn, const char* caller = "GetQp");
+    const RdmaQueuePair& GetQp(uint32_t qpn, const char* caller = "GetQp") const;
 
     // transmit
     Ptr<Packet> Pull(uint8_t cls, uint32_t maxBytes);
-    void CommitTransmission(Qp& qp, Ptr<Packet> p, Time now);
-    bool HasWork(const Qp& qp) const;
-    Time EligibleAt(const Qp& qp) const;
-    Ptr<Packet> BuildDataPacket(Qp& qp, uint64_t psn);
-    const Message* FindMessage(const Qp& qp, uint64_t psn) const;
-    uint32_t PacketPayload(const Message& m, uint64_t psn) const;
-    void IssueReads(Qp& qp);
+    void CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now);
+    bool HasWork(const RdmaQueuePair& qp) const { return qp.HasWork(m_mtu, m_windowBytes); }
+    Time EligibleAt(const RdmaQueuePair& qp) const { return qp.EligibleAt(m_mtu, m_windowBytes); }
+    bool AckRequested(const RdmaQueuePair& qp, const RdmaMessage& m, uint64_t psn) const
+    {
+        return qp.AckRequested(m, psn, m_mtu, m_windowBytes, m_ackInterval);
+    }
+    Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn);
+    void IssueReads(RdmaQueuePair& qp);
     void IssueReadsOf(uint32_t qpn);
     void ScheduleWake(Time at);
     void Wake();
     void RateChanged(uint32_t qpn);
-    /// True if the packet psn of m asks for an acknowledgement (AckReq):
-    /// the last of its message, every AckInterval-th PSN, and the one that
-    /// fills the window.
-    bool AckRequested(const Qp& qp, const Message& m, uint64_t psn) const;
-    void ArmRto(Qp& qp);
-    void RestartRto(Qp& qp);
+    void WindowChanged(uint32_t qpn);
+    void ArmRto(RdmaQueuePair& qp);
+    void RestartRto(RdmaQueuePair& qp);
     void RtoCheck(uint32_t qpn);
-    void RtoExpired(Qp& qp);
+    void RtoExpired(RdmaQueuePair& qp);
     /// Keeps the QP's bit in m_active in step with HasWork.
-    void UpdateActive(const Qp& qp);
+    void UpdateActive(const RdmaQueuePair& qp);
     /// The first QP of class cls with work at a position in [from, end) of
     /// m_byClass[cls]; end if none.
     uint32_t NextActive(uint8_t cls, uint32_t from, uint32_t end) const;
     void SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t flow,
-                     uint8_t opcode, uint64_t psn, bool nak);
+                     uint8_t opcode, uint64_t psn, bool nak, bool ecnEcho = false);
+    /// ACK or NAK of the responder of qp, with its ECN echo.
+    void SendAck(RdmaQueuePair& qp, const FabricHeader& fh, uint64_t psn, bool nak);
 
     // receive
     void Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header);
-    void ReceiveData(Qp& qp, const FabricHeader& fh, const BthHeader& bth, Ptr<Packet> p,
-                     const RdmaTransportTag* tag);
-    void ReceiveAck(Qp& qp, const BthHeader& bth, const AethHeader& aeth);
-    static uint64_t Unwrap(uint64_t reference, uint32_t psn24);
+    void ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader& bth,
+                     Ptr<Packet> p, const RdmaTransportTag* tag);
+    void ReceiveAck(RdmaQueuePair& qp, const BthHeader& bth, const AethHeader& aeth);
+    /// Sender completions of the messages the QP's acknowledged PSN covers.
+    void CompleteSends(RdmaQueuePair& qp);
 
     Ptr<FabricNetDevice> m_port;
     DataRate m_lineRate;
     uint32_t m_mtu;
-    DataRate m_pcieRate;
-    Time m_pcieLatency;
-    DataRate m_memoryRate;
-    Time m_engineStartup;
-    uint32_t m_wqeBytes;
+    RdmaDmaEngine m_dma;
     uint32_t m_prefetch;
     uint32_t m_ackInterval;
     Time m_rto;
@@ -271,14 +227,12 @@ class RdmaNic : public Object
     TypeId m_ccType;
     Ptr<RdmaCongestionControl> m_ccProto;
 
-    std::deque<Qp> m_qps; ///< deque: references stay valid as QPs are added
+    std::deque<RdmaQueuePair> m_qps; ///< deque: references stay valid as QPs are added
     std::vector<std::vector<uint32_t>> m_byClass; ///< QPs per priority class
     std::vector<uint32_t> m_rrNext;               ///< round-robin cursor per class
     /// Per class, a bit per QP (by position in m_byClass) that has work:
     /// Pull visits only these, so its cost does not grow with idle QPs.
     std::vector<std::vector<uint64_t>> m_active;
-    Time m_txDmaFreeAt;
-    Time m_rxDmaFreeAt;
     EventId m_wake;
     uint64_t m_nextWrId{1};
 

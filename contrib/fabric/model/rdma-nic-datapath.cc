@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// RdmaNic's data path, per packet: the port pulls a packet (round robin
+// over the QPs with work, rate limiter, payload read ahead over PCIe),
+// the retransmission timer, and the dispatch of received packets to the QP's
+// responder (data) or requester (ACK, NAK, CNP). Setup, attributes and the
+// verbs calls are in rdma-nic.cc: one class in two files, so that each stays
+// readable.
+#include "fabric-log.h"
+#include "fabric-net-device.h"
+#include "rdma-nic.h"
+#include "rdma-transport.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+// The log component of rdma-nic.cc: NS_LOG=HockneyRdmaNic covers both files.
+LogComponent& RdmaNicLogComponent();
+
+namespace
+{
+LogComponent& g_log = RdmaNicLogComponent();
+} // namespace
+
+void
+RdmaNic::IssueReadsOf(uint32_t qpn)
+{
+    NS_LOG_FUNCTION(this << qpn);
+    RdmaQueuePair& qp = GetQp(qpn);
+    IssueReads(qp);
+    ScheduleWake(EligibleAt(qp));
+}
+
+void
+RdmaNic::IssueReads(RdmaQueuePair& qp)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
+    // Payload reads run ahead of transmission by up to DmaPrefetch packets
+    // per QP; requests of all QPs share the PCIe link in issue order, each
+    // data return a round trip after its request.
+    Time now = Simulator::Now();
+    while (qp.readPsn < qp.nextPsn && qp.readPsn - qp.highSent < m_prefetch)
+    {
+        const RdmaMessage* m = qp.FindMessage(qp.readPsn);
+        if (m->wqeDone > now)
+        {
+            // Issued when the WQE has been read, in time order with the
+            // other QPs' requests.
+            Simulator::Schedule(m->wqeDone - now, &RdmaNic::IssueReadsOf, this, qp.qpn);
+            return;
+        }
+        qp.readReady.push_back(
+            m_dma.Read(now, RdmaQueuePair::PacketPayload(*m, qp.readPsn, m_mtu)));
+        ++qp.readPsn;
+    }
+}
+
+void
+RdmaNic::UpdateActive(const RdmaQueuePair& qp)
+{
+    uint64_t& word = m_active[qp.priority][qp.classIndex / 64];
+    const uint64_t bit = uint64_t(1) << (qp.classIndex % 64);
+    word = HasWork(qp) ? (word | bit) : (word & ~bit);
+}
+
+uint32_t
+RdmaNic::NextActive(uint8_t cls, uint32_t from, uint32_t end) const
+{
+    const auto& words = m_active[cls];
+    while (from < end)
+    {
+        uint64_t bits = words[from / 64] & (~uint64_t(0) << (from % 64));
+        if (bits)
+        {
+            uint32_t idx = (from / 64) * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+            return std::min(idx, end);
+        }
+        from = (from / 64 + 1) * 64;
+    }
+    return end;
+}
+
+Ptr<Packet>
+RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(cls) << maxBytes);
+    auto& list = m_byClass[cls];
+    const uint32_t n = list.size();
+    if (n == 0)
+    {
+        return nullptr;
+    }
+    Time now = Simulator::Now();
+    Time earliest = Time::Max();
+    // Round robin over the QPs with work, from the cursor to the end and
+    // then from the start to the cursor; idle QPs would be skipped anyway
+    // (EligibleAt is Max for them).
+    const uint32_t start = m_rrNext[cls] % n;
+    const std::pair<uint32_t, uint32_t> ranges[2] = {{start, n}, {0, start}};
+    for (const auto& [from, end] : ranges)
+    {
+        for (uint32_t idx = NextActive(cls, from, end); idx < end; idx = NextActive(cls, idx + 1, end))
+        {
+            RdmaQueuePair& qp = m_qps[list[idx] - 1];
+            Time t = EligibleAt(qp);
+            if (t > now)
+            {
+                earliest = std::min(earliest, t);
+                continue;
+            }
+            Ptr<Packet> p = BuildDataPacket(qp, qp.sndNxt);
+            if (p->GetSize() > maxBytes)
+            {
+                // The flow control's budget is smaller than the packet: undo
+                // and wait for the port to offer more (credit return).
+                --qp.sndNxt;
+                continue;
+            }
+            m_rrNext[cls] = (idx + 1) % n;
+            CommitTransmission(qp, p, now);
+            return p;
+        }
+    }
+    if (earliest != Time::Max())
+    {
+        ScheduleWake(earliest);
+    }
+    return nullptr;
+}
+
+void
+RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << p << now);
+    // Counters, rate limiter, CC, timer.
+    const RdmaMessage* m = qp.FindMessage(qp.sndNxt - 1);
+    uint32_t payload = RdmaQueuePair::PacketPayload(*m, qp.sndNxt - 1, m_mtu);
+    uint32_t wire = m_port->WireBytes(p->GetSize());
+    ++m_counters.dataPacketsSent;
+    if (qp.sndNxt - 1 >= qp.highSent)
+    {
+        m_counters.bytesSent += payload;
+        qp.highSent = qp.sndNxt;
+        qp.readReady.pop_front();
+        IssueReads(qp);
+    }
+    else
+    {
+        m_counters.bytesRetransmitted += payload;
+        ++m_counters.packetsRetransmitted;
+    }
+    qp.lastTxStart = now;
+    qp.lastTxWire = wire;
+    // At line rate the port's own serialization is the pacing.
+    qp.nextTx = qp.rate->GetRate() >= m_lineRate
+                    ? now
+                    : now + qp.rate->GetRate().CalculateBytesTxTime(wire);
+    qp.cc->BytesSent(qp.rate, wire);
+    if (AckRequested(qp, *m, qp.sndNxt - 1))
+    {
+        qp.ackReqHigh = std::max(qp.ackReqHigh, qp.sndNxt);
+        ArmRto(qp);
+        qp.RecordAckRequest(qp.sndNxt - 1, now);
+    }
+    UpdateActive(qp);
+}
+
+Ptr<Packet>
+RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << psn);
+    const RdmaMessage* m = qp.FindMessage(psn);
+    NS_ASSERT(m);
+    uint64_t k = psn - m->firstPsn;
+    bool first = k == 0;
+    bool last = k + 1 == m->npkts;
+    uint32_t len = RdmaQueuePair::PacketPayload(*m, psn, m_mtu);
+    Ptr<Packet> p = (m->inlineData && m->npkts == 1) ? m->inlineData->Copy() : Create<Packet>(len);
+    BthHeader bh;
+    bh.opcode = rdmaop::DataOpcode(m->write, first, last);
+    bh.destQp = qp.peerQpn & 0xFFFFFF;
+    bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
+    bh.ackReq = AckRequested(qp, *m, psn);
+    AddDataTransport(p, bh, *m, first, last, m_headersInTag);
+    FabricHeader fh(GetAddress(),
+                    qp.peerAddress,
+                    (GetAddress() << 12) ^ qp.qpn,
+                    qp.priority,
+                    m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
+    p->AddHeader(fh);
+    ++qp.sndNxt;
+    return p;
+}
+
+void
+RdmaNic::ScheduleWake(Time at)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << at);
+    if (at == Time::Max())
+    {
+        return;
+    }
+    Time now = Simulator::Now();
+    at = std::max(at, now);
+    if (m_wake.IsRunning() && Time(m_wake.GetTs()) <= at)
+    {
+        return;
+    }
+    m_wake.Cancel();
+    m_wake = Simulator::Schedule(at - now, &RdmaNic::Wake, this);
+}
+
+void
+RdmaNic::Wake()
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this);
+    if (m_port)
+    {
+        m_port->NotifyTxReady();
+    }
+}
+
+void
+RdmaNic::RateChanged(uint32_t qpn)
+{
+    NS_LOG_FUNCTION(this << qpn);
+    RdmaQueuePair& qp = GetQp(qpn);
+    if (qp.lastTxWire > 0)
+    {
+        qp.nextTx = qp.rate->GetRate() >= m_lineRate
+                        ? qp.lastTxStart
+                        : qp.lastTxStart + qp.rate->GetRate().CalculateBytesTxTime(qp.lastTxWire);
+    }
+    ScheduleWake(EligibleAt(qp));
+}
+
+void
+RdmaNic::WindowChanged(uint32_t qpn)
+{
+    NS_LOG_FUNCTION(this << qpn);
+    RdmaQueuePair& qp = GetQp(qpn);
+    qp.ccWindow = qp.rate->GetWindow();
+    UpdateActive(qp);
+    ScheduleWake(EligibleAt(qp));
+}
+
+void
+RdmaNic::ArmRto(RdmaQueuePair& qp)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
+    // IB's transport timer: it runs while a packet that asked for an
+    // acknowledgement (AckReq) is unanswered, armed by the first such packet
+    // after it was idle and restarted by ACKs with progress (RestartRto).
+    // Packets between AckReqs are not timed: a lost one shows as a PSN gap
+    // (NAK) at the next packet, or the next AckReq times out. With coalesced
+    // ACKs a slow (rate-limited) QP is therefore not timed out merely for
+    // sending slowly.
+    if (qp.rtoDeadline == Time::Max())
+    {
+        RestartRto(qp);
+    }
+}
+
+void
+RdmaNic::RestartRto(RdmaQueuePair& qp)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
+    qp.rtoDeadline = Simulator::Now() + m_rto;
+    if (!qp.rtoCheck.IsRunning())
+    {
+        qp.rtoCheck = Simulator::Schedule(m_rto, &RdmaNic::RtoCheck, this, qp.qpn);
+    }
+}
+
+void
+RdmaNic::RtoCheck(uint32_t qpn)
+{
+    NS_LOG_FUNCTION(this << qpn);
+    RdmaQueuePair& qp = m_qps[qpn - 1];
+    if (qp.rtoDeadline == Time::Max())
+    {
+        return;
+    }
+    Time now = Simulator::Now();
+    if (now < qp.rtoDeadline)
+    {
+        qp.rtoCheck = Simulator::Schedule(qp.rtoDeadline - now, &RdmaNic::RtoCheck, this, qpn);
+        return;
+    }
+    qp.rtoDeadline = Time::Max();
+    RtoExpired(qp);
+}
+
+void
+RdmaNic::RtoExpired(RdmaQueuePair& qp)
+{
+    NS_LOG_FUNCTION(this << qp.qpn);
+    if (qp.sndUna >= qp.sndNxt && qp.sndUna >= qp.highSent)
+    {
+        return;
+    }
+    ++m_counters.timeouts;
+    NS_LOG_DEBUG("qp " << qp.qpn << " timeout, go back to " << qp.sndUna);
+    m_retransmitTrace(qp.qpn, qp.sndUna);
+    qp.sndNxt = qp.sndUna;
+    qp.nextTx = Simulator::Now();
+    UpdateActive(qp);
+    ScheduleWake(EligibleAt(qp));
+}
+
+void
+RdmaNic::SendAck(RdmaQueuePair& qp, const FabricHeader& fh, uint64_t psn, bool nak)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << psn << nak);
+    if (nak)
+    {
+        ++m_counters.naksSent;
+    }
+    else
+    {
+        ++m_counters.acksSent;
+    }
+    // BECN in the ACK echoes the CE marks since the previous ACK, as an IB
+    // responder returns a FECN as BECN (InfiniBand Architecture Specification
+    // vol. 1, annex A10, congestion control); a congestion control reads it
+    // as RdmaAckSample::ecnEcho. It changes no packet size.
+    SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(), bth::kAcknowledge,
+                psn, nak, qp.ceSinceAck);
+    qp.ceSinceAck = false;
+}
+
+void
+RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t flow,
+                     uint8_t opcode, uint64_t psn, bool nak, bool ecnEcho)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << dst << dstQpn << unsigned(opcode) << psn);
+    BthHeader bh;
+    bh.opcode = opcode;
+    bh.destQp = dstQpn & 0xFFFFFF;
+    bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
+    bh.becn = opcode == bth::kCnp || ecnEcho;
+    Ptr<Packet> p = MakeControlPacket(bh, nak ? AethHeader::kNakPsnError : AethHeader::kAck,
+                                      m_headersInTag);
+    FabricHeader fh(GetAddress(), dst, flow, priority, FabricHeader::NOT_ECT);
+    fh.SetTransportControl(true);
+    p->AddHeader(fh);
+    HOCKNEY_HOT_LOG_LOGIC("to " << dst << " qp " << dstQpn << " opcode " << unsigned(opcode) << " psn "
+                       << psn << (nak ? " NAK" : ""));
+    if (!m_port->SendFabric(p))
+    {
+        // Counted: a lost CNP leaves a sender at its rate, a lost ACK costs a
+        // timeout; runs must be able to see either.
+        ++m_counters.controlDropped;
+        NS_LOG_WARN("control packet dropped at the local port");
+    }
+}
+
+void
+RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << dev << packet);
+    // Tagged packets (NVLink) are read in place; a packet whose transport
+    // headers are payload bytes is copied once to strip them.
+    BthHeader bh;
+    RdmaTransportTag tag;
+    Ptr<Packet> p;
+    bool tagged = packet->PeekPacketTag(tag);
+    if (tagged)
+    {
+        bh = tag.bth;
+        p = packet;
+    }
+    else
+    {
+        p = packet->Copy();
+        FabricHeader fh;
+        p->RemoveHeader(fh);
+        p->RemoveHeader(bh);
+    }
+    uint32_t qpn = bh.destQp;
+    if (qpn == 0 || qpn > m_qps.size())
+    {
+        ++m_counters.unknownQpDropped;
+        NS_LOG_WARN("packet for unknown QP " << qpn << " dropped");
+        return;
+    }
+    RdmaQueuePair& qp = GetQp(qpn);
+    if (bh.opcode == bth::kCnp)
+    {
+        ++m_counters.cnpsReceived;
+        m_cnpRxTrace(qpn);
+        qp.cc->CnpReceived(qp.rate);
+        return;
+    }
+    if (bh.opcode == bth::kAcknowledge)
+    {
+        AethHeader a;
+        if (tagged)
+        {
+            a.syndrome = tag.syndrome;
+        }
+        else
+        {
+            p->RemoveHeader(a);
+        }
+        ReceiveAck(qp, bh, a);
+        return;
+    }
+    if (rdmaop::IsData(bh.opcode))
+    {
+        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr);
+    }
+}
+
+void
+RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Packet> p,
+                     const RdmaTransportTag* tag)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << p);
+    // Notification point: the CE mark counts whether or not the packet is
+    // in sequence.
+    const bool ce = fh.GetEcn() == FabricHeader::CE;
+    qp.ceSinceAck = qp.ceSinceAck || ce;
+    if (qp.cc->DataReceived(qp.rate, ce))
+    {
+        ++m_counters.cnpsSent;
+        m_cnpTxTrace(qp.qpn);
+        SendControl(fh.GetSource(), qp.peerQpn, m_cnpPriority, fh.GetFlowId(), bth::kCnp, 0,
+                    false);
+    }
+    uint64_t psn = 0;
+    const RdmaQueuePair::RxOrder order = qp.Order(bh.psn, &psn);
+    if (order == RdmaQueuePair::RxOrder::kAhead)
+    {
+        ++m_counters.outOfOrderDropped;
+        if (!qp.nakSent)
+        {
+            qp.nakSent = true;
+            SendAck(qp, fh, qp.ePsn, true);
+        }
+        return;
+    }
+    if (order == RdmaQueuePair::RxOrder::kDuplicate)
+    {
+        // Duplicate of a packet already accepted (its ACK was lost or a
+        // go-back-N resent it): acknowledge again so the requester moves on.
+        if (bh.ackReq)
+        {
+            SendAck(qp, fh, qp.ePsn - 1, false);
+        }
+        return;
+    }
+    uint32_t imm = 0;
+    const uint32_t len = TakeDataPayload(p, bh.opcode, tag, &imm);
+    qp.Accept(rdmaop::IsFirst(bh.opcode), len);
+    m_counters.bytesDelivered += len;
+    // Posted writes of the payload into memory on the receive DMA engine.
+    Time writeDone = m_dma.Write(Simulator::Now(), len);
+    if (rdmaop::IsLast(bh.opcode))
+    {
+        RdmaCompletion c;
+        c.qpn = qp.qpn;
+        c.bytes = qp.rxMsgBytes;
+        c.immediate = imm;
+        if (rdmaop::IsFirst(bh.opcode))
+        {
+            c.inlineData = p;
+        }
+        ++m_counters.messagesReceived;
+        Time at = writeDone + m_dma.GetPcieLatency(); // data and CQE visible to the host
+        Simulator::Schedule(at - Simulator::Now(), [this, c]() {
+            m_recvDoneTrace(c);
+            if (!m_recvDone.IsNull())
+            {
+                m_recvDone(c);
+            }
+        });
+    }
+    if (bh.ackReq)
+    {
+        SendAck(qp, fh, psn, false);
+    }
+}
+
+void
+RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthHeader& bh, const AethHeader& a)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
+    RdmaAckSample sample;
+    sample.ecnEcho = bh.becn;
+    const RdmaQueuePair::AckOutcome r =
+        qp.Acknowledge(bh.psn, a.IsNak(), Simulator::Now(), m_mtu, sample);
+    HOCKNEY_HOT_LOG_LOGIC("qp " << qp.qpn << (a.IsNak() ? " NAK " : " ACK ") << r.psn << " una "
+                                << qp.sndUna << " high " << qp.highSent
+                                << (r.stale ? " stale" : ""));
+    if (r.stale)
+    {
+        return;
+    }
+    if (a.IsNak())
+    {
+        ++m_counters.naksReceived;
+        if (r.goBack)
+        {
+            NS_LOG_DEBUG("qp " << qp.qpn << " NAK, go back to " << r.psn);
+            m_retransmitTrace(qp.qpn, r.psn);
+        }
+    }
+    CompleteSends(qp);
+    if (r.progress || a.IsNak())
+    {
+        qp.rtoDeadline = Time::Max();
+        if (qp.sndUna < qp.ackReqHigh)
+        {
+            RestartRto(qp);
+        }
+    }
+    sample.outstandingBytes = qp.postedBytes - qp.ByteOffset(qp.sndUna, m_mtu);
+    qp.cc->AckReceived(qp.rate, sample);
+    UpdateActive(qp);
+    ScheduleWake(EligibleAt(qp));
+}
+
+void
+RdmaNic::CompleteSends(RdmaQueuePair& qp)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
+    while (!qp.sq.empty() && qp.sq.front().firstPsn + qp.sq.front().npkts <= qp.sndUna)
+    {
+        const RdmaMessage& m = qp.sq.front();
+        RdmaCompletion c;
+        c.qpn = qp.qpn;
+        c.wrId = m.wrId;
+        c.bytes = m.bytes;
+        c.immediate = m.immediate;
+        c.posted = m.posted;
+        qp.outstandingBytes -= m.bytes;
+        ++m_counters.messagesCompleted;
+        qp.sq.pop_front();
+        Simulator::Schedule(m_dma.GetPcieLatency(), [this, c]() {
+            m_sendDoneTrace(c);
+            if (!m_sendDone.IsNull())
+            {
+                m_sendDone(c);
+            }
+        });
+    }
+}
+
+} // namespace ns3
