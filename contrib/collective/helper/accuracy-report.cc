@@ -316,7 +316,7 @@ void
 WriteIntro(std::ostream& md, double wallSeconds)
 {
     md << "# Where the algebra fails: the hockney accuracy map\n\n"
-       << "Each row of the seed's accuracy table (seed/003, tbl-model-ab-accuracy-bounds) run by hockney: the "
+       << "Each accuracy band claimed for the alpha-beta model (about 5 % for large messages, 10-50 % for small ones, 10-30 % under static sharing, > 30 % under incast, > 100 % for oversubscribed AllToAll; see contrib/analytic/doc/analytic.md, Sources) run by hockney: the "
           "analytic answers (closed form, alpha-beta and LogGP on the analytic channel, the max-min `flow` "
           "model) with parameters *derived* from the topology and *calibrated* on a packet-level point-to-point "
           "sweep, against the packet-level fabric on the same schedule. The error judged is the symmetric "
@@ -429,13 +429,13 @@ WritePublishedReading(std::ostream& md, const PublishedComparison& published)
     md << "\nWhat the numbers say, and what is left unexplained (no preset was tuned to these points):\n\n"
        << "- **8xH100, large messages**: the derived ring is " << band("8xH100", "ring closed/derived", "large")
        << " off (median, >= 256 MB): the preset's NVLink 4 port of 450 GB/s with its packet headers gives a "
-          "busbw near 420 GB/s, NCCL's Ring reaches about 360-370 GB/s (REFERENCE.md: about 20 % protocol "
-          "overhead). That overhead (LL128/Simple framing, the SM copy loop, flag polling) is not modelled "
+          "busbw near 420 GB/s, NCCL's Ring reaches about 360-370 GB/s (about 20 % protocol "
+          "overhead, NCCL maintainers in NVIDIA/nccl-tests issue #212). That overhead (LL128/Simple framing, the SM copy loop, flag polling) is not modelled "
           "in the fabric, and fitting it here would be tuning per point.\n"
        << "- **8xH100, small messages**: " << band("8xH100", "ring closed/derived", "small") << " (algebra) and "
        << band("8xH100", "ring packet/fabric", "small")
        << " (packet fabric): the published floor of about 35 us is the single-process -g 8 launch (the file's "
-          "own note) plus NCCL's per-step protocol latency (6.6-14 us base, REFERENCE.md); the endpoint's "
+          "own note) plus NCCL's per-step protocol latency (6.6-14 us base, NCCL src/graph/tuning.cc); the endpoint's "
           "1 us software cost per message does not contain a kernel launch. Unexplained by design.\n"
        << "- **Multi-node NDR, large messages**: one ring per NIC (ring x8 rails, closed form) is "
        << band("2 nodes", "ring x8 rails closed/derived", "large") << " off on 2 nodes (NCCL_ALGO=Ring), "

@@ -214,14 +214,14 @@ Summary(const AccuracyExperiment& e, const ExperimentOutcome& out, size_t judged
     std::ostringstream p;
     if (e.expect.metric == "packet_drop")
     {
-        p << "Seed: " << e.seedClaim << ". Largest fall of the packet-level time as N grows: **"
+        p << "Claim: " << e.seedClaim << ". Largest fall of the packet-level time as N grows: **"
           << PercentText(falls.packet) << "** (the " << e.expect.backend << "/" << e.expect.params << " curve: "
           << (falls.analytic > 0 ? "falls by " + PercentText(falls.analytic) : std::string("never falls")) << ").";
         p << " Judged on the packet curve (" << judgedPoints << " points beside it): **" << PercentText(out.measured);
     }
     else
     {
-        p << "Seed: " << e.seedClaim << ". Measured " << e.expect.metric << " symmetric error of " << e.expect.backend
+        p << "Claim: " << e.seedClaim << ". Measured " << e.expect.metric << " symmetric error of " << e.expect.backend
           << " (" << e.expect.params << ") against packet over " << judgedPoints << " point(s): **"
           << PercentText(out.measured);
     }

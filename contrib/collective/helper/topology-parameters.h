@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // The analytic side's parameters read off the same topology the packet fabric
-// is built from ("derived", issue 5): per path, alpha is the sum over hops of
+// is built from ("derived"): per path, alpha is the sum over hops of
 // propagation delay, the forwarding latency of each node the path enters, and
 // for a store-and-forward node the serialization of one full packet it must
 // receive before it sends (cut-through nodes forward after the header); beta is

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The accuracy map: the direction of each of the seed's claims on a small
+// The accuracy map: the direction of each claimed accuracy band of the alpha-beta model
+// (doc/analytic.md, Sources: Rules of thumb) on a small
 // configuration (the packet fabric against the alpha-beta algebra), the
 // incast time series against the physics that bounds them, the assumption
 // ablation against a hand computation, and the experiment files' validation.
@@ -85,11 +86,11 @@ TEST(AccuracyMapMetric, SymmetricErrorByHand)
     EXPECT_TRUE(std::isinf(SymmetricError(0.0, 1.0)));
 }
 
-TEST_F(AccuracyMapTest, LargeAllReduceHoldsWithinTheSeedsFivePercent)
+TEST_F(AccuracyMapTest, LargeAllReduceHoldsWithinTheClaimedFivePercent)
 {
     // Ring AllReduce of 32 MB on 4 hosts of a non-blocking leaf-spine: every
     // step one flow per link direction, bandwidth-bound (8 MB per message is
-    // 650 us at 12.2 GB/s against a few us of alpha). The seed's ~5 %: allow
+    // 650 us at 12.2 GB/s against a few us of alpha). The claimed ~5 %: allow
     // 10 %, the spread of "about 5 %"; a missing step or a doubled message
     // would be off by 17 % or more.
     ComparisonConfig c = ScenarioConfig({{"topology", "roce-leafspine:leaves=2,spines=2,hosts-per-leaf=2"},
@@ -105,7 +106,7 @@ TEST_F(AccuracyMapTest, IncastIsBeyondThirtyPercentAndShowsPfcAndDcqcn)
 {
     // 8 x 1 MB into one 100 Gb/s link: the algebra sees one 1 MB message
     // (about 86 us); the receiver's link needs 8 MB / 12.2 GB/s = 656 us at
-    // least, a factor 7.6 (the seed: > 30 %).
+    // least, a factor 7.6 (the claimed band: > 30 %).
     nlohmann::json s = {{"topology", ShallowStar()},
                         {"collective", "incast"},
                         {"algorithm", "direct"},
@@ -175,7 +176,8 @@ TEST_F(AccuracyMapTest, RingTimeFallsWhenTheChunkBecomesEager)
 {
     // 64 KB ring AllReduce: on 6 ranks the chunk is 10.7 KB (rendezvous, a
     // control round trip per step), on 8 ranks 8000 B (< 8 KiB: eager). More
-    // steps, yet less time: the seed's non-monotone remark. The constant
+    // steps, yet less time: the non-monotone latency a protocol threshold causes (eager below
+    // 8 KiB, rendezvous above; Liu, Wu and Panda, ICS 2003). The constant
     // alpha-beta time can only grow with N.
     auto run = [](uint32_t ranks) {
         ComparisonConfig c = ScenarioConfig({{"topology", "roce-leafspine:leaves=1,spines=1,hosts-per-leaf=8"},

@@ -17,7 +17,8 @@ std::vector<RdmaNicPreset>
 Presets()
 {
     // PCIe Gen5 x16: 32 GT/s x 16 x 128/130 / 8 = 63.0 GB/s per direction raw
-    // (REFERENCE.md; 54.8 GB/s measured H2D on H100, hardware_anchors.csv).
+    // (PCI-SIG PCIe 5.0 base specification; 54.8 GB/s measured H2D on H100,
+    // validation/data/hardware_anchors.csv).
     const DataRate gen5("504Gbps");
     // PCIe Gen4 x16: half of Gen5.
     const DataRate gen4("252Gbps");
@@ -25,7 +26,7 @@ Presets()
         {"cx7-ndr-ib", DataRate("400Gbps"), 4096, gen5, NanoSeconds(120), Time(0), false, 64, "none",
          "NVIDIA ConnectX-7 NDR 400 Gb/s InfiniBand (QM97X0 manual: NDR 400 Gb/s per port), IB MTU "
          "4096, PCIe Gen5 x16; IB runs credit flow control, no DCQCN. PCIe latency: assumption "
-         "(6 crossings + wire = 0.8 us EDR ib_send_lat back to back, REFERENCE.md)"},
+         "(6 crossings + wire = 0.79 us EDR ib_send_lat back to back, perftest)"},
         {"dgx-h100-nic", DataRate("400Gbps"), 4096, gen5, NanoSeconds(220), Time(0), false, 64, "none",
          "DGX H100: eight ConnectX-7 NDR, one per GPU, each on PCIe Gen5 x16 behind a PCIe switch; "
          "the switch hop adds ~100 ns each way (assumption)"},

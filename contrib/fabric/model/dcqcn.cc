@@ -52,8 +52,8 @@ Mbps(double v)
 TypeId
 Dcqcn::GetTypeId()
 {
-    // Defaults: the SIGCOMM 2015 deployment values as REFERENCE.md collects
-    // them from secondary sources and the first author's simulator
+    // Defaults: the SIGCOMM 2015 deployment values (Zhu et al., "Congestion
+    // control for large-scale RDMA deployments"), as collected from secondary sources and the first author's simulator
     // (bobzhuyb/ns3-rdma); see ApplyPreset for the other named sets.
     static TypeId tid =
         TypeId("ns3::Dcqcn")
@@ -96,7 +96,7 @@ Dcqcn::GetTypeId()
                           DataRateValue(DataRate("40Mb/s")),
                           MakeDataRateAccessor(&Dcqcn::m_rai),
                           MakeDataRateChecker())
-            // Not in the paper list of REFERENCE.md: 10 x R_AI, the ratio the
+            // Not in the paper's deployment list: 10 x R_AI, the ratio the
             // HPCC authors' scripts keep (R_AI 5*bw/25, R_HAI 50*bw/25 Mb/s).
             .AddAttribute("HyperIncrease",
                           "R_HAI: target-rate step of hyper increase (times the stage above F "
@@ -499,7 +499,7 @@ Dcqcn::ApplyPreset(const std::string& name, DataRate lineRate)
     double bw = static_cast<double>(lineRate.GetBitRate()) * 1e-9; // Gb/s
     if (name == "paper")
     {
-        // SIGCOMM 2015 deployment set as collected in REFERENCE.md (secondary
+        // SIGCOMM 2015 deployment set (doc/fabric.md, Sources: secondary
         // sources and bobzhuyb/ns3-rdma): T 55 us, B 10 MB, F 5, g 1/256,
         // R_AI 40 Mb/s, K 55 us, N 50 us; a cut per CNP.
         SetAttribute("G", DoubleValue(1.0 / 256));
@@ -519,7 +519,7 @@ Dcqcn::ApplyPreset(const std::string& name, DataRate lineRate)
     else if (name == "production")
     {
         // The HPCC authors' DCQCN set (alibaba-edu/High-Precision-Congestion-
-        // Control simulation/run.py, REFERENCE.md), scaled with bw in Gb/s:
+        // Control simulation/run.py; doc/fabric.md, Sources), scaled with bw in Gb/s:
         // alpha interval 1 us, rate-decrease interval 4 us, increase timer
         // 300 us, g 1/256, R_AI 5*bw/25, R_HAI 50*bw/25 Mb/s, min 100 Mb/s;
         // their simulator has no byte counter (timer-only increase). Their NP
@@ -541,7 +541,7 @@ Dcqcn::ApplyPreset(const std::string& name, DataRate lineRate)
     else // connectx
     {
         // NVIDIA ConnectX firmware defaults (sysfs ecn/roce_rp, roce_np and
-        // mlxconfig dumps, REFERENCE.md): rpg_time_reset 300 us,
+        // mlxconfig dumps; doc/fabric.md, Sources): rpg_time_reset 300 us,
         // rpg_byte_reset 32767 x 64 B (the unit is not confirmed),
         // rpg_threshold 1, rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s,
         // rpg_min_rate 1 Mb/s, dce_tcp_g 1019/1024 (g = 5/1024) every
@@ -573,7 +573,7 @@ Dcqcn::PresetMarking(const std::string& name, DataRate lineRate)
         return {5000, 200000, 0.01};
     }
     // HPCC authors' set, Kmin 100*bw/25 KB, Kmax 400*bw/25 KB, Pmax 0.2 (the
-    // same table REFERENCE.md lists per link rate for Broadcom-style switches).
+    // per-link-rate table of public ns-3 RDMA configurations; doc/fabric.md, Sources).
     double bw = static_cast<double>(lineRate.GetBitRate()) * 1e-9;
     return {static_cast<uint64_t>(std::llround(100 * bw / 25 * 1000)),
             static_cast<uint64_t>(std::llround(400 * bw / 25 * 1000)),

@@ -43,14 +43,14 @@ RdmaNic::GetTypeId()
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("PcieRate",
                           "Rate of the NIC's PCIe link for DMA (default PCIe Gen5 x16 raw, "
-                          "63 GB/s per direction, REFERENCE.md)",
+                          "32 GT/s x 16 lanes x 128/130 = 63 GB/s per direction)",
                           DataRateValue(DataRate("504Gbps")),
                           MakeDataRateAccessor(&RdmaNic::SetPcieRate, &RdmaNic::GetPcieRate),
                           MakeDataRateChecker())
             // Assumption: chosen so that doorbell (1) + WQE fetch (2) + payload
             // read (2) + receive write (1) one-way PCIe latencies plus a
-            // 100 Gb/s wire give the 0.8 us one-way ib_send_lat of EDR back to
-            // back (REFERENCE.md).
+            // 100 Gb/s wire give the 0.79 us one-way ib_send_lat of EDR back to
+            // back (perftest, validation/data/perftest_ib_send_lat_UD_EDR100_b2b.csv).
             .AddAttribute("PcieLatency",
                           "One-way latency of the NIC's PCIe link",
                           TimeValue(NanoSeconds(120)),

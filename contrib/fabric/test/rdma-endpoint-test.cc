@@ -253,7 +253,7 @@ TEST_F(RdmaEndpointTest, ThroughputIsAnSCurveWithTheImpliedBetaAndN0)
     // (16.8 MB, 1.37 ms) is within alpha / T < 1 % of it.
     const double eta = 4096.0 / (4096 + 12 + 70);
     EXPECT_NEAR(sim.back(), eta * 12.5e9, 0.01 * eta * 12.5e9);
-    // The seed's form saturates faster than n / (alpha + n / beta), so its
+    // The exponential S-curve beta(n) = beta_max (1 - exp(-n / n0)) saturates faster than n / (alpha + n / beta), so its
     // least-squares beta_max sits below the plateau: 0.9-1.0 of it here.
     EXPECT_LT(bSim, eta * 12.5e9);
     EXPECT_GT(bSim, 0.9 * eta * 12.5e9);
