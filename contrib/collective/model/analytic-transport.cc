@@ -16,8 +16,8 @@ NS_OBJECT_ENSURE_REGISTERED(AnalyticTransport);
 TypeId
 AnalyticTransport::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::HockneyAnalyticTransport")
-                            .SetParent<Transport>()
+    static TypeId tid = TypeId("ns3::AnalyticTransport")
+                            .SetParent<CollectiveTransport>()
                             .SetGroupName("Collective")
                             .AddConstructor<AnalyticTransport>();
     return tid;
@@ -34,7 +34,7 @@ AnalyticTransport::DoDispose()
     m_channels.clear();
     m_nodes = NodeContainer();
     m_levelOf = nullptr;
-    Transport::DoDispose();
+    CollectiveTransport::DoDispose();
 }
 
 void

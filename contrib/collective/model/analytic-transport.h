@@ -22,7 +22,7 @@
 namespace ns3
 {
 
-class AnalyticTransport : public Transport
+class AnalyticTransport : public CollectiveTransport
 {
   public:
     using LevelFunction = std::function<uint32_t(uint32_t src, uint32_t dst)>;

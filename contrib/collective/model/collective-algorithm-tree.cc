@@ -145,7 +145,7 @@ const CollectiveAlgorithmRegistration kTreeRegistration(Tree());
 } // namespace
 
 std::vector<std::vector<int>>
-DoubleBinaryTreeParents(uint32_t ranks)
+collective::DoubleBinaryTreeParents(uint32_t ranks)
 {
     // Tree 0: a rank v > 0 with lowest set bit b hangs below the rank that
     // clears b and sets 2b (its in-order parent one level up), or, when that
@@ -177,7 +177,7 @@ DoubleBinaryTreeParents(uint32_t ranks)
 }
 
 uint32_t
-TreeDepth(const std::vector<int>& parents)
+collective::TreeDepth(const std::vector<int>& parents)
 {
     uint32_t best = 0;
     for (uint32_t v = 0; v < parents.size(); ++v)

@@ -13,7 +13,7 @@ namespace ns3
 {
 
 std::vector<uint64_t>
-SplitBytes(uint64_t total, uint32_t parts)
+collective::SplitBytes(uint64_t total, uint32_t parts)
 {
     std::vector<uint64_t> out(parts, parts ? total / parts : 0);
     for (uint32_t i = 0; parts && i < total % parts; ++i)
@@ -143,7 +143,7 @@ CollectiveSpec::Validate() const
 }
 
 uint32_t
-LargestPowerOfTwoAtMost(uint32_t n)
+collective::LargestPowerOfTwoAtMost(uint32_t n)
 {
     uint32_t p = 1;
     while (p * 2 <= n)
@@ -154,7 +154,7 @@ LargestPowerOfTwoAtMost(uint32_t n)
 }
 
 uint32_t
-CeilLog2(uint32_t n)
+collective::CeilLog2(uint32_t n)
 {
     uint32_t k = 0;
     while ((1u << k) < n)
@@ -169,7 +169,7 @@ BuildSchedule(const CollectiveSpec& spec)
 {
     spec.Validate();
     const CollectiveAlgorithm& algorithm = CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
-    std::vector<uint64_t> perChannel = SplitBytes(spec.bytes, spec.channels);
+    std::vector<uint64_t> perChannel = collective::SplitBytes(spec.bytes, spec.channels);
     CollectiveSchedule all;
     for (uint32_t c = 0; c < spec.channels; ++c)
     {

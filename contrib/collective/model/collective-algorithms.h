@@ -88,6 +88,11 @@ uint64_t MinimumBytes(const CollectiveSpec& spec);
 /// Builds the schedule of \p spec (after spec.Validate()).
 CollectiveSchedule BuildSchedule(const CollectiveSpec& spec);
 
+// Arithmetic the algorithm families share, in the module's namespace so that
+// generic names (SplitBytes, CeilLog2) do not sit in ns3 itself.
+namespace collective
+{
+
 /// The two trees of NCCL's double binary tree (collective-algorithm-tree.cc) on \p ranks ranks: parent of each
 /// rank per tree (-1 at the root). Tree 0 is the in-order binary tree in which
 /// a rank's level is its lowest set bit (odd ranks are leaves, rank 0 the root
@@ -106,6 +111,7 @@ uint32_t LargestPowerOfTwoAtMost(uint32_t n);
 /// ceil(log2(n)) (n >= 1): rounds of a binomial tree or of halving-doubling.
 uint32_t CeilLog2(uint32_t n);
 
+} // namespace collective
 } // namespace ns3
 
 #endif

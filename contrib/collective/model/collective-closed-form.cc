@@ -15,7 +15,7 @@ CriticalPath(const CollectiveSpec& spec)
     const CollectiveAlgorithm& algorithm =
         CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
     // The largest channel: the first (SplitBytes gives it the extra byte).
-    const double m = static_cast<double>(SplitBytes(spec.bytes, spec.channels).front());
+    const double m = static_cast<double>(collective::SplitBytes(spec.bytes, spec.channels).front());
     return algorithm.criticalPath(spec, m);
 }
 

@@ -19,7 +19,7 @@ TypeId
 CollectiveExecutor::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::HockneyCollectiveExecutor")
+        TypeId("ns3::CollectiveExecutor")
             .SetParent<Object>()
             .SetGroupName("Collective")
             .AddConstructor<CollectiveExecutor>()
@@ -60,7 +60,7 @@ CollectiveExecutor::DoDispose()
 }
 
 void
-CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<Transport> transport, std::function<void()> done)
+CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport, std::function<void()> done)
 {
     if (m_check)
     {
@@ -146,7 +146,7 @@ CollectiveExecutor::Delivered(uint32_t i)
 }
 
 Time
-CollectiveExecutor::Run(const CollectiveSchedule& schedule, Ptr<Transport> transport)
+CollectiveExecutor::Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport)
 {
     Start(schedule, transport, []() { Simulator::Stop(); });
     if (!IsComplete())

@@ -35,12 +35,12 @@ class CollectiveExecutor : public Object
     /// Starts \p schedule on \p transport now (Check() first, unless the
     /// CheckSchedule attribute is false: a bad schedule throws std::logic_error).
     /// \p done runs when the last op is delivered.
-    void Start(const CollectiveSchedule& schedule, Ptr<Transport> transport, std::function<void()> done = {});
+    void Start(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport, std::function<void()> done = {});
     /// Start(), then Simulator::Run() until the collective ends (the simulator
     /// is stopped then, so periodic events of a fabric do not keep it running)
     /// or the TimeLimit passes. Returns the total time; throws std::runtime_error
     /// naming the ops still waiting if the schedule did not finish.
-    Time Run(const CollectiveSchedule& schedule, Ptr<Transport> transport);
+    Time Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport);
 
     bool IsComplete() const;
     uint32_t GetDeliveredOps() const;
@@ -64,7 +64,7 @@ class CollectiveExecutor : public Object
 
     const CollectiveSchedule* m_schedule;
     CollectiveSchedule m_copy; // the schedule outlives Start's caller
-    Ptr<Transport> m_transport;
+    Ptr<CollectiveTransport> m_transport;
     std::function<void()> m_done;
     std::vector<uint32_t> m_waiting;                 // per op: deps not yet delivered
     std::vector<std::vector<uint32_t>> m_dependents; // per op: ops waiting on it

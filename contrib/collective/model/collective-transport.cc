@@ -4,15 +4,15 @@
 namespace ns3
 {
 
-NS_OBJECT_ENSURE_REGISTERED(Transport);
+NS_OBJECT_ENSURE_REGISTERED(CollectiveTransport);
 
 TypeId
-Transport::GetTypeId()
+CollectiveTransport::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::HockneyTransport").SetParent<Object>().SetGroupName("Collective");
+    static TypeId tid = TypeId("ns3::CollectiveTransport").SetParent<Object>().SetGroupName("Collective");
     return tid;
 }
 
-Transport::~Transport() = default;
+CollectiveTransport::~CollectiveTransport() = default;
 
 } // namespace ns3

@@ -17,14 +17,14 @@
 namespace ns3
 {
 
-class Transport : public Object
+class CollectiveTransport : public Object
 {
   public:
     /// Called once, at the delivery of the message's last byte.
     using DeliveryCallback = std::function<void()>;
 
     static TypeId GetTypeId();
-    ~Transport() override;
+    ~CollectiveTransport() override;
 
     /// Sends \p bytes from rank \p src to rank \p dst at the current simulation
     /// time; \p onDelivered runs when the receiver has all of them.

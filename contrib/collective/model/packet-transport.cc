@@ -57,8 +57,8 @@ Reach(const TopologyGraph& g, uint32_t start)
 TypeId
 PacketTransport::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::HockneyPacketTransport")
-                            .SetParent<Transport>()
+    static TypeId tid = TypeId("ns3::PacketTransport")
+                            .SetParent<CollectiveTransport>()
                             .SetGroupName("Collective")
                             .AddConstructor<PacketTransport>();
     return tid;
@@ -103,7 +103,7 @@ PacketTransport::DoDispose()
 {
     m_messenger = nullptr;
     m_network = nullptr;
-    Transport::DoDispose();
+    CollectiveTransport::DoDispose();
 }
 
 void

@@ -42,7 +42,7 @@ struct PacketRunCounters
     uint64_t controlHops = 0;
 };
 
-class PacketTransport : public Transport
+class PacketTransport : public CollectiveTransport
 {
   public:
     static TypeId GetTypeId();

@@ -200,7 +200,7 @@ TEST_F(CollectiveAlgorithmRegistryTest, MinimumBytesIsTheSmallestWithNoEmptyMess
                 {
                     ASSERT_GT(op.bytes, 0u) << Name(spec);
                 }
-                const uint64_t smallest = SplitBytes(spec.bytes - 1, spec.channels).back();
+                const uint64_t smallest = collective::SplitBytes(spec.bytes - 1, spec.channels).back();
                 const CollectiveSchedule below = a->build(spec, smallest);
                 bool empty = false;
                 for (const ScheduleOp& op : below.GetOps())

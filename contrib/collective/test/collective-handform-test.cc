@@ -181,8 +181,8 @@ TEST_F(CollectiveHandFormTest, DoubleBinaryTree)
     //           10->8, 11->10                          deepest 1-2-4-8-0: D = 4
     const std::vector<int> t6 = {-1, 2, 4, 2, 0, 4};
     const std::vector<int> t12 = {-1, 2, 4, 2, 8, 6, 4, 6, 0, 10, 8, 10};
-    EXPECT_EQ(DoubleBinaryTreeParents(6)[0], t6);
-    EXPECT_EQ(DoubleBinaryTreeParents(12)[0], t12);
+    EXPECT_EQ(collective::DoubleBinaryTreeParents(6)[0], t6);
+    EXPECT_EQ(collective::DoubleBinaryTreeParents(12)[0], t12);
     // Each tree carries M/2: up (reduce) D messages, down (broadcast) D more,
     // the two trees at once (no contention): 2D (alpha + M/(2 beta)), with
     // D = 1 + floor(log2(N-1)) by hand: N = 3: 2, 5: 3, 6: 3, 8: 3, 12: 4.

@@ -116,9 +116,9 @@ TEST_F(CollectiveScheduleTest, DoubleBinaryTreeMatchesTextbook)
     const std::vector<std::pair<uint32_t, uint32_t>> depth = {{2, 1}, {3, 2}, {4, 2}, {5, 3}, {7, 3}, {8, 3}, {16, 4}};
     for (auto [n, d] : depth)
     {
-        auto parents = DoubleBinaryTreeParents(n);
-        EXPECT_EQ(TreeDepth(parents[0]), d) << n;
-        EXPECT_EQ(TreeDepth(parents[1]), d) << n;
+        auto parents = collective::DoubleBinaryTreeParents(n);
+        EXPECT_EQ(collective::TreeDepth(parents[0]), d) << n;
+        EXPECT_EQ(collective::TreeDepth(parents[1]), d) << n;
         for (uint64_t m : {BASE, BASE * 1000})
         {
             auto spec = Spec(CollectiveKind::ALL_REDUCE, "tree", n, m);
@@ -138,7 +138,7 @@ TEST_F(CollectiveScheduleTest, DoubleBinaryTreesAreComplementary)
     // (the point of NCCL's double tree): no rank is a leaf of both.
     for (uint32_t n : {4u, 8u, 16u})
     {
-        auto parents = DoubleBinaryTreeParents(n);
+        auto parents = collective::DoubleBinaryTreeParents(n);
         std::vector<int> children0(n, 0), children1(n, 0);
         for (uint32_t v = 0; v < n; ++v)
         {
@@ -428,7 +428,7 @@ namespace
 
 // A transport that loses every message sent to rank 1: the executor must stop
 // at its time limit and say what is still in flight, not hang.
-class LossyTestTransport : public Transport
+class LossyTestTransport : public CollectiveTransport
 {
   public:
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered) override

@@ -20,7 +20,7 @@
 namespace hockney
 {
 
-class IdealTestTransport : public ns3::Transport
+class IdealTestTransport : public ns3::CollectiveTransport
 {
   public:
     struct Level

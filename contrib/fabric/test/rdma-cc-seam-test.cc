@@ -38,7 +38,7 @@ class FixedRateCc : public RdmaCongestionControl
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("ns3::HockneyTestFixedRateCc")
+        static TypeId tid = TypeId("ns3::FixedRateCc")
                                 .SetParent<RdmaCongestionControl>()
                                 .SetGroupName("Fabric")
                                 .AddConstructor<FixedRateCc>()
