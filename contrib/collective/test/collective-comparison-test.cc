@@ -4,6 +4,8 @@
 // (checked against a hand computation), the rows of a small comparison, the
 // regime rules, and the scenario validation (every bad field named).
 #include "collective-comparison.h"
+#include "comparison-packet-fabric.h"
+#include "rdma-congestion-control.h"
 #include "simulator-test.h"
 #include "star-topology.h"
 #include "topology-graph.h"
@@ -311,6 +313,33 @@ TEST_F(CollectiveComparisonTest, LaterErrorsNameTheScenarioField)
     EXPECT_EQ(RunErrorOf(json{{"topology", topo}, {"backends", json::array({"loggp"})},
                               {"model", {{"alpha", "5us"}, {"beta", "100GB/s"}, {"o", "2.5us"}}}}),
               "");
+}
+
+TEST_F(CollectiveComparisonTest, ScenarioSelectsAnyRegisteredCongestionControl)
+{
+    using nlohmann::json;
+    // Every name of the fabric's registry is accepted as it is registered...
+    const std::vector<std::string> names = RdmaCcRegistry::Names();
+    ASSERT_GE(names.size(), 2u);
+    EXPECT_EQ(names.front(), "none");
+    for (const auto& name : names)
+    {
+        ComparisonConfig c;
+        ApplyScenario(json{{"fabric", {{"congestion_control", name}}}}, c);
+        EXPECT_EQ(c.fabric.congestionControl, name);
+        // ...and the packet run gets that algorithm (none: no algorithm).
+        Ptr<RdmaCongestionControl> cc = MakeCongestionControl(c.fabric);
+        EXPECT_EQ(cc == nullptr, name == "none") << name;
+    }
+    // An unknown one names the field and lists the registered names.
+    const std::string err = ErrorOf(json{{"fabric", {{"congestion_control", "bbr"}}}});
+    std::string list;
+    for (const auto& n : names)
+    {
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    EXPECT_EQ(err, "scenario.fabric.congestion_control: expected a registered congestion control (" + list +
+                       "), got 'bbr'");
 }
 
 TEST_F(CollectiveComparisonTest, ScenarioDefaultsAndPresetOptions)
