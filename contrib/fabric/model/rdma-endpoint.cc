@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+//
+// RdmaEndpoint: messages over queue pairs (eager, rendezvous, pipelined).
+// RdmaMessenger, which connects the endpoints of a fabric, is in
+// rdma-messenger.cc.
 #include "rdma-endpoint.h"
 
 #include "ns3/header.h"
@@ -13,7 +17,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("HockneyRdmaEndpoint");
 NS_OBJECT_ENSURE_REGISTERED(RdmaEndpoint);
-NS_OBJECT_ENSURE_REGISTERED(RdmaMessenger);
 
 namespace
 {
@@ -22,7 +25,7 @@ constexpr uint8_t kImmEager = 0;
 constexpr uint8_t kImmWrite = 1;
 constexpr uint8_t kImmChunk = 2;
 constexpr uint8_t kImmControl = 3;
-constexpr uint32_t kIdMask = 0x3FFFFFFF;
+constexpr uint32_t kIdMask = RdmaEndpoint::kMaxMessageId;
 
 uint32_t
 MakeImm(uint8_t kind, uint64_t id)
@@ -502,175 +505,6 @@ RdmaEndpoint::Deliver(uint32_t src, uint64_t id, uint64_t bytes, RdmaProtocol pr
     {
         m_deliverCb(rec);
     }
-}
-
-// ---------------------------------------------------------------------------
-
-TypeId
-RdmaMessenger::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::RdmaMessenger")
-                            .SetParent<Object>()
-                            .SetGroupName("Fabric")
-                            .AddConstructor<RdmaMessenger>();
-    return tid;
-}
-
-RdmaMessenger::RdmaMessenger() = default;
-RdmaMessenger::~RdmaMessenger() = default;
-
-void
-RdmaMessenger::DoDispose()
-{
-    for (auto& ep : m_eps)
-    {
-        ep->m_messenger = nullptr;
-    }
-    m_eps.clear();
-    m_pending.clear();
-    Object::DoDispose();
-}
-
-uint32_t
-RdmaMessenger::AddEndpoint(Ptr<RdmaEndpoint> ep)
-{
-    ep->CheckThresholds();
-    ep->m_rank = m_eps.size();
-    ep->m_messenger = this;
-    m_eps.push_back(ep);
-    return ep->m_rank;
-}
-
-void
-RdmaMessenger::Connect(uint32_t src, uint32_t dst)
-{
-    if (src >= m_eps.size() || dst >= m_eps.size() || src == dst)
-    {
-        throw std::invalid_argument("RdmaMessenger rank: expected two different ranks below " +
-                                    std::to_string(m_eps.size()) + ", got " +
-                                    std::to_string(src) + " and " + std::to_string(dst));
-    }
-    Ptr<RdmaEndpoint> a = m_eps[src];
-    Ptr<RdmaEndpoint> b = m_eps[dst];
-    if (a->m_peers.count(dst))
-    {
-        return;
-    }
-    for (uint32_t i = 0; i < a->m_nics.size(); ++i)
-    {
-        for (uint32_t j = 0; j < b->m_nics.size(); ++j)
-        {
-            if (a->m_nics[i].domain != b->m_nics[j].domain)
-            {
-                continue;
-            }
-            auto [qa, qb] = RdmaNic::Connect(a->m_nics[i].nic, b->m_nics[j].nic, a->m_priority);
-            a->m_peers[dst] = {i, qa};
-            a->m_qpPeer[{i, qa}] = dst;
-            b->m_peers[src] = {j, qb};
-            b->m_qpPeer[{j, qb}] = src;
-            return;
-        }
-    }
-    throw std::invalid_argument("RdmaMessenger route: ranks " + std::to_string(src) + " and " +
-                                std::to_string(dst) + " share no fabric domain");
-}
-
-void
-RdmaMessenger::ConnectAll()
-{
-    for (uint32_t a = 0; a < m_eps.size(); ++a)
-    {
-        for (uint32_t b = a + 1; b < m_eps.size(); ++b)
-        {
-            bool shared = false;
-            for (const auto& x : m_eps[a]->m_nics)
-            {
-                for (const auto& y : m_eps[b]->m_nics)
-                {
-                    shared = shared || x.domain == y.domain;
-                }
-            }
-            if (shared)
-            {
-                Connect(a, b);
-            }
-        }
-    }
-}
-
-uint64_t
-RdmaMessenger::Send(uint32_t src, uint32_t dst, uint64_t bytes,
-                    RdmaEndpoint::MessageCallback onDelivered,
-                    RdmaEndpoint::MessageCallback onSent)
-{
-    Connect(src, dst);
-    Ptr<RdmaEndpoint> ep = m_eps[src];
-    RdmaEndpoint::SendState st;
-    st.rec.id = ep->m_nextId++;
-    if (st.rec.id > kIdMask)
-    {
-        // The id travels in 30 bits of the immediate.
-        throw std::invalid_argument("RdmaMessenger::Send: expected at most " +
-                                    std::to_string(kIdMask) + " messages per sending rank, got " +
-                                    std::to_string(st.rec.id));
-    }
-    st.rec.src = src;
-    st.rec.dst = dst;
-    st.rec.bytes = bytes;
-    st.rec.submitted = Simulator::Now();
-    st.onSent = onSent;
-    m_pending[{src, st.rec.id}] = onDelivered;
-    m_submitted[{src, st.rec.id}] = st.rec.submitted;
-    uint64_t id = st.rec.id;
-    ep->Start(dst, ep->m_peers.at(dst), std::move(st));
-    return id;
-}
-
-void
-RdmaMessenger::NotifyDelivered(const RdmaMessageRecord& rec)
-{
-    RdmaMessageRecord full = rec;
-    auto s = m_submitted.find({rec.src, rec.id});
-    if (s != m_submitted.end())
-    {
-        full.submitted = s->second;
-        m_submitted.erase(s);
-    }
-    auto it = m_pending.find({rec.src, rec.id});
-    if (it == m_pending.end())
-    {
-        return;
-    }
-    RdmaEndpoint::MessageCallback cb = it->second;
-    m_pending.erase(it);
-    if (!cb.IsNull())
-    {
-        cb(full);
-    }
-}
-
-RdmaEndpointCounters
-RdmaMessenger::GetTotals() const
-{
-    RdmaEndpointCounters t;
-    for (const auto& ep : m_eps)
-    {
-        auto c = ep->GetCounters();
-        t.messagesSent += c.messagesSent;
-        t.messagesDelivered += c.messagesDelivered;
-        t.bytesSent += c.bytesSent;
-        t.bytesDelivered += c.bytesDelivered;
-        t.controlMessages += c.controlMessages;
-        t.retransmittedBytes += c.retransmittedBytes;
-        t.retransmittedPackets += c.retransmittedPackets;
-        t.timeouts += c.timeouts;
-        t.cnpsSent += c.cnpsSent;
-        t.cnpsReceived += c.cnpsReceived;
-        t.controlDropped += c.controlDropped;
-        t.unknownQpDropped += c.unknownQpDropped;
-    }
-    return t;
 }
 
 } // namespace ns3

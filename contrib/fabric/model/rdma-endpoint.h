@@ -73,6 +73,9 @@ class RdmaEndpoint : public Object
 {
   public:
     static TypeId GetTypeId();
+    /// Message ids travel in the low 30 bits of the immediate data (the top two
+    /// carry the kind), so a sending rank numbers at most this many messages.
+    static constexpr uint32_t kMaxMessageId = 0x3FFFFFFF;
     RdmaEndpoint();
     ~RdmaEndpoint() override;
 
