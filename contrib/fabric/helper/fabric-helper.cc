@@ -49,15 +49,7 @@ FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& 
     dev->SetAttribute("HeaderGranuleBytes", UintegerValue(cfg.headerGranuleBytes));
     dev->SetLinkType(cfg.linkType);
     Ptr<FabricFlowControl> fc = CreateFabricFlowControl(cfg.flowControl);
-    if (cfg.flowControl == FabricFlowControlMode::CREDIT)
-    {
-        fc->SetAttribute("PeerBufferBytes", UintegerValue(cfg.creditBufferBytes));
-        fc->SetAttribute("Piggyback", BooleanValue(cfg.creditPiggyback));
-    }
-    else if (cfg.flowControl == FabricFlowControlMode::PFC)
-    {
-        fc->SetAttribute("LosslessClasses", UintegerValue(cfg.losslessClasses));
-    }
+    fc->SetParameters({cfg.creditBufferBytes, cfg.creditPiggyback, cfg.losslessClasses});
     dev->SetFlowControl(fc);
 }
 

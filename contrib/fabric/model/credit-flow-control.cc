@@ -2,6 +2,7 @@
 #include "credit-flow-control.h"
 
 #include "fabric-net-device.h"
+#include "switch-buffer.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -57,6 +58,23 @@ FabricCreditFlowControl::GetTypeId()
 
 FabricCreditFlowControl::FabricCreditFlowControl() = default;
 FabricCreditFlowControl::~FabricCreditFlowControl() = default;
+
+void
+FabricCreditFlowControl::SetParameters(const FabricFlowControlParameters& params)
+{
+    NS_LOG_FUNCTION(this << params.creditBufferBytes << params.creditPiggyback);
+    // Through the attributes, so that their checkers apply.
+    SetAttribute("PeerBufferBytes", UintegerValue(params.creditBufferBytes));
+    SetAttribute("Piggyback", BooleanValue(params.creditPiggyback));
+}
+
+void
+FabricCreditFlowControl::AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
+                                          uint64_t headroomBytes) const
+{
+    NS_LOG_FUNCTION(this << port << headroomBytes);
+    buffer.AddPort(port, FabricSwitchBuffer::CREDIT, headroomBytes, 0);
+}
 
 uint64_t
 FabricCreditFlowControl::GetSendBudget(uint8_t cls) const

@@ -3,6 +3,7 @@
 
 #include "credit-flow-control.h"
 #include "pfc-flow-control.h"
+#include "switch-buffer.h"
 
 #include <stdexcept>
 
@@ -60,6 +61,13 @@ void
 FabricFlowControl::Attach(FabricNetDevice* device)
 {
     m_device = device;
+}
+
+void
+FabricFlowControl::AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
+                                    uint64_t headroomBytes) const
+{
+    buffer.AddPort(port, FabricSwitchBuffer::LOSSY, headroomBytes, 0);
 }
 
 void

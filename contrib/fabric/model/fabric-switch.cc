@@ -119,37 +119,7 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
     m_pausedMask.push_back(0);
     device->SetSwitch(this, index);
     device->SetCutThrough(m_cutThrough);
-    FabricFlowControlMode mode = device->GetFlowControl()->GetMode();
-    uint64_t headroom = m_headroomOverride;
-    uint8_t lossless = 0;
-    if (mode == FabricFlowControlMode::PFC)
-    {
-        for (uint8_t c = 0; c < kFabricClasses; ++c)
-        {
-            lossless |= uint8_t(device->GetFlowControl()->IsLossless(c) << c);
-        }
-        if (headroom == 0)
-        {
-            Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(device->GetChannel());
-            Time delay = ch ? ch->GetDelay() : Time(0);
-            // The frame the switch's port may be sending and the one the
-            // sender may have started: the larger MTU of the two ends.
-            uint32_t maxFrame = device->WireBytes(device->GetMtu() + FabricHeader::kSerializedSize);
-            if (Ptr<FabricNetDevice> peer = device->GetPeer())
-            {
-                maxFrame = std::max(maxFrame,
-                                    peer->WireBytes(peer->GetMtu() + FabricHeader::kSerializedSize));
-            }
-            headroom = PfcHeadroomBytes(device->GetDataRate(), delay, maxFrame,
-                                        device->GetControlFrameBytes());
-        }
-    }
-    m_buffer->AddPort(index,
-                      mode == FabricFlowControlMode::PFC      ? FabricSwitchBuffer::LOSSLESS
-                      : mode == FabricFlowControlMode::CREDIT ? FabricSwitchBuffer::CREDIT
-                                                              : FabricSwitchBuffer::LOSSY,
-                      headroom,
-                      lossless);
+    device->GetFlowControl()->AddSwitchIngress(*m_buffer, index, m_headroomOverride);
     if (m_ecnEnabled)
     {
         Ptr<FabricEcnMarker> marker = CreateObject<FabricEcnMarker>();
@@ -306,11 +276,8 @@ FabricSwitch::NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes)
 {
     uint64_t sharedBefore = m_buffer->GetTotalSharedUsed();
     m_buffer->Release(inPort, cls, inWireBytes);
-    FabricFlowControl* fc = PeekPointer(m_ports[inPort]->GetFlowControl());
-    if (fc->GetMode() == FabricFlowControlMode::CREDIT)
-    {
-        fc->IngressFreed(cls, inWireBytes);
-    }
+    // Returns credit on a credit link; nothing on the others.
+    PeekPointer(m_ports[inPort]->GetFlowControl())->IngressFreed(cls, inWireBytes);
     // XON depends on the pair's own headroom and shared use and on the
     // threshold T, which rises whenever any port's bytes leave the shared
     // pool (REFERENCE.md: XON when headroom is empty and shared use + resume

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "pfc-flow-control.h"
 
+#include "fabric-channel.h"
 #include "fabric-net-device.h"
+#include "fabric-switch.h"
+#include "switch-buffer.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -78,6 +81,42 @@ bool
 FabricPfcFlowControl::IsLossless(uint8_t cls) const
 {
     return (m_losslessMask >> cls) & 1u;
+}
+
+void
+FabricPfcFlowControl::SetParameters(const FabricFlowControlParameters& params)
+{
+    NS_LOG_FUNCTION(this << unsigned(params.losslessClasses));
+    SetAttribute("LosslessClasses", UintegerValue(params.losslessClasses));
+}
+
+void
+FabricPfcFlowControl::AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
+                                       uint64_t headroomBytes) const
+{
+    NS_LOG_FUNCTION(this << port << headroomBytes);
+    uint8_t lossless = 0;
+    for (uint8_t c = 0; c < kFabricClasses; ++c)
+    {
+        lossless |= uint8_t(IsLossless(c) << c);
+    }
+    if (headroomBytes == 0)
+    {
+        const FabricNetDevice* device = m_device;
+        Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(device->GetChannel());
+        Time delay = ch ? ch->GetDelay() : Time(0);
+        // The frame the switch's port may be sending and the one the
+        // sender may have started: the larger MTU of the two ends.
+        uint32_t maxFrame = device->WireBytes(device->GetMtu() + FabricHeader::kSerializedSize);
+        if (Ptr<FabricNetDevice> peer = device->GetPeer())
+        {
+            maxFrame = std::max(maxFrame,
+                                peer->WireBytes(peer->GetMtu() + FabricHeader::kSerializedSize));
+        }
+        headroomBytes = FabricSwitch::PfcHeadroomBytes(device->GetDataRate(), delay, maxFrame,
+                                                       device->GetControlFrameBytes());
+    }
+    buffer.AddPort(port, FabricSwitchBuffer::LOSSLESS, headroomBytes, lossless);
 }
 
 Time

@@ -372,9 +372,9 @@ TEST_F(FabricLinkTest, FlowControlIsAnAttribute)
 {
     // The port's flow control is chosen like any ns-3 parameter: by attribute.
     Ptr<FabricNetDevice> d = CreateObject<FabricNetDevice>();
-    EXPECT_EQ(d->GetFlowControl()->GetMode(), FabricFlowControlMode::NONE);
+    EXPECT_EQ(d->GetFlowControl()->GetInstanceTypeId(), FabricFlowControl::GetTypeId());
     d->SetAttribute("FlowControl", PointerValue(CreateObject<FabricPfcFlowControl>()));
-    EXPECT_EQ(d->GetFlowControl()->GetMode(), FabricFlowControlMode::PFC);
+    EXPECT_TRUE(DynamicCast<FabricPfcFlowControl>(d->GetFlowControl()));
     PointerValue v;
     d->GetAttribute("FlowControl", v);
     EXPECT_EQ(v.Get<FabricFlowControl>(), d->GetFlowControl());
