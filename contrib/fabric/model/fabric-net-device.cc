@@ -29,17 +29,6 @@ namespace
 {
 constexpr uint32_t kNoPort = 0xFFFFFFFFu;
 constexpr uint32_t kHdr = FabricHeader::kSerializedSize;
-
-std::string
-WeightsToString(const std::array<uint32_t, kFabricClasses>& w)
-{
-    std::ostringstream os;
-    for (uint8_t c = 0; c < kFabricClasses; ++c)
-    {
-        os << (c ? "," : "") << w[c];
-    }
-    return os.str();
-}
 } // namespace
 
 TypeId
@@ -113,27 +102,13 @@ FabricNetDevice::GetTypeId()
                           MakeBooleanAccessor(&FabricNetDevice::m_cutThrough),
                           MakeBooleanChecker())
             .AddAttribute("Scheduler",
-                          "Scheduling among non-strict data classes.",
+                          "Egress scheduler among the classes (fabric-egress-scheduler.h); "
+                          "setting it installs a new one with its default attributes.",
                           EnumValue(ROUND_ROBIN),
-                          MakeEnumAccessor(&FabricNetDevice::m_scheduler),
-                          MakeEnumChecker(ROUND_ROBIN, "RoundRobin", DWRR, "Dwrr"))
-            .AddAttribute("ClassWeights",
-                          "DWRR weights of classes 0-7, comma separated.",
-                          StringValue("1,1,1,1,1,1,1,1"),
-                          MakeStringAccessor(&FabricNetDevice::SetClassWeights,
-                                             &FabricNetDevice::GetClassWeights),
-                          MakeStringChecker())
-            .AddAttribute("DwrrQuantum",
-                          "DWRR quantum per unit weight, in payload bytes.",
-                          UintegerValue(4096),
-                          MakeUintegerAccessor(&FabricNetDevice::m_dwrrQuantum),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("StrictPriorityClasses",
-                          "Bit mask of classes served by strict priority (higher class "
-                          "first) before the others; default class 7 (ACKs, CNPs).",
-                          UintegerValue(0x80),
-                          MakeUintegerAccessor(&FabricNetDevice::m_strictMask),
-                          MakeUintegerChecker<uint8_t>())
+                          MakeEnumAccessor(&FabricNetDevice::SetSchedulerType,
+                                           &FabricNetDevice::GetSchedulerType),
+                          MakeEnumChecker(ROUND_ROBIN, "RoundRobin", DWRR, "Dwrr",
+                                          STRICT_PRIORITY, "StrictPriority"))
             .AddTraceSource("PhyTxBegin",
                             "A packet (data or link-local) starts serialization.",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxBeginTrace),
@@ -176,7 +151,6 @@ FabricNetDevice::GetTypeId()
 
 FabricNetDevice::FabricNetDevice()
 {
-    m_weights.fill(1);
     m_fc = CreateObject<FabricFlowControl>();
     m_fc->Attach(this);
 }
@@ -210,6 +184,8 @@ FabricNetDevice::DoDispose()
         m_fc->Dispose();
     }
     m_fc = nullptr;
+    m_scheduler = nullptr;
+    m_picked = Item();
     m_ecn = nullptr;
     m_pcap = nullptr;
     m_source = TxSource();
@@ -221,32 +197,35 @@ FabricNetDevice::DoDispose()
 // ---------------------------------------------------------------- config
 
 void
-FabricNetDevice::SetClassWeights(std::string s)
+FabricNetDevice::SetSchedulerType(SchedulerType type)
 {
-    std::array<uint32_t, kFabricClasses> w{};
-    std::istringstream is(s);
-    std::string tok;
-    uint8_t c = 0;
-    while (std::getline(is, tok, ','))
+    NS_LOG_FUNCTION(this << type);
+    Ptr<FabricEgressScheduler> s;
+    switch (type)
     {
-        if (c >= kFabricClasses || tok.empty() ||
-            tok.find_first_not_of("0123456789") != std::string::npos)
-        {
-            throw std::invalid_argument("ClassWeights: expected 8 comma-separated integers");
-        }
-        w[c++] = std::stoul(tok);
+    case ROUND_ROBIN:
+        s = CreateObject<FabricRoundRobinScheduler>();
+        break;
+    case DWRR:
+        s = CreateObject<FabricDwrrScheduler>();
+        break;
+    case STRICT_PRIORITY:
+        s = CreateObject<FabricStrictPriorityScheduler>();
+        break;
     }
-    if (c != kFabricClasses)
-    {
-        throw std::invalid_argument("ClassWeights: expected 8 comma-separated integers");
-    }
-    m_weights = w;
+    SetEgressScheduler(s);
+    m_schedulerType = type;
 }
 
-std::string
-FabricNetDevice::GetClassWeights() const
+void
+FabricNetDevice::SetEgressScheduler(Ptr<FabricEgressScheduler> scheduler)
 {
-    return WeightsToString(m_weights);
+    NS_LOG_FUNCTION(this << scheduler);
+    if (!scheduler)
+    {
+        throw std::invalid_argument("scheduler: expected an egress scheduler");
+    }
+    m_scheduler = scheduler;
 }
 
 void
@@ -466,13 +445,17 @@ FabricNetDevice::TryTransmit()
         }
         return;
     }
-    Item item;
-    Time notBefore = Time::Max();
-    if (PickData(item, notBefore))
+    // Only classes with a queued packet or a source can send.
+    const uint8_t candidates = m_nonEmptyMask | m_sourceMask;
+    m_notBefore = Time::Max();
+    if (candidates && m_scheduler->Dequeue(*this, candidates))
     {
+        // Out of the member first: the transmission may re-enter TryTransmit.
+        Item item = std::move(m_picked);
         StartTransmission(item); // carries a piggybacked frame, if any
         return;
     }
+    const Time notBefore = m_notBefore;
     if (control)
     {
         if (m_fc->TakeControlFrame(frame))
@@ -489,8 +472,9 @@ FabricNetDevice::TryTransmit()
 }
 
 bool
-FabricNetDevice::TakeFromClass(uint8_t c, uint64_t budget, Item& out, Time& notBefore)
+FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
 {
+    const uint64_t budget = m_fc->GetSendBudget(c);
     if (budget == 0)
     {
         return false;
@@ -505,9 +489,10 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint64_t budget, Item& out, Time& notB
         }
         if (head.ready > Simulator::Now())
         {
-            notBefore = std::min(notBefore, head.ready);
+            m_notBefore = std::min(m_notBefore, head.ready);
             return false;
         }
+        Item& out = m_picked;
         out = std::move(head);
         q.items.pop_front();
         if (q.items.empty())
@@ -518,6 +503,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint64_t budget, Item& out, Time& notB
         m_queuedBytes -= out.payloadBytes;
         --m_queuedPackets;
         m_queueLengthTrace(c, q.bytes);
+        payloadBytes = out.payloadBytes;
         return true;
     }
     if (!((m_sourceMask >> c) & 1u))
@@ -540,86 +526,9 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint64_t budget, Item& out, Time& notB
     }
     FabricHeader h;
     p->PeekHeader(h);
-    out = Item{p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()};
+    m_picked = Item{p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()};
+    payloadBytes = m_picked.payloadBytes;
     return true;
-}
-
-bool
-FabricNetDevice::PickData(Item& out, Time& notBefore)
-{
-    // Only classes with a queued packet or a source can send.
-    uint8_t candidates = m_nonEmptyMask | m_sourceMask;
-    if (!candidates)
-    {
-        return false;
-    }
-    // Strict-priority classes, highest first.
-    if (m_strictMask & candidates)
-    {
-        for (int c = kFabricClasses - 1; c >= 0; --c)
-        {
-            if (((m_strictMask & candidates) >> c) & 1u &&
-                TakeFromClass(uint8_t(c), m_fc->GetSendBudget(uint8_t(c)), out, notBefore))
-            {
-                return true;
-            }
-        }
-    }
-    if (m_scheduler == ROUND_ROBIN)
-    {
-        for (uint8_t k = 0; k < kFabricClasses; ++k)
-        {
-            uint8_t c = (m_rrNext + k) % kFabricClasses;
-            if (((candidates & ~m_strictMask) >> c) & 1u &&
-                TakeFromClass(c, m_fc->GetSendBudget(c), out, notBefore))
-            {
-                m_rrNext = (c + 1) % kFabricClasses;
-                return true;
-            }
-        }
-        return false;
-    }
-    // DWRR: a class may send while its deficit is positive; a visit with an
-    // exhausted deficit adds weight x quantum and moves on. Deficits of
-    // classes that had nothing to send are reset, so idle classes bank nothing.
-    for (int pass = 0; pass < 64; ++pass)
-    {
-        bool starved = false;
-        for (uint8_t k = 0; k < kFabricClasses; ++k)
-        {
-            uint8_t c = (m_rrNext + k) % kFabricClasses;
-            if ((m_strictMask >> c) & 1u || m_weights[c] == 0)
-            {
-                continue;
-            }
-            if (!((candidates >> c) & 1u))
-            {
-                m_deficit[c] = 0;
-                continue;
-            }
-            if (m_deficit[c] <= 0)
-            {
-                m_deficit[c] += int64_t(m_weights[c]) * m_dwrrQuantum;
-                if (m_deficit[c] <= 0)
-                {
-                    starved = true;
-                    continue;
-                }
-            }
-            if (TakeFromClass(c, m_fc->GetSendBudget(c), out, notBefore))
-            {
-                m_deficit[c] -= out.payloadBytes;
-                m_rrNext = m_deficit[c] > 0 ? c : (c + 1) % kFabricClasses;
-                return true;
-            }
-            m_deficit[c] = 0;
-        }
-        if (!starved)
-        {
-            return false;
-        }
-    }
-    return false;
 }
 
 void
