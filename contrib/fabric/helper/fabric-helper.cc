@@ -3,13 +3,12 @@
 
 #include "credit-flow-control.h"
 #include "ecn-marker.h"
+#include "fabric-pcap-helper.h"
 #include "pfc-flow-control.h"
 
 #include "ns3/boolean.h"
-#include "ns3/pcap-file-wrapper.h"
 #include "ns3/uinteger.h"
 
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -100,48 +99,13 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, const FabricLinkConfig& cfg) con
 void
 FabricHelper::EnablePcap(const std::string& prefix, Ptr<FabricNetDevice> dev)
 {
-    uint32_t dlt = 1; // DLT_EN10MB
-    switch (dev->GetLinkType())
-    {
-    case FabricLinkType::ETHERNET:
-        dlt = 1;
-        break;
-    case FabricLinkType::INFINIBAND:
-        dlt = 147; // DLT_USER0
-        break;
-    case FabricLinkType::NVLINK:
-        dlt = 148;
-        break;
-    case FabricLinkType::PCIE:
-        dlt = 149;
-        break;
-    case FabricLinkType::GENERIC:
-        dlt = 150;
-        break;
-    }
-    std::ostringstream name;
-    name << prefix << "-" << (dev->GetNode() ? dev->GetNode()->GetId() : 0) << "-"
-         << dev->GetIfIndex() << ".pcap";
-    Ptr<PcapFileWrapper> file = CreateObject<PcapFileWrapper>();
-    file->Open(name.str(), std::ios::out | std::ios::binary);
-    file->Init(dlt, 65535);
-    dev->SetPcap(file);
+    FabricPcapHelper::EnablePcap(prefix, dev);
 }
 
 void
 FabricHelper::EnablePcap(const std::string& prefix, const NodeContainer& nodes)
 {
-    for (auto it = nodes.Begin(); it != nodes.End(); ++it)
-    {
-        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
-        {
-            Ptr<FabricNetDevice> d = DynamicCast<FabricNetDevice>((*it)->GetDevice(i));
-            if (d)
-            {
-                EnablePcap(prefix, d);
-            }
-        }
-    }
+    FabricPcapHelper::EnablePcap(prefix, nodes);
 }
 
 } // namespace ns3

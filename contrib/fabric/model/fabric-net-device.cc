@@ -9,14 +9,12 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
-#include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -130,6 +128,12 @@ FabricNetDevice::GetTypeId()
                             "A DATA packet is handed up at an endpoint.",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_macRxTrace),
                             "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every packet this port sends (at its first bit) or receives, "
+                            "data and link-local frames, FabricHeader at the front: what "
+                            "its pcap file shows (fabric-pcap-helper.h).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback")
             .AddTraceSource("PfcPause",
                             "The peer paused a class of this transmitter (class).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_pfcPauseTrace),
@@ -187,7 +191,8 @@ FabricNetDevice::DoDispose()
     m_scheduler = nullptr;
     m_picked = Item();
     m_ecn = nullptr;
-    m_pcap = nullptr;
+    // Drops the Sniffer's sinks: a pcap file closes with its port.
+    m_snifferTrace = TracedCallback<Ptr<const Packet>>();
     m_source = TxSource();
     m_fabricRx = FabricRxCallback();
     m_rxCallback = NetDevice::ReceiveCallback();
@@ -554,7 +559,7 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
     ++m_counters.controlTx;
     m_counters.busyTime += tx;
     // The frame becomes a packet only for whoever looks at packets.
-    if (m_pcap || !m_phyTxBeginTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty())
+    if (!m_snifferTrace.IsEmpty() || !m_phyTxBeginTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty())
     {
         Ptr<Packet> p = ShowControlFrame(frame, m_phyTxBeginTrace);
         if (!m_phyTxEndTrace.IsEmpty())
@@ -605,10 +610,7 @@ FabricNetDevice::StartTransmission(Item& item)
     m_counters.txWireBytes += wire;
     m_counters.busyTime += end - now;
     m_phyTxBeginTrace(item.packet);
-    if (m_pcap)
-    {
-        WritePcap(item.packet, item.header);
-    }
+    Sniff(item.packet);
     Time headerTime = SerializationTime(std::min(wire, m_headerBytes));
     m_channel->Transmit(item.packet, item.header, this, end - now, headerTime);
     FabricControlFrame frame;
@@ -638,10 +640,7 @@ void
 FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd)
 {
     m_phyRxEndTrace(packet);
-    if (m_pcap)
-    {
-        WritePcap(packet, header);
-    }
+    Sniff(packet);
     uint32_t payload = packet->GetSize() - kHdr;
     ++m_counters.rxPackets;
     m_counters.rxBytes += payload;
@@ -671,19 +670,14 @@ FabricNetDevice::ShowControlFrame(const FabricControlFrame& frame, TracedCallbac
 {
     Ptr<Packet> p = frame.ToPacket();
     trace(p);
-    if (m_pcap)
-    {
-        FabricHeader h;
-        p->PeekHeader(h);
-        WritePcap(p, h);
-    }
+    Sniff(p);
     return p;
 }
 
 void
 FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 {
-    if (m_pcap || !m_phyRxEndTrace.IsEmpty())
+    if (!m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
     {
         ShowControlFrame(frame, m_phyRxEndTrace);
     }
@@ -762,118 +756,6 @@ FabricNetDevice::GetBlockedClasses() const
         }
     }
     return mask;
-}
-
-// ---------------------------------------------------------------- pcap
-
-namespace
-{
-void
-Put16(uint8_t*& b, uint16_t v)
-{
-    *b++ = uint8_t(v >> 8);
-    *b++ = uint8_t(v);
-}
-
-void
-PutMac(uint8_t*& b, uint32_t address)
-{
-    uint8_t mac[6];
-    FabricNetDevice::AddressToMac(address).CopyTo(mac);
-    std::copy(mac, mac + 6, b);
-    b += 6;
-}
-
-void
-PutIp(uint8_t*& b, uint32_t address)
-{
-    // 10.a.b.c from the low 24 bits of the endpoint id.
-    *b++ = 10;
-    *b++ = uint8_t(address >> 16);
-    *b++ = uint8_t(address >> 8);
-    *b++ = uint8_t(address);
-}
-} // namespace
-
-void
-FabricNetDevice::WritePcap(Ptr<const Packet> packet, const FabricHeader& h)
-{
-    uint32_t size = packet->GetSize();
-    std::vector<uint8_t> raw(size);
-    packet->CopyData(raw.data(), size);
-    Time now = Simulator::Now();
-    if (m_linkType != FabricLinkType::ETHERNET)
-    {
-        m_pcap->Write(now, raw.data(), size);
-        return;
-    }
-    uint32_t payload = size - kHdr;
-    std::vector<uint8_t> frame(18 + 20 + 8 + payload + 4 + 64, 0);
-    uint8_t* b = frame.data();
-    if (h.GetKind() == FabricHeader::PFC_PAUSE)
-    {
-        // IEEE 802.1Qbb: MAC control frame to 01:80:C2:00:00:01, EtherType
-        // 0x8808, opcode 0x0101, then vector and timers; padded to 60 bytes.
-        const uint8_t dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
-        std::copy(dst, dst + 6, b);
-        b += 6;
-        PutMac(b, m_node ? (m_node->GetId() << 8 | m_ifIndex) : 0);
-        Put16(b, 0x8808);
-        Put16(b, 0x0101);
-        std::copy(raw.begin() + kHdr, raw.end(), b);
-        b += payload;
-        uint32_t len = std::max<uint32_t>(60, uint32_t(b - frame.data()));
-        m_pcap->Write(now, frame.data(), len);
-        return;
-    }
-    if (h.GetKind() != FabricHeader::DATA)
-    {
-        // Credit updates have no Ethernet form; a local experimental EtherType.
-        PutMac(b, h.GetDestination());
-        PutMac(b, h.GetSource());
-        Put16(b, 0x88B5);
-        std::copy(raw.begin(), raw.end(), b);
-        b += size;
-        m_pcap->Write(now, frame.data(), uint32_t(b - frame.data()));
-        return;
-    }
-    PutMac(b, h.GetDestination());
-    PutMac(b, h.GetSource());
-    Put16(b, 0x8100); // 802.1Q tag carrying the class as PCP
-    Put16(b, uint16_t(h.GetPriority()) << 13);
-    Put16(b, 0x0800);
-    uint8_t* ip = b;
-    uint16_t ipLen = uint16_t(20 + 8 + payload + 4);
-    *b++ = 0x45;
-    *b++ = uint8_t((h.GetPriority() << 5) | h.GetEcn()); // DSCP CSn, ECN bits
-    Put16(b, ipLen);
-    Put16(b, 0);
-    Put16(b, 0x4000); // DF
-    *b++ = 64;
-    *b++ = 17;
-    Put16(b, 0);
-    PutIp(b, h.GetSource());
-    PutIp(b, h.GetDestination());
-    uint32_t sum = 0;
-    for (int i = 0; i < 20; i += 2)
-    {
-        sum += (uint32_t(ip[i]) << 8) | ip[i + 1];
-    }
-    while (sum >> 16)
-    {
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    }
-    ip[10] = uint8_t(~sum >> 8);
-    ip[11] = uint8_t(~sum);
-    // RoCEv2 takes UDP source-port entropy from the flow.
-    Put16(b, uint16_t(0xC000 | (h.GetFlowId() & 0x3FFF)));
-    Put16(b, 4791);
-    Put16(b, uint16_t(8 + payload + 4));
-    Put16(b, 0);
-    std::copy(raw.begin() + kHdr, raw.end(), b);
-    b += payload;
-    b += 4; // ICRC (not computed)
-    m_pcap->Write(now, frame.data(), uint32_t(b - frame.data()));
 }
 
 // ---------------------------------------------------------------- NetDevice

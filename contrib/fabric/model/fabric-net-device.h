@@ -46,7 +46,6 @@
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
-#include "ns3/pcap-file-wrapper.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -59,7 +58,8 @@ namespace ns3
 class FabricChannel;
 class FabricSwitch;
 
-/// Link technology of a port; decides the pcap link type and framing only.
+/// Link technology of a port; decides the pcap link type and framing only
+/// (fabric-pcap-helper.h).
 enum class FabricLinkType
 {
     ETHERNET,   ///< RoCEv2: pcap DLT_EN10MB with synthesized Eth/IPv4/UDP(4791)
@@ -180,8 +180,6 @@ class FabricNetDevice : public NetDevice
     /// The switch this port belongs to (nullptr on endpoints) and its index there.
     FabricSwitch* GetSwitch() const { return m_switch; }
     uint32_t GetPortIndex() const { return m_portIndex; }
-    /// Writes every packet sent and received by this port to `file`.
-    void SetPcap(Ptr<PcapFileWrapper> file) { m_pcap = file; }
 
     // ---- hooks used by the fabric's own classes -------------------------
     /// Called by FabricSwitch::AddPort.
@@ -266,12 +264,19 @@ class FabricNetDevice : public NetDevice
     void TransmitReadyEvent();
     void TransmitComplete(Ptr<const Packet> packet);
     void StartControl(const FabricControlFrame& frame);
-    /// A link-local frame as a packet, for a trace and the pcap file.
+    /// A link-local frame as a packet, for a trace and the Sniffer.
     Ptr<Packet> ShowControlFrame(const FabricControlFrame& frame, TracedCallback<Ptr<const Packet>>& trace);
     void ScheduleNext(Time end);
     void StartTransmission(Item& item);
     void Enqueue(Item&& item);
-    void WritePcap(Ptr<const Packet> packet, const FabricHeader& header);
+    /// The Sniffer trace, at no cost while nothing is connected to it.
+    void Sniff(Ptr<const Packet> packet)
+    {
+        if (!m_snifferTrace.IsEmpty())
+        {
+            m_snifferTrace(packet);
+        }
+    }
     void UpdateMaxQueue();
 
     Ptr<Node> m_node;
@@ -309,7 +314,6 @@ class FabricNetDevice : public NetDevice
     Ptr<FabricEcnMarker> m_ecn;
     FabricSwitch* m_switch{nullptr};
     uint32_t m_portIndex{0xFFFFFFFFu};
-    Ptr<PcapFileWrapper> m_pcap;
 
     FabricPortCounters m_counters;
     std::array<Time, kFabricClasses> m_pauseStart{};
@@ -320,6 +324,7 @@ class FabricNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;
     TracedCallback<Ptr<const Packet>> m_macTxDropTrace;
     TracedCallback<Ptr<const Packet>> m_macRxTrace;
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<uint8_t> m_pfcPauseTrace;
     TracedCallback<uint8_t> m_pfcResumeTrace;
     TracedCallback<Ptr<const Packet>, uint64_t> m_ecnMarkTrace;
