@@ -7,12 +7,15 @@
 #include "pfc-flow-control.h"
 
 #include "ns3/boolean.h"
+#include "ns3/log.h"
 #include "ns3/uinteger.h"
 
 #include <stdexcept>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("HockneyFabricHelper");
 
 Ptr<FabricSwitch>
 FabricHelper::CreateSwitch() const
@@ -23,6 +26,7 @@ FabricHelper::CreateSwitch() const
 Ptr<FabricSwitch>
 FabricHelper::CreateSwitch(Time forwardingLatency, bool cutThrough) const
 {
+    NS_LOG_FUNCTION(this << forwardingLatency << cutThrough);
     Ptr<FabricSwitch> sw = CreateObject<FabricSwitch>();
     sw->SetAttribute("ForwardingLatency", TimeValue(forwardingLatency));
     sw->SetAttribute("CutThrough", BooleanValue(cutThrough));
@@ -32,6 +36,7 @@ FabricHelper::CreateSwitch(Time forwardingLatency, bool cutThrough) const
 void
 FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& cfg)
 {
+    NS_LOG_FUNCTION(dev);
     if (cfg.rate.GetBitRate() == 0)
     {
         throw std::invalid_argument("rate: expected a data rate > 0");
@@ -55,6 +60,7 @@ FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& 
 FabricLink
 FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, const FabricLinkConfig& cfg) const
 {
+    NS_LOG_FUNCTION(this << a << b);
     if (cfg.delay.IsStrictlyNegative())
     {
         throw std::invalid_argument("delay: expected a time >= 0");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "credit-flow-control.h"
 
+#include "fabric-log.h"
 #include "fabric-net-device.h"
 #include "switch-buffer.h"
 
@@ -91,6 +92,7 @@ FabricCreditFlowControl::NotifyTransmit(uint8_t cls, uint32_t wireBytes)
 void
 FabricCreditFlowControl::ReceiveControl(const FabricControlFrame& frame)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this);
     if (frame.kind != FabricHeader::CREDIT_UPDATE)
     {
         return;
@@ -105,6 +107,7 @@ FabricCreditFlowControl::ReceiveControl(const FabricControlFrame& frame)
 void
 FabricCreditFlowControl::IngressFreed(uint8_t cls, uint32_t wireBytes)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(cls) << wireBytes);
     m_freed[cls] += wireBytes;
     // Links are symmetric (both ends get one FabricLinkConfig): the buffer
     // this port grants its peer is the PeerBufferBytes it is granted. Up to
@@ -125,6 +128,7 @@ FabricCreditFlowControl::IngressFreed(uint8_t cls, uint32_t wireBytes)
 bool
 FabricCreditFlowControl::TakeControlFrame(FabricControlFrame& frame)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this);
     if (!m_pending)
     {
         return false;

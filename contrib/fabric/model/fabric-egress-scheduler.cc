@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-egress-scheduler.h"
 
+#include "fabric-log.h"
 #include "fabric-net-device.h"
 
 #include "ns3/log.h"
@@ -66,6 +67,7 @@ FabricStrictPriorityScheduler::GetTypeId()
 bool
 FabricStrictPriorityScheduler::Dequeue(FabricNetDevice& port, uint8_t candidates)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(candidates));
     return DequeueStrict(port, candidates);
 }
 
@@ -84,6 +86,7 @@ FabricRoundRobinScheduler::GetTypeId()
 bool
 FabricRoundRobinScheduler::Dequeue(FabricNetDevice& port, uint8_t candidates)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(candidates));
     if ((m_strictMask & candidates) && DequeueStrict(port, m_strictMask & candidates))
     {
         return true;
@@ -170,6 +173,7 @@ FabricDwrrScheduler::GetClassWeights() const
 bool
 FabricDwrrScheduler::Dequeue(FabricNetDevice& port, uint8_t candidates)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(candidates));
     if ((m_strictMask & candidates) && DequeueStrict(port, m_strictMask & candidates))
     {
         return true;

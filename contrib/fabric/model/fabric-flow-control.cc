@@ -5,10 +5,14 @@
 #include "pfc-flow-control.h"
 #include "switch-buffer.h"
 
+#include "ns3/log.h"
+
 #include <stdexcept>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("HockneyFabricFlowControl");
 
 NS_OBJECT_ENSURE_REGISTERED(FabricFlowControl);
 
@@ -60,6 +64,7 @@ FabricFlowControl::~FabricFlowControl() = default;
 void
 FabricFlowControl::Attach(FabricNetDevice* device)
 {
+    NS_LOG_FUNCTION(this << device);
     m_device = device;
 }
 
@@ -67,12 +72,14 @@ void
 FabricFlowControl::AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
                                     uint64_t headroomBytes) const
 {
+    NS_LOG_FUNCTION(this << port << headroomBytes);
     buffer.AddPort(port, FabricSwitchBuffer::LOSSY, headroomBytes, 0);
 }
 
 void
 FabricFlowControl::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_device = nullptr;
     Object::DoDispose();
 }

@@ -13,8 +13,13 @@
 
 #ifdef HOCKNEY_HOT_PATH_LOG
 #define HOCKNEY_HOT_LOG_LOGIC(msg) NS_LOG_LOGIC(msg)
+#define HOCKNEY_HOT_LOG_FUNCTION(parameters) NS_LOG_FUNCTION(parameters)
 #else
 #define HOCKNEY_HOT_LOG_LOGIC(msg)                                                                 \
+    do                                                                                             \
+    {                                                                                              \
+    } while (false)
+#define HOCKNEY_HOT_LOG_FUNCTION(parameters)                                                       \
     do                                                                                             \
     {                                                                                              \
     } while (false)

@@ -3,6 +3,7 @@
 
 #include "ecn-marker.h"
 #include "fabric-channel.h"
+#include "fabric-log.h"
 #include "fabric-switch.h"
 
 #include "ns3/boolean.h"
@@ -155,6 +156,7 @@ FabricNetDevice::GetTypeId()
 
 FabricNetDevice::FabricNetDevice()
 {
+    NS_LOG_FUNCTION(this);
     m_fc = CreateObject<FabricFlowControl>();
     m_fc->Attach(this);
 }
@@ -164,12 +166,14 @@ FabricNetDevice::~FabricNetDevice() = default;
 void
 FabricNetDevice::DoInitialize()
 {
+    NS_LOG_FUNCTION(this);
     NetDevice::DoInitialize();
 }
 
 void
 FabricNetDevice::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_txEvent.Cancel();
     m_txPending = false;
     for (auto& q : m_queues)
@@ -236,6 +240,7 @@ FabricNetDevice::SetEgressScheduler(Ptr<FabricEgressScheduler> scheduler)
 void
 FabricNetDevice::SetDataRate(DataRate rate)
 {
+    NS_LOG_FUNCTION(this << rate);
     if (rate.GetBitRate() == 0)
     {
         throw std::invalid_argument("rate: expected a data rate > 0");
@@ -246,12 +251,14 @@ FabricNetDevice::SetDataRate(DataRate rate)
 void
 FabricNetDevice::SetFabricAddress(uint32_t address)
 {
+    NS_LOG_FUNCTION(this << address);
     m_address = address;
 }
 
 void
 FabricNetDevice::SetFlowControl(Ptr<FabricFlowControl> fc)
 {
+    NS_LOG_FUNCTION(this << fc);
     if (m_fc)
     {
         m_fc->Dispose();
@@ -263,6 +270,7 @@ FabricNetDevice::SetFlowControl(Ptr<FabricFlowControl> fc)
 void
 FabricNetDevice::Attach(Ptr<FabricChannel> channel)
 {
+    NS_LOG_FUNCTION(this << channel);
     if (!channel->Attach(this))
     {
         throw std::invalid_argument("channel: expected a channel with a free end");
@@ -286,6 +294,7 @@ FabricNetDevice::GetPeer() const
 void
 FabricNetDevice::SetSwitch(FabricSwitch* sw, uint32_t portIndex)
 {
+    NS_LOG_FUNCTION(this << sw << portIndex);
     m_switch = sw;
     m_portIndex = portIndex;
 }
@@ -318,6 +327,7 @@ FabricNetDevice::SerializationTime(uint64_t wireBytes) const
 bool
 FabricNetDevice::SendFabric(Ptr<Packet> packet)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet);
     FabricHeader h;
     if (packet->GetSize() < kHdr)
     {
@@ -350,6 +360,7 @@ FabricNetDevice::SendFabric(Ptr<Packet> packet, const FabricHeader& header)
 void
 FabricNetDevice::SetTxSource(TxSource source, uint8_t classMask)
 {
+    NS_LOG_FUNCTION(this << unsigned(classMask));
     m_source = source;
     m_sourceMask = source.IsNull() ? 0 : classMask;
     if (!m_source.IsNull())
@@ -387,6 +398,7 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header
                                   uint32_t ingressPort, uint32_t ingressWireBytes, Time ready,
                                   Time rxEnd)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet << ingressPort);
     uint32_t payload = packet->GetSize() - kHdr;
     Item item{packet, header, payload, ingressPort, ingressWireBytes, ready, rxEnd};
     // Fast path of an idle port (the common case in an uncongested fabric):
@@ -552,6 +564,7 @@ FabricNetDevice::ScheduleNext(Time end)
 void
 FabricNetDevice::StartControl(const FabricControlFrame& frame)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind));
     uint32_t wire = m_controlFrameBytes;
     Time tx = SerializationTime(wire);
     Time now = Simulator::Now();
@@ -574,6 +587,7 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
 void
 FabricNetDevice::StartTransmission(Item& item)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << item.packet);
     Time now = Simulator::Now();
     uint8_t c = item.header.GetPriority();
     uint32_t wire = WireBytes(item.payloadBytes + kHdr);
@@ -639,6 +653,7 @@ FabricNetDevice::TransmitComplete(Ptr<const Packet> packet)
 void
 FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet);
     m_phyRxEndTrace(packet);
     Sniff(packet);
     uint32_t payload = packet->GetSize() - kHdr;
@@ -677,6 +692,7 @@ FabricNetDevice::ShowControlFrame(const FabricControlFrame& frame, TracedCallbac
 void
 FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind));
     if (!m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
     {
         ShowControlFrame(frame, m_phyRxEndTrace);
@@ -690,6 +706,7 @@ FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 void
 FabricNetDevice::NotifyPauseState(uint8_t cls, bool paused)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls) << paused);
     uint8_t bit = uint8_t(1u << cls);
     if (paused && !(m_pausedMask & bit))
     {
@@ -708,6 +725,7 @@ FabricNetDevice::NotifyPauseState(uint8_t cls, bool paused)
 void
 FabricNetDevice::CountPfcFrameSent(bool pause)
 {
+    NS_LOG_FUNCTION(this << pause);
     if (pause)
     {
         ++m_counters.pausesSent;
@@ -721,6 +739,7 @@ FabricNetDevice::CountPfcFrameSent(bool pause)
 void
 FabricNetDevice::CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes)
 {
+    NS_LOG_FUNCTION(this << packet << payloadBytes);
     ++m_counters.drops;
     m_counters.dropBytes += payloadBytes;
     m_macTxDropTrace(packet);
@@ -779,6 +798,7 @@ FabricNetDevice::GetChannel() const
 void
 FabricNetDevice::SetAddress(Address address)
 {
+    NS_LOG_FUNCTION(this << address);
     uint8_t mac[6];
     Mac48Address::ConvertFrom(address).CopyTo(mac);
     m_address = (uint32_t(mac[2]) << 24) | (uint32_t(mac[3]) << 16) | (uint32_t(mac[4]) << 8) |
@@ -794,6 +814,7 @@ FabricNetDevice::GetAddress() const
 bool
 FabricNetDevice::SetMtu(const uint16_t mtu)
 {
+    NS_LOG_FUNCTION(this << mtu);
     if (mtu == 0)
     {
         return false;
@@ -829,6 +850,7 @@ FabricNetDevice::GetMulticast(Ipv6Address) const
 bool
 FabricNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet << dest);
     uint8_t mac[6];
     Mac48Address::ConvertFrom(dest).CopyTo(mac);
     uint32_t dst = (uint32_t(mac[2]) << 24) | (uint32_t(mac[3]) << 16) |
@@ -845,6 +867,7 @@ FabricNetDevice::SendFrom(Ptr<Packet> packet, const Address&, const Address& des
 void
 FabricNetDevice::SetNode(Ptr<Node> node)
 {
+    NS_LOG_FUNCTION(this << node);
     m_node = node;
 }
 

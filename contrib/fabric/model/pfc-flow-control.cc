@@ -66,6 +66,7 @@ FabricPfcFlowControl::~FabricPfcFlowControl() = default;
 void
 FabricPfcFlowControl::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& e : m_refresh)
     {
         e.Cancel();
@@ -129,6 +130,7 @@ FabricPfcFlowControl::QuantaToTime(uint16_t quanta) const
 void
 FabricPfcFlowControl::IngressCongested(uint8_t cls)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls));
     if (!IsLossless(cls) || IsAsserting(cls))
     {
         return;
@@ -142,6 +144,7 @@ FabricPfcFlowControl::IngressCongested(uint8_t cls)
 void
 FabricPfcFlowControl::IngressUncongested(uint8_t cls)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls));
     if (!IsAsserting(cls))
     {
         return;
@@ -156,6 +159,7 @@ FabricPfcFlowControl::IngressUncongested(uint8_t cls)
 void
 FabricPfcFlowControl::Refresh(uint8_t cls)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls));
     if (IsAsserting(cls))
     {
         m_pendingMask |= uint8_t(1u << cls);
@@ -166,6 +170,7 @@ FabricPfcFlowControl::Refresh(uint8_t cls)
 bool
 FabricPfcFlowControl::TakeControlFrame(FabricControlFrame& frame)
 {
+    NS_LOG_FUNCTION(this);
     if (m_pendingMask == 0)
     {
         return false;
@@ -198,6 +203,7 @@ FabricPfcFlowControl::TakeControlFrame(FabricControlFrame& frame)
 void
 FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
 {
+    NS_LOG_FUNCTION(this << frame.classEnable);
     if (frame.kind != FabricHeader::PFC_PAUSE)
     {
         return;
@@ -244,6 +250,7 @@ FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
 void
 FabricPfcFlowControl::PauseExpired(uint8_t cls)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls));
     m_expire[cls] = EventId();
     m_pausedMask &= uint8_t(~(1u << cls));
     m_device->NotifyPauseState(cls, false);
