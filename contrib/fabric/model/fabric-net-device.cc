@@ -193,7 +193,7 @@ FabricNetDevice::DoDispose()
     }
     m_fc = nullptr;
     m_scheduler = nullptr;
-    m_picked = Item();
+    m_pickInto = nullptr;
     m_ecn = nullptr;
     // Drops the Sniffer's sinks: a pcap file closes with its port.
     m_snifferTrace = TracedCallback<Ptr<const Packet>>();
@@ -465,10 +465,12 @@ FabricNetDevice::TryTransmit()
     // Only classes with a queued packet or a source can send.
     const uint8_t candidates = m_nonEmptyMask | m_sourceMask;
     m_notBefore = Time::Max();
+    // TakeFromClass fills this call's own item: the transmission below may
+    // re-enter TryTransmit, which then picks into its own.
+    Item item;
+    m_pickInto = &item;
     if (candidates && m_scheduler->Dequeue(*this, candidates))
     {
-        // Out of the member first: the transmission may re-enter TryTransmit.
-        Item item = std::move(m_picked);
         StartTransmission(item); // carries a piggybacked frame, if any
         return;
     }
@@ -509,7 +511,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
             m_notBefore = std::min(m_notBefore, head.ready);
             return false;
         }
-        Item& out = m_picked;
+        Item& out = *m_pickInto;
         out = std::move(head);
         q.items.pop_front();
         if (q.items.empty())
@@ -543,8 +545,8 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
     }
     FabricHeader h;
     p->PeekHeader(h);
-    m_picked = Item{p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()};
-    payloadBytes = m_picked.payloadBytes;
+    *m_pickInto = Item{p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()};
+    payloadBytes = m_pickInto->payloadBytes;
     return true;
 }
 

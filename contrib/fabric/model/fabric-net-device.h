@@ -296,7 +296,7 @@ class FabricNetDevice : public NetDevice
     FabricLinkType m_linkType{FabricLinkType::ETHERNET};
     SchedulerType m_schedulerType{ROUND_ROBIN};
     Ptr<FabricEgressScheduler> m_scheduler;
-    Item m_picked;              ///< the packet TakeFromClass took for TryTransmit
+    Item* m_pickInto{nullptr};  ///< where TakeFromClass puts the packet it takes (TryTransmit's)
     Time m_notBefore;           ///< earliest forwarding deadline TakeFromClass saw
 
     std::array<ClassQueue, kFabricClasses> m_queues;
