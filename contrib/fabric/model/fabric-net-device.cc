@@ -1,4 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
+//
+// Over 600 lines on purpose: a sixth is the TypeId (attributes and trace
+// sources), and the rest is one transmit/receive state machine whose
+// per-packet functions (Enqueue, TryTransmit, TakeFromClass,
+// StartTransmission, Receive) share the port's private state and stay in one
+// translation unit so that the compiler inlines between them; the parts that
+// are not per-port state live in their own files (egress scheduling in
+// fabric-egress-scheduler.h, flow control in fabric-flow-control.h, pcap in
+// fabric-pcap-helper.h).
 #include "fabric-net-device.h"
 
 #include "ecn-marker.h"
