@@ -269,8 +269,9 @@ class FabricNetDevice : public NetDevice
     void ScheduleNext(Time end);
     void StartTransmission(Item& item);
     void Enqueue(Item&& item);
-    /// The Sniffer trace, at no cost while nothing is connected to it.
-    void Sniff(Ptr<const Packet> packet)
+    /// The Sniffer trace, at no cost while nothing is connected to it (by
+    /// reference: not even a reference count changes then).
+    void Sniff(const Ptr<Packet>& packet)
     {
         if (!m_snifferTrace.IsEmpty())
         {
