@@ -3,17 +3,19 @@
 
 #include "credit-flow-control.h"
 #include "ecn-marker.h"
+#include "fabric-pcap-helper.h"
 #include "pfc-flow-control.h"
 
 #include "ns3/boolean.h"
-#include "ns3/pcap-file-wrapper.h"
+#include "ns3/log.h"
 #include "ns3/uinteger.h"
 
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("HockneyFabricHelper");
 
 Ptr<FabricSwitch>
 FabricHelper::CreateSwitch() const
@@ -24,6 +26,7 @@ FabricHelper::CreateSwitch() const
 Ptr<FabricSwitch>
 FabricHelper::CreateSwitch(Time forwardingLatency, bool cutThrough) const
 {
+    NS_LOG_FUNCTION(this << forwardingLatency << cutThrough);
     Ptr<FabricSwitch> sw = CreateObject<FabricSwitch>();
     sw->SetAttribute("ForwardingLatency", TimeValue(forwardingLatency));
     sw->SetAttribute("CutThrough", BooleanValue(cutThrough));
@@ -33,6 +36,7 @@ FabricHelper::CreateSwitch(Time forwardingLatency, bool cutThrough) const
 void
 FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& cfg)
 {
+    NS_LOG_FUNCTION(dev);
     if (cfg.rate.GetBitRate() == 0)
     {
         throw std::invalid_argument("rate: expected a data rate > 0");
@@ -49,21 +53,14 @@ FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& 
     dev->SetAttribute("HeaderGranuleBytes", UintegerValue(cfg.headerGranuleBytes));
     dev->SetLinkType(cfg.linkType);
     Ptr<FabricFlowControl> fc = CreateFabricFlowControl(cfg.flowControl);
-    if (cfg.flowControl == FabricFlowControlMode::CREDIT)
-    {
-        fc->SetAttribute("PeerBufferBytes", UintegerValue(cfg.creditBufferBytes));
-        fc->SetAttribute("Piggyback", BooleanValue(cfg.creditPiggyback));
-    }
-    else if (cfg.flowControl == FabricFlowControlMode::PFC)
-    {
-        fc->SetAttribute("LosslessClasses", UintegerValue(cfg.losslessClasses));
-    }
+    fc->SetParameters({cfg.creditBufferBytes, cfg.creditPiggyback, cfg.losslessClasses});
     dev->SetFlowControl(fc);
 }
 
 FabricLink
 FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, const FabricLinkConfig& cfg) const
 {
+    NS_LOG_FUNCTION(this << a << b);
     if (cfg.delay.IsStrictlyNegative())
     {
         throw std::invalid_argument("delay: expected a time >= 0");
@@ -108,48 +105,13 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, const FabricLinkConfig& cfg) con
 void
 FabricHelper::EnablePcap(const std::string& prefix, Ptr<FabricNetDevice> dev)
 {
-    uint32_t dlt = 1; // DLT_EN10MB
-    switch (dev->GetLinkType())
-    {
-    case FabricLinkType::ETHERNET:
-        dlt = 1;
-        break;
-    case FabricLinkType::INFINIBAND:
-        dlt = 147; // DLT_USER0
-        break;
-    case FabricLinkType::NVLINK:
-        dlt = 148;
-        break;
-    case FabricLinkType::PCIE:
-        dlt = 149;
-        break;
-    case FabricLinkType::GENERIC:
-        dlt = 150;
-        break;
-    }
-    std::ostringstream name;
-    name << prefix << "-" << (dev->GetNode() ? dev->GetNode()->GetId() : 0) << "-"
-         << dev->GetIfIndex() << ".pcap";
-    Ptr<PcapFileWrapper> file = CreateObject<PcapFileWrapper>();
-    file->Open(name.str(), std::ios::out | std::ios::binary);
-    file->Init(dlt, 65535);
-    dev->SetPcap(file);
+    FabricPcapHelper::EnablePcap(prefix, dev);
 }
 
 void
 FabricHelper::EnablePcap(const std::string& prefix, const NodeContainer& nodes)
 {
-    for (auto it = nodes.Begin(); it != nodes.End(); ++it)
-    {
-        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
-        {
-            Ptr<FabricNetDevice> d = DynamicCast<FabricNetDevice>((*it)->GetDevice(i));
-            if (d)
-            {
-                EnablePcap(prefix, d);
-            }
-        }
-    }
+    FabricPcapHelper::EnablePcap(prefix, nodes);
 }
 
 } // namespace ns3

@@ -91,7 +91,7 @@ class FabricHelper
     /// Applies cfg's port parameters to one device (used by Connect).
     static void ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& cfg);
 
-    /// One pcap file per port: PREFIX-NODE-DEVICE.pcap.
+    /// One pcap file per port: PREFIX-NODE-DEVICE.pcap (FabricPcapHelper).
     static void EnablePcap(const std::string& prefix, Ptr<FabricNetDevice> dev);
     static void EnablePcap(const std::string& prefix, const NodeContainer& nodes);
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "credit-flow-control.h"
 
+#include "fabric-log.h"
 #include "fabric-net-device.h"
+#include "switch-buffer.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -58,6 +60,23 @@ FabricCreditFlowControl::GetTypeId()
 FabricCreditFlowControl::FabricCreditFlowControl() = default;
 FabricCreditFlowControl::~FabricCreditFlowControl() = default;
 
+void
+FabricCreditFlowControl::SetParameters(const FabricFlowControlParameters& params)
+{
+    NS_LOG_FUNCTION(this << params.creditBufferBytes << params.creditPiggyback);
+    // Through the attributes, so that their checkers apply.
+    SetAttribute("PeerBufferBytes", UintegerValue(params.creditBufferBytes));
+    SetAttribute("Piggyback", BooleanValue(params.creditPiggyback));
+}
+
+void
+FabricCreditFlowControl::AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
+                                          uint64_t headroomBytes) const
+{
+    NS_LOG_FUNCTION(this << port << headroomBytes);
+    buffer.AddPort(port, FabricSwitchBuffer::CREDIT, headroomBytes, 0);
+}
+
 uint64_t
 FabricCreditFlowControl::GetSendBudget(uint8_t cls) const
 {
@@ -73,6 +92,7 @@ FabricCreditFlowControl::NotifyTransmit(uint8_t cls, uint32_t wireBytes)
 void
 FabricCreditFlowControl::ReceiveControl(const FabricControlFrame& frame)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this);
     if (frame.kind != FabricHeader::CREDIT_UPDATE)
     {
         return;
@@ -87,6 +107,7 @@ FabricCreditFlowControl::ReceiveControl(const FabricControlFrame& frame)
 void
 FabricCreditFlowControl::IngressFreed(uint8_t cls, uint32_t wireBytes)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(cls) << wireBytes);
     m_freed[cls] += wireBytes;
     // Links are symmetric (both ends get one FabricLinkConfig): the buffer
     // this port grants its peer is the PeerBufferBytes it is granted. Up to
@@ -107,6 +128,7 @@ FabricCreditFlowControl::IngressFreed(uint8_t cls, uint32_t wireBytes)
 bool
 FabricCreditFlowControl::TakeControlFrame(FabricControlFrame& frame)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this);
     if (!m_pending)
     {
         return false;

@@ -24,7 +24,11 @@ class FabricCreditFlowControl : public FabricFlowControl
     FabricCreditFlowControl();
     ~FabricCreditFlowControl() override;
 
-    FabricFlowControlMode GetMode() const override { return FabricFlowControlMode::CREDIT; }
+    /// PeerBufferBytes and Piggyback from the link parameters.
+    void SetParameters(const FabricFlowControlParameters& params) override;
+    /// Always admitted: the port's space is the credit the peer was granted.
+    void AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
+                          uint64_t headroomBytes) const override;
     bool IsLossless(uint8_t cls) const override { return true; }
     uint64_t GetSendBudget(uint8_t cls) const override;
     void NotifyTransmit(uint8_t cls, uint32_t wireBytes) override;

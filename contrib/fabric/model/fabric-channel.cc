@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-channel.h"
 
+#include "fabric-log.h"
 #include "fabric-net-device.h"
 
 #include "ns3/log.h"
@@ -34,6 +35,7 @@ FabricChannel::~FabricChannel() = default;
 void
 FabricChannel::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_dev[0] = nullptr;
     m_dev[1] = nullptr;
     Channel::DoDispose();
@@ -42,6 +44,7 @@ FabricChannel::DoDispose()
 bool
 FabricChannel::Attach(Ptr<FabricNetDevice> device)
 {
+    NS_LOG_FUNCTION(this << device);
     for (auto& d : m_dev)
     {
         if (!d)
@@ -71,6 +74,7 @@ void
 FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
                         Time txTime, Time headerTime)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet << src << txTime);
     FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
     Time rxEnd = Simulator::Now() + m_delay + txTime;
     Time at = m_delay + (peer->IsCutThrough() ? headerTime : txTime);
@@ -81,6 +85,7 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const Fa
 void
 FabricChannel::TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind) << src << txTime);
     FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(), m_delay + txTime,
                                    &FabricNetDevice::ReceiveControl, peer, frame);

@@ -3,11 +3,16 @@
 
 #include "credit-flow-control.h"
 #include "pfc-flow-control.h"
+#include "switch-buffer.h"
+
+#include "ns3/log.h"
 
 #include <stdexcept>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("HockneyFabricFlowControl");
 
 NS_OBJECT_ENSURE_REGISTERED(FabricFlowControl);
 
@@ -59,12 +64,22 @@ FabricFlowControl::~FabricFlowControl() = default;
 void
 FabricFlowControl::Attach(FabricNetDevice* device)
 {
+    NS_LOG_FUNCTION(this << device);
     m_device = device;
+}
+
+void
+FabricFlowControl::AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
+                                    uint64_t headroomBytes) const
+{
+    NS_LOG_FUNCTION(this << port << headroomBytes);
+    buffer.AddPort(port, FabricSwitchBuffer::LOSSY, headroomBytes, 0);
 }
 
 void
 FabricFlowControl::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_device = nullptr;
     Object::DoDispose();
 }

@@ -10,6 +10,10 @@
 //   receiver side : IngressCongested(c) / IngressUncongested(c)  (PFC XOFF / XON)
 //                   IngressFreed(c, bytes)                         (credit return)
 //                   HasControlFrame() / TakeControlFrame()         (polled by the port)
+//   set-up        : SetParameters(link parameters), AddSwitchIngress(buffer, ...)
+//
+// What differs between the schemes is behind these virtual methods, so no
+// caller asks a strategy which scheme it is.
 //
 // All byte counts are on-wire bytes of the link (see fabric-header.h).
 #ifndef HOCKNEY_FABRIC_FLOW_CONTROL_H
@@ -29,6 +33,16 @@ namespace ns3
 {
 
 class FabricNetDevice;
+class FabricSwitchBuffer;
+
+/// Link parameters a strategy takes from the link configuration; each
+/// strategy reads the fields that concern it and ignores the others.
+struct FabricFlowControlParameters
+{
+    uint64_t creditBufferBytes{65536}; ///< credit: PeerBufferBytes
+    bool creditPiggyback{true};        ///< credit: Piggyback
+    uint8_t losslessClasses{0xFF};     ///< PFC: LosslessClasses
+};
 
 /// Flow-control scheme of a link (both ends use the same one).
 enum class FabricFlowControlMode
@@ -60,7 +74,14 @@ class FabricFlowControl : public Object
     virtual void Attach(FabricNetDevice* device);
     FabricNetDevice* GetDevice() const { return m_device; }
 
-    virtual FabricFlowControlMode GetMode() const { return FabricFlowControlMode::NONE; }
+    /// Applies the fields of \p params that concern this scheme (none here).
+    virtual void SetParameters(const FabricFlowControlParameters& params) {}
+    /// Registers the owning port, switch port `port`, as an ingress of the
+    /// switch buffer, accounted as this scheme needs (here: lossy, reserve +
+    /// shared, then drop). \p headroomBytes: the switch's HeadroomBytes
+    /// attribute (0 = the scheme's default).
+    virtual void AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
+                                  uint64_t headroomBytes) const;
     /// True when packets of class cls are never dropped on this link.
     virtual bool IsLossless(uint8_t cls) const { return false; }
 

@@ -1,22 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
+//
+// Over 600 lines on purpose: a sixth is the TypeId (attributes and trace
+// sources), and the rest is one transmit/receive state machine whose
+// per-packet functions (Enqueue, TryTransmit, TakeFromClass,
+// StartTransmission, Receive) share the port's private state and stay in one
+// translation unit so that the compiler inlines between them; the parts that
+// are not per-port state live in their own files (egress scheduling in
+// fabric-egress-scheduler.h, flow control in fabric-flow-control.h, pcap in
+// fabric-pcap-helper.h).
 #include "fabric-net-device.h"
 
 #include "ecn-marker.h"
 #include "fabric-channel.h"
+#include "fabric-log.h"
 #include "fabric-switch.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
-#include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -29,17 +37,6 @@ namespace
 {
 constexpr uint32_t kNoPort = 0xFFFFFFFFu;
 constexpr uint32_t kHdr = FabricHeader::kSerializedSize;
-
-std::string
-WeightsToString(const std::array<uint32_t, kFabricClasses>& w)
-{
-    std::ostringstream os;
-    for (uint8_t c = 0; c < kFabricClasses; ++c)
-    {
-        os << (c ? "," : "") << w[c];
-    }
-    return os.str();
-}
 } // namespace
 
 TypeId
@@ -113,27 +110,13 @@ FabricNetDevice::GetTypeId()
                           MakeBooleanAccessor(&FabricNetDevice::m_cutThrough),
                           MakeBooleanChecker())
             .AddAttribute("Scheduler",
-                          "Scheduling among non-strict data classes.",
+                          "Egress scheduler among the classes (fabric-egress-scheduler.h); "
+                          "setting it installs a new one with its default attributes.",
                           EnumValue(ROUND_ROBIN),
-                          MakeEnumAccessor(&FabricNetDevice::m_scheduler),
-                          MakeEnumChecker(ROUND_ROBIN, "RoundRobin", DWRR, "Dwrr"))
-            .AddAttribute("ClassWeights",
-                          "DWRR weights of classes 0-7, comma separated.",
-                          StringValue("1,1,1,1,1,1,1,1"),
-                          MakeStringAccessor(&FabricNetDevice::SetClassWeights,
-                                             &FabricNetDevice::GetClassWeights),
-                          MakeStringChecker())
-            .AddAttribute("DwrrQuantum",
-                          "DWRR quantum per unit weight, in payload bytes.",
-                          UintegerValue(4096),
-                          MakeUintegerAccessor(&FabricNetDevice::m_dwrrQuantum),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("StrictPriorityClasses",
-                          "Bit mask of classes served by strict priority (higher class "
-                          "first) before the others; default class 7 (ACKs, CNPs).",
-                          UintegerValue(0x80),
-                          MakeUintegerAccessor(&FabricNetDevice::m_strictMask),
-                          MakeUintegerChecker<uint8_t>())
+                          MakeEnumAccessor(&FabricNetDevice::SetSchedulerType,
+                                           &FabricNetDevice::GetSchedulerType),
+                          MakeEnumChecker(ROUND_ROBIN, "RoundRobin", DWRR, "Dwrr",
+                                          STRICT_PRIORITY, "StrictPriority"))
             .AddTraceSource("PhyTxBegin",
                             "A packet (data or link-local) starts serialization.",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxBeginTrace),
@@ -154,6 +137,12 @@ FabricNetDevice::GetTypeId()
             .AddTraceSource("MacRx",
                             "A DATA packet is handed up at an endpoint.",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_macRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every packet this port sends (at its first bit) or receives, "
+                            "data and link-local frames, FabricHeader at the front: what "
+                            "its pcap file shows (fabric-pcap-helper.h).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_snifferTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PfcPause",
                             "The peer paused a class of this transmitter (class).",
@@ -176,7 +165,7 @@ FabricNetDevice::GetTypeId()
 
 FabricNetDevice::FabricNetDevice()
 {
-    m_weights.fill(1);
+    NS_LOG_FUNCTION(this);
     m_fc = CreateObject<FabricFlowControl>();
     m_fc->Attach(this);
 }
@@ -186,12 +175,14 @@ FabricNetDevice::~FabricNetDevice() = default;
 void
 FabricNetDevice::DoInitialize()
 {
+    NS_LOG_FUNCTION(this);
     NetDevice::DoInitialize();
 }
 
 void
 FabricNetDevice::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_txEvent.Cancel();
     m_txPending = false;
     for (auto& q : m_queues)
@@ -210,8 +201,11 @@ FabricNetDevice::DoDispose()
         m_fc->Dispose();
     }
     m_fc = nullptr;
+    m_scheduler = nullptr;
+    m_pickInto = nullptr;
     m_ecn = nullptr;
-    m_pcap = nullptr;
+    // Drops the Sniffer's sinks: a pcap file closes with its port.
+    m_snifferTrace = TracedCallback<Ptr<const Packet>>();
     m_source = TxSource();
     m_fabricRx = FabricRxCallback();
     m_rxCallback = NetDevice::ReceiveCallback();
@@ -221,37 +215,41 @@ FabricNetDevice::DoDispose()
 // ---------------------------------------------------------------- config
 
 void
-FabricNetDevice::SetClassWeights(std::string s)
+FabricNetDevice::SetSchedulerType(SchedulerType type)
 {
-    std::array<uint32_t, kFabricClasses> w{};
-    std::istringstream is(s);
-    std::string tok;
-    uint8_t c = 0;
-    while (std::getline(is, tok, ','))
+    NS_LOG_FUNCTION(this << type);
+    Ptr<FabricEgressScheduler> s;
+    switch (type)
     {
-        if (c >= kFabricClasses || tok.empty() ||
-            tok.find_first_not_of("0123456789") != std::string::npos)
-        {
-            throw std::invalid_argument("ClassWeights: expected 8 comma-separated integers");
-        }
-        w[c++] = std::stoul(tok);
+    case ROUND_ROBIN:
+        s = CreateObject<FabricRoundRobinScheduler>();
+        break;
+    case DWRR:
+        s = CreateObject<FabricDwrrScheduler>();
+        break;
+    case STRICT_PRIORITY:
+        s = CreateObject<FabricStrictPriorityScheduler>();
+        break;
     }
-    if (c != kFabricClasses)
-    {
-        throw std::invalid_argument("ClassWeights: expected 8 comma-separated integers");
-    }
-    m_weights = w;
+    SetEgressScheduler(s);
+    m_schedulerType = type;
 }
 
-std::string
-FabricNetDevice::GetClassWeights() const
+void
+FabricNetDevice::SetEgressScheduler(Ptr<FabricEgressScheduler> scheduler)
 {
-    return WeightsToString(m_weights);
+    NS_LOG_FUNCTION(this << scheduler);
+    if (!scheduler)
+    {
+        throw std::invalid_argument("scheduler: expected an egress scheduler");
+    }
+    m_scheduler = scheduler;
 }
 
 void
 FabricNetDevice::SetDataRate(DataRate rate)
 {
+    NS_LOG_FUNCTION(this << rate);
     if (rate.GetBitRate() == 0)
     {
         throw std::invalid_argument("rate: expected a data rate > 0");
@@ -262,12 +260,14 @@ FabricNetDevice::SetDataRate(DataRate rate)
 void
 FabricNetDevice::SetFabricAddress(uint32_t address)
 {
+    NS_LOG_FUNCTION(this << address);
     m_address = address;
 }
 
 void
 FabricNetDevice::SetFlowControl(Ptr<FabricFlowControl> fc)
 {
+    NS_LOG_FUNCTION(this << fc);
     if (m_fc)
     {
         m_fc->Dispose();
@@ -279,6 +279,7 @@ FabricNetDevice::SetFlowControl(Ptr<FabricFlowControl> fc)
 void
 FabricNetDevice::Attach(Ptr<FabricChannel> channel)
 {
+    NS_LOG_FUNCTION(this << channel);
     if (!channel->Attach(this))
     {
         throw std::invalid_argument("channel: expected a channel with a free end");
@@ -302,6 +303,7 @@ FabricNetDevice::GetPeer() const
 void
 FabricNetDevice::SetSwitch(FabricSwitch* sw, uint32_t portIndex)
 {
+    NS_LOG_FUNCTION(this << sw << portIndex);
     m_switch = sw;
     m_portIndex = portIndex;
 }
@@ -334,6 +336,7 @@ FabricNetDevice::SerializationTime(uint64_t wireBytes) const
 bool
 FabricNetDevice::SendFabric(Ptr<Packet> packet)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet);
     FabricHeader h;
     if (packet->GetSize() < kHdr)
     {
@@ -366,6 +369,7 @@ FabricNetDevice::SendFabric(Ptr<Packet> packet, const FabricHeader& header)
 void
 FabricNetDevice::SetTxSource(TxSource source, uint8_t classMask)
 {
+    NS_LOG_FUNCTION(this << unsigned(classMask));
     m_source = source;
     m_sourceMask = source.IsNull() ? 0 : classMask;
     if (!m_source.IsNull())
@@ -403,6 +407,7 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header
                                   uint32_t ingressPort, uint32_t ingressWireBytes, Time ready,
                                   Time rxEnd)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet << ingressPort);
     uint32_t payload = packet->GetSize() - kHdr;
     Item item{packet, header, payload, ingressPort, ingressWireBytes, ready, rxEnd};
     // Fast path of an idle port (the common case in an uncongested fabric):
@@ -466,13 +471,19 @@ FabricNetDevice::TryTransmit()
         }
         return;
     }
+    // Only classes with a queued packet or a source can send.
+    const uint8_t candidates = m_nonEmptyMask | m_sourceMask;
+    m_notBefore = Time::Max();
+    // TakeFromClass fills this call's own item: the transmission below may
+    // re-enter TryTransmit, which then picks into its own.
     Item item;
-    Time notBefore = Time::Max();
-    if (PickData(item, notBefore))
+    m_pickInto = &item;
+    if (candidates && m_scheduler->Dequeue(*this, candidates))
     {
         StartTransmission(item); // carries a piggybacked frame, if any
         return;
     }
+    const Time notBefore = m_notBefore;
     if (control)
     {
         if (m_fc->TakeControlFrame(frame))
@@ -489,8 +500,9 @@ FabricNetDevice::TryTransmit()
 }
 
 bool
-FabricNetDevice::TakeFromClass(uint8_t c, uint64_t budget, Item& out, Time& notBefore)
+FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
 {
+    const uint64_t budget = m_fc->GetSendBudget(c);
     if (budget == 0)
     {
         return false;
@@ -505,9 +517,10 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint64_t budget, Item& out, Time& notB
         }
         if (head.ready > Simulator::Now())
         {
-            notBefore = std::min(notBefore, head.ready);
+            m_notBefore = std::min(m_notBefore, head.ready);
             return false;
         }
+        Item& out = *m_pickInto;
         out = std::move(head);
         q.items.pop_front();
         if (q.items.empty())
@@ -518,6 +531,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint64_t budget, Item& out, Time& notB
         m_queuedBytes -= out.payloadBytes;
         --m_queuedPackets;
         m_queueLengthTrace(c, q.bytes);
+        payloadBytes = out.payloadBytes;
         return true;
     }
     if (!((m_sourceMask >> c) & 1u))
@@ -540,86 +554,9 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint64_t budget, Item& out, Time& notB
     }
     FabricHeader h;
     p->PeekHeader(h);
-    out = Item{p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()};
+    *m_pickInto = Item{p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()};
+    payloadBytes = m_pickInto->payloadBytes;
     return true;
-}
-
-bool
-FabricNetDevice::PickData(Item& out, Time& notBefore)
-{
-    // Only classes with a queued packet or a source can send.
-    uint8_t candidates = m_nonEmptyMask | m_sourceMask;
-    if (!candidates)
-    {
-        return false;
-    }
-    // Strict-priority classes, highest first.
-    if (m_strictMask & candidates)
-    {
-        for (int c = kFabricClasses - 1; c >= 0; --c)
-        {
-            if (((m_strictMask & candidates) >> c) & 1u &&
-                TakeFromClass(uint8_t(c), m_fc->GetSendBudget(uint8_t(c)), out, notBefore))
-            {
-                return true;
-            }
-        }
-    }
-    if (m_scheduler == ROUND_ROBIN)
-    {
-        for (uint8_t k = 0; k < kFabricClasses; ++k)
-        {
-            uint8_t c = (m_rrNext + k) % kFabricClasses;
-            if (((candidates & ~m_strictMask) >> c) & 1u &&
-                TakeFromClass(c, m_fc->GetSendBudget(c), out, notBefore))
-            {
-                m_rrNext = (c + 1) % kFabricClasses;
-                return true;
-            }
-        }
-        return false;
-    }
-    // DWRR: a class may send while its deficit is positive; a visit with an
-    // exhausted deficit adds weight x quantum and moves on. Deficits of
-    // classes that had nothing to send are reset, so idle classes bank nothing.
-    for (int pass = 0; pass < 64; ++pass)
-    {
-        bool starved = false;
-        for (uint8_t k = 0; k < kFabricClasses; ++k)
-        {
-            uint8_t c = (m_rrNext + k) % kFabricClasses;
-            if ((m_strictMask >> c) & 1u || m_weights[c] == 0)
-            {
-                continue;
-            }
-            if (!((candidates >> c) & 1u))
-            {
-                m_deficit[c] = 0;
-                continue;
-            }
-            if (m_deficit[c] <= 0)
-            {
-                m_deficit[c] += int64_t(m_weights[c]) * m_dwrrQuantum;
-                if (m_deficit[c] <= 0)
-                {
-                    starved = true;
-                    continue;
-                }
-            }
-            if (TakeFromClass(c, m_fc->GetSendBudget(c), out, notBefore))
-            {
-                m_deficit[c] -= out.payloadBytes;
-                m_rrNext = m_deficit[c] > 0 ? c : (c + 1) % kFabricClasses;
-                return true;
-            }
-            m_deficit[c] = 0;
-        }
-        if (!starved)
-        {
-            return false;
-        }
-    }
-    return false;
 }
 
 void
@@ -638,6 +575,7 @@ FabricNetDevice::ScheduleNext(Time end)
 void
 FabricNetDevice::StartControl(const FabricControlFrame& frame)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind));
     uint32_t wire = m_controlFrameBytes;
     Time tx = SerializationTime(wire);
     Time now = Simulator::Now();
@@ -645,7 +583,7 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
     ++m_counters.controlTx;
     m_counters.busyTime += tx;
     // The frame becomes a packet only for whoever looks at packets.
-    if (m_pcap || !m_phyTxBeginTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty())
+    if (!m_snifferTrace.IsEmpty() || !m_phyTxBeginTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty())
     {
         Ptr<Packet> p = ShowControlFrame(frame, m_phyTxBeginTrace);
         if (!m_phyTxEndTrace.IsEmpty())
@@ -660,6 +598,7 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
 void
 FabricNetDevice::StartTransmission(Item& item)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << item.packet);
     Time now = Simulator::Now();
     uint8_t c = item.header.GetPriority();
     uint32_t wire = WireBytes(item.payloadBytes + kHdr);
@@ -696,10 +635,7 @@ FabricNetDevice::StartTransmission(Item& item)
     m_counters.txWireBytes += wire;
     m_counters.busyTime += end - now;
     m_phyTxBeginTrace(item.packet);
-    if (m_pcap)
-    {
-        WritePcap(item.packet, item.header);
-    }
+    Sniff(item.packet);
     Time headerTime = SerializationTime(std::min(wire, m_headerBytes));
     m_channel->Transmit(item.packet, item.header, this, end - now, headerTime);
     FabricControlFrame frame;
@@ -728,11 +664,9 @@ FabricNetDevice::TransmitComplete(Ptr<const Packet> packet)
 void
 FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet);
     m_phyRxEndTrace(packet);
-    if (m_pcap)
-    {
-        WritePcap(packet, header);
-    }
+    Sniff(packet);
     uint32_t payload = packet->GetSize() - kHdr;
     ++m_counters.rxPackets;
     m_counters.rxBytes += payload;
@@ -762,19 +696,15 @@ FabricNetDevice::ShowControlFrame(const FabricControlFrame& frame, TracedCallbac
 {
     Ptr<Packet> p = frame.ToPacket();
     trace(p);
-    if (m_pcap)
-    {
-        FabricHeader h;
-        p->PeekHeader(h);
-        WritePcap(p, h);
-    }
+    Sniff(p);
     return p;
 }
 
 void
 FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 {
-    if (m_pcap || !m_phyRxEndTrace.IsEmpty())
+    HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind));
+    if (!m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
     {
         ShowControlFrame(frame, m_phyRxEndTrace);
     }
@@ -787,6 +717,7 @@ FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 void
 FabricNetDevice::NotifyPauseState(uint8_t cls, bool paused)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls) << paused);
     uint8_t bit = uint8_t(1u << cls);
     if (paused && !(m_pausedMask & bit))
     {
@@ -805,6 +736,7 @@ FabricNetDevice::NotifyPauseState(uint8_t cls, bool paused)
 void
 FabricNetDevice::CountPfcFrameSent(bool pause)
 {
+    NS_LOG_FUNCTION(this << pause);
     if (pause)
     {
         ++m_counters.pausesSent;
@@ -818,6 +750,7 @@ FabricNetDevice::CountPfcFrameSent(bool pause)
 void
 FabricNetDevice::CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes)
 {
+    NS_LOG_FUNCTION(this << packet << payloadBytes);
     ++m_counters.drops;
     m_counters.dropBytes += payloadBytes;
     m_macTxDropTrace(packet);
@@ -855,118 +788,6 @@ FabricNetDevice::GetBlockedClasses() const
     return mask;
 }
 
-// ---------------------------------------------------------------- pcap
-
-namespace
-{
-void
-Put16(uint8_t*& b, uint16_t v)
-{
-    *b++ = uint8_t(v >> 8);
-    *b++ = uint8_t(v);
-}
-
-void
-PutMac(uint8_t*& b, uint32_t address)
-{
-    uint8_t mac[6];
-    FabricNetDevice::AddressToMac(address).CopyTo(mac);
-    std::copy(mac, mac + 6, b);
-    b += 6;
-}
-
-void
-PutIp(uint8_t*& b, uint32_t address)
-{
-    // 10.a.b.c from the low 24 bits of the endpoint id.
-    *b++ = 10;
-    *b++ = uint8_t(address >> 16);
-    *b++ = uint8_t(address >> 8);
-    *b++ = uint8_t(address);
-}
-} // namespace
-
-void
-FabricNetDevice::WritePcap(Ptr<const Packet> packet, const FabricHeader& h)
-{
-    uint32_t size = packet->GetSize();
-    std::vector<uint8_t> raw(size);
-    packet->CopyData(raw.data(), size);
-    Time now = Simulator::Now();
-    if (m_linkType != FabricLinkType::ETHERNET)
-    {
-        m_pcap->Write(now, raw.data(), size);
-        return;
-    }
-    uint32_t payload = size - kHdr;
-    std::vector<uint8_t> frame(18 + 20 + 8 + payload + 4 + 64, 0);
-    uint8_t* b = frame.data();
-    if (h.GetKind() == FabricHeader::PFC_PAUSE)
-    {
-        // IEEE 802.1Qbb: MAC control frame to 01:80:C2:00:00:01, EtherType
-        // 0x8808, opcode 0x0101, then vector and timers; padded to 60 bytes.
-        const uint8_t dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
-        std::copy(dst, dst + 6, b);
-        b += 6;
-        PutMac(b, m_node ? (m_node->GetId() << 8 | m_ifIndex) : 0);
-        Put16(b, 0x8808);
-        Put16(b, 0x0101);
-        std::copy(raw.begin() + kHdr, raw.end(), b);
-        b += payload;
-        uint32_t len = std::max<uint32_t>(60, uint32_t(b - frame.data()));
-        m_pcap->Write(now, frame.data(), len);
-        return;
-    }
-    if (h.GetKind() != FabricHeader::DATA)
-    {
-        // Credit updates have no Ethernet form; a local experimental EtherType.
-        PutMac(b, h.GetDestination());
-        PutMac(b, h.GetSource());
-        Put16(b, 0x88B5);
-        std::copy(raw.begin(), raw.end(), b);
-        b += size;
-        m_pcap->Write(now, frame.data(), uint32_t(b - frame.data()));
-        return;
-    }
-    PutMac(b, h.GetDestination());
-    PutMac(b, h.GetSource());
-    Put16(b, 0x8100); // 802.1Q tag carrying the class as PCP
-    Put16(b, uint16_t(h.GetPriority()) << 13);
-    Put16(b, 0x0800);
-    uint8_t* ip = b;
-    uint16_t ipLen = uint16_t(20 + 8 + payload + 4);
-    *b++ = 0x45;
-    *b++ = uint8_t((h.GetPriority() << 5) | h.GetEcn()); // DSCP CSn, ECN bits
-    Put16(b, ipLen);
-    Put16(b, 0);
-    Put16(b, 0x4000); // DF
-    *b++ = 64;
-    *b++ = 17;
-    Put16(b, 0);
-    PutIp(b, h.GetSource());
-    PutIp(b, h.GetDestination());
-    uint32_t sum = 0;
-    for (int i = 0; i < 20; i += 2)
-    {
-        sum += (uint32_t(ip[i]) << 8) | ip[i + 1];
-    }
-    while (sum >> 16)
-    {
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    }
-    ip[10] = uint8_t(~sum >> 8);
-    ip[11] = uint8_t(~sum);
-    // RoCEv2 takes UDP source-port entropy from the flow.
-    Put16(b, uint16_t(0xC000 | (h.GetFlowId() & 0x3FFF)));
-    Put16(b, 4791);
-    Put16(b, uint16_t(8 + payload + 4));
-    Put16(b, 0);
-    std::copy(raw.begin() + kHdr, raw.end(), b);
-    b += payload;
-    b += 4; // ICRC (not computed)
-    m_pcap->Write(now, frame.data(), uint32_t(b - frame.data()));
-}
-
 // ---------------------------------------------------------------- NetDevice
 
 Mac48Address
@@ -988,6 +809,7 @@ FabricNetDevice::GetChannel() const
 void
 FabricNetDevice::SetAddress(Address address)
 {
+    NS_LOG_FUNCTION(this << address);
     uint8_t mac[6];
     Mac48Address::ConvertFrom(address).CopyTo(mac);
     m_address = (uint32_t(mac[2]) << 24) | (uint32_t(mac[3]) << 16) | (uint32_t(mac[4]) << 8) |
@@ -1003,6 +825,7 @@ FabricNetDevice::GetAddress() const
 bool
 FabricNetDevice::SetMtu(const uint16_t mtu)
 {
+    NS_LOG_FUNCTION(this << mtu);
     if (mtu == 0)
     {
         return false;
@@ -1038,6 +861,7 @@ FabricNetDevice::GetMulticast(Ipv6Address) const
 bool
 FabricNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet << dest);
     uint8_t mac[6];
     Mac48Address::ConvertFrom(dest).CopyTo(mac);
     uint32_t dst = (uint32_t(mac[2]) << 24) | (uint32_t(mac[3]) << 16) |
@@ -1054,6 +878,7 @@ FabricNetDevice::SendFrom(Ptr<Packet> packet, const Address&, const Address& des
 void
 FabricNetDevice::SetNode(Ptr<Node> node)
 {
+    NS_LOG_FUNCTION(this << node);
     m_node = node;
 }
 

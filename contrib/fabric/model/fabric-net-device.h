@@ -9,11 +9,12 @@
 // Transmit path (one state machine for every port kind): when the transmitter
 // is free it sends, in this order, (1) a pending link-local frame of the flow
 // control (pause; a credit update goes standalone only if no data is ready,
-// else it rides on the data packet, see FabricFlowControl::CanPiggyback), (2) the highest strict-priority class
-// (StrictPriorityClasses) that has a packet and budget, (3) the data classes
-// in round robin or DWRR (Scheduler, ClassWeights), skipping classes the flow
-// control blocks. Within a class, packets queued with Send()/SendFabric() go
-// before the packets pulled from a registered transmit source.
+// else it rides on the data packet, see FabricFlowControl::CanPiggyback), (2)
+// a data packet of the class its egress scheduler picks
+// (fabric-egress-scheduler.h: strict priority, round robin or DWRR, chosen by
+// the Scheduler attribute), skipping classes the flow control blocks. Within
+// a class, packets queued with Send()/SendFabric() go before the packets
+// pulled from a registered transmit source.
 //
 // Events: a departure schedules the peer's reception (ScheduleWithContext on
 // the peer node) and, only if more work is queued, one event at the end of
@@ -33,6 +34,7 @@
 #define HOCKNEY_FABRIC_NET_DEVICE_H
 
 #include "ecn-marker.h"
+#include "fabric-egress-scheduler.h"
 #include "fabric-flow-control.h"
 #include "fabric-header.h"
 
@@ -44,7 +46,6 @@
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
-#include "ns3/pcap-file-wrapper.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -57,7 +58,8 @@ namespace ns3
 class FabricChannel;
 class FabricSwitch;
 
-/// Link technology of a port; decides the pcap link type and framing only.
+/// Link technology of a port; decides the pcap link type and framing only
+/// (fabric-pcap-helper.h).
 enum class FabricLinkType
 {
     ETHERNET,   ///< RoCEv2: pcap DLT_EN10MB with synthesized Eth/IPv4/UDP(4791)
@@ -93,11 +95,12 @@ struct FabricPortCounters
 class FabricNetDevice : public NetDevice
 {
   public:
-    /// Scheduling among the data classes that are not strict priority.
+    /// Egress scheduler the Scheduler attribute installs (fabric-egress-scheduler.h).
     enum SchedulerType
     {
-        ROUND_ROBIN, ///< one packet per class per turn
-        DWRR         ///< deficit weighted round robin, quantum = weight x DwrrQuantum
+        ROUND_ROBIN,    ///< FabricRoundRobinScheduler: one packet per class per turn
+        DWRR,           ///< FabricDwrrScheduler: deficit weighted round robin
+        STRICT_PRIORITY ///< FabricStrictPriorityScheduler: every class strict
     };
 
     /// Pull source: (class, max packet bytes) -> packet or nullptr.
@@ -132,9 +135,12 @@ class FabricNetDevice : public NetDevice
     /// their header has arrived (the peer's channel honours it).
     bool IsCutThrough() const { return m_cutThrough; }
     void SetCutThrough(bool on) { m_cutThrough = on; }
-    /// DWRR weights of classes 0-7 as "w0,w1,...,w7"; throws std::invalid_argument.
-    void SetClassWeights(std::string weights);
-    std::string GetClassWeights() const;
+    /// Installs a new scheduler of \p type with its default attributes.
+    void SetSchedulerType(SchedulerType type);
+    SchedulerType GetSchedulerType() const { return m_schedulerType; }
+    /// Installs \p scheduler (its parameters are its own attributes).
+    void SetEgressScheduler(Ptr<FabricEgressScheduler> scheduler);
+    Ptr<FabricEgressScheduler> GetEgressScheduler() const { return m_scheduler; }
     void Attach(Ptr<FabricChannel> channel);
     /// The device at the other end of the channel (nullptr before Attach of both).
     Ptr<FabricNetDevice> GetPeer() const;
@@ -174,8 +180,6 @@ class FabricNetDevice : public NetDevice
     /// The switch this port belongs to (nullptr on endpoints) and its index there.
     FabricSwitch* GetSwitch() const { return m_switch; }
     uint32_t GetPortIndex() const { return m_portIndex; }
-    /// Writes every packet sent and received by this port to `file`.
-    void SetPcap(Ptr<PcapFileWrapper> file) { m_pcap = file; }
 
     // ---- hooks used by the fabric's own classes -------------------------
     /// Called by FabricSwitch::AddPort.
@@ -198,6 +202,10 @@ class FabricNetDevice : public NetDevice
     void CountPfcFrameSent(bool pause);
     /// PFC: a pause frame with quanta > 0 was received.
     void CountPfcFrameReceived() { ++m_counters.pausesReceived; }
+    /// For the egress scheduler: takes the next packet of class cls if the
+    /// class may send now (budget, forwarding-latency deadline), as the packet
+    /// the port starts next; its payload bytes go to \p payloadBytes.
+    bool TakeFromClass(uint8_t cls, uint32_t& payloadBytes);
 
     // ---- NetDevice -------------------------------------------------------
     void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }
@@ -256,14 +264,20 @@ class FabricNetDevice : public NetDevice
     void TransmitReadyEvent();
     void TransmitComplete(Ptr<const Packet> packet);
     void StartControl(const FabricControlFrame& frame);
-    /// A link-local frame as a packet, for a trace and the pcap file.
+    /// A link-local frame as a packet, for a trace and the Sniffer.
     Ptr<Packet> ShowControlFrame(const FabricControlFrame& frame, TracedCallback<Ptr<const Packet>>& trace);
     void ScheduleNext(Time end);
-    bool PickData(Item& out, Time& notBefore);
-    bool TakeFromClass(uint8_t cls, uint64_t budget, Item& out, Time& notBefore);
     void StartTransmission(Item& item);
     void Enqueue(Item&& item);
-    void WritePcap(Ptr<const Packet> packet, const FabricHeader& header);
+    /// The Sniffer trace, at no cost while nothing is connected to it (by
+    /// reference: not even a reference count changes then).
+    void Sniff(const Ptr<Packet>& packet)
+    {
+        if (!m_snifferTrace.IsEmpty())
+        {
+            m_snifferTrace(packet);
+        }
+    }
     void UpdateMaxQueue();
 
     Ptr<Node> m_node;
@@ -281,12 +295,10 @@ class FabricNetDevice : public NetDevice
     uint64_t m_maxQueueBytes{0}; ///< per class limit for Send(); 0 = unlimited
     bool m_cutThrough{false};
     FabricLinkType m_linkType{FabricLinkType::ETHERNET};
-    SchedulerType m_scheduler{ROUND_ROBIN};
-    uint8_t m_strictMask{0x80};
-    uint32_t m_dwrrQuantum{4096};
-    std::array<uint32_t, kFabricClasses> m_weights{};
-    std::array<int64_t, kFabricClasses> m_deficit{};
-    uint8_t m_rrNext{0};
+    SchedulerType m_schedulerType{ROUND_ROBIN};
+    Ptr<FabricEgressScheduler> m_scheduler;
+    Item* m_pickInto{nullptr};  ///< where TakeFromClass puts the packet it takes (TryTransmit's)
+    Time m_notBefore;           ///< earliest forwarding deadline TakeFromClass saw
 
     std::array<ClassQueue, kFabricClasses> m_queues;
     uint64_t m_queuedBytes{0};
@@ -303,7 +315,6 @@ class FabricNetDevice : public NetDevice
     Ptr<FabricEcnMarker> m_ecn;
     FabricSwitch* m_switch{nullptr};
     uint32_t m_portIndex{0xFFFFFFFFu};
-    Ptr<PcapFileWrapper> m_pcap;
 
     FabricPortCounters m_counters;
     std::array<Time, kFabricClasses> m_pauseStart{};
@@ -314,6 +325,7 @@ class FabricNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;
     TracedCallback<Ptr<const Packet>> m_macTxDropTrace;
     TracedCallback<Ptr<const Packet>> m_macRxTrace;
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<uint8_t> m_pfcPauseTrace;
     TracedCallback<uint8_t> m_pfcResumeTrace;
     TracedCallback<Ptr<const Packet>, uint64_t> m_ecnMarkTrace;

@@ -3,6 +3,7 @@
 
 #include "ecn-marker.h"
 #include "fabric-channel.h"
+#include "fabric-log.h"
 #include "fabric-net-device.h"
 
 #include "ns3/boolean.h"
@@ -91,6 +92,7 @@ FabricSwitch::GetTypeId()
 FabricSwitch::FabricSwitch()
     : m_buffer(CreateObject<FabricSwitchBuffer>())
 {
+    NS_LOG_FUNCTION(this);
 }
 
 FabricSwitch::~FabricSwitch() = default;
@@ -98,6 +100,7 @@ FabricSwitch::~FabricSwitch() = default;
 void
 FabricSwitch::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_ports.clear();
     m_routes.clear();
     m_sparseRoutes.clear();
@@ -110,6 +113,7 @@ FabricSwitch::DoDispose()
 uint32_t
 FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
 {
+    NS_LOG_FUNCTION(this << device);
     if (!device->GetNode())
     {
         AddDevice(device);
@@ -119,37 +123,7 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
     m_pausedMask.push_back(0);
     device->SetSwitch(this, index);
     device->SetCutThrough(m_cutThrough);
-    FabricFlowControlMode mode = device->GetFlowControl()->GetMode();
-    uint64_t headroom = m_headroomOverride;
-    uint8_t lossless = 0;
-    if (mode == FabricFlowControlMode::PFC)
-    {
-        for (uint8_t c = 0; c < kFabricClasses; ++c)
-        {
-            lossless |= uint8_t(device->GetFlowControl()->IsLossless(c) << c);
-        }
-        if (headroom == 0)
-        {
-            Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(device->GetChannel());
-            Time delay = ch ? ch->GetDelay() : Time(0);
-            // The frame the switch's port may be sending and the one the
-            // sender may have started: the larger MTU of the two ends.
-            uint32_t maxFrame = device->WireBytes(device->GetMtu() + FabricHeader::kSerializedSize);
-            if (Ptr<FabricNetDevice> peer = device->GetPeer())
-            {
-                maxFrame = std::max(maxFrame,
-                                    peer->WireBytes(peer->GetMtu() + FabricHeader::kSerializedSize));
-            }
-            headroom = PfcHeadroomBytes(device->GetDataRate(), delay, maxFrame,
-                                        device->GetControlFrameBytes());
-        }
-    }
-    m_buffer->AddPort(index,
-                      mode == FabricFlowControlMode::PFC      ? FabricSwitchBuffer::LOSSLESS
-                      : mode == FabricFlowControlMode::CREDIT ? FabricSwitchBuffer::CREDIT
-                                                              : FabricSwitchBuffer::LOSSY,
-                      headroom,
-                      lossless);
+    device->GetFlowControl()->AddSwitchIngress(*m_buffer, index, m_headroomOverride);
     if (m_ecnEnabled)
     {
         Ptr<FabricEcnMarker> marker = CreateObject<FabricEcnMarker>();
@@ -183,6 +157,7 @@ FabricSwitch::GetPort(uint32_t index) const
 void
 FabricSwitch::AddRoute(uint32_t dst, const std::vector<uint32_t>& ports)
 {
+    NS_LOG_FUNCTION(this << dst << ports.size());
     if (ports.empty())
     {
         throw std::invalid_argument("route: expected at least one egress port");
@@ -248,6 +223,7 @@ FabricSwitch::SelectEgress(const FabricHeader& h) const
 int64_t
 FabricSwitch::AssignStreams(int64_t stream)
 {
+    NS_LOG_FUNCTION(this << stream);
     int64_t n = 0;
     for (auto& p : m_ports)
     {
@@ -263,6 +239,7 @@ void
 FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& header,
                       uint32_t inWireBytes, Time rxEnd)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << inPort << packet);
     uint32_t out = SelectEgress(header);
     uint8_t c = header.GetPriority();
     FabricNetDevice* in = PeekPointer(m_ports[inPort]);
@@ -304,13 +281,11 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
 void
 FabricSwitch::NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << inPort << unsigned(cls) << inWireBytes);
     uint64_t sharedBefore = m_buffer->GetTotalSharedUsed();
     m_buffer->Release(inPort, cls, inWireBytes);
-    FabricFlowControl* fc = PeekPointer(m_ports[inPort]->GetFlowControl());
-    if (fc->GetMode() == FabricFlowControlMode::CREDIT)
-    {
-        fc->IngressFreed(cls, inWireBytes);
-    }
+    // Returns credit on a credit link; nothing on the others.
+    PeekPointer(m_ports[inPort]->GetFlowControl())->IngressFreed(cls, inWireBytes);
     // XON depends on the pair's own headroom and shared use and on the
     // threshold T, which rises whenever any port's bytes leave the shared
     // pool (REFERENCE.md: XON when headroom is empty and shared use + resume
@@ -327,6 +302,7 @@ FabricSwitch::NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes)
 void
 FabricSwitch::Pause(uint32_t port, uint8_t cls)
 {
+    NS_LOG_FUNCTION(this << port << unsigned(cls));
     PeekPointer(m_ports[port]->GetFlowControl())->IngressCongested(cls);
     if (!((m_pausedMask[port] >> cls) & 1u))
     {
@@ -338,6 +314,7 @@ FabricSwitch::Pause(uint32_t port, uint8_t cls)
 void
 FabricSwitch::ResumeWhereXon()
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this);
     // Collect first, signal after: an XON may let its port transmit at once,
     // and a forwarded packet starting there re-enters NotifyDequeued.
     std::vector<std::pair<uint32_t, uint8_t>> resume;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "pfc-flow-control.h"
 
+#include "fabric-channel.h"
 #include "fabric-net-device.h"
+#include "fabric-switch.h"
+#include "switch-buffer.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -63,6 +66,7 @@ FabricPfcFlowControl::~FabricPfcFlowControl() = default;
 void
 FabricPfcFlowControl::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& e : m_refresh)
     {
         e.Cancel();
@@ -80,6 +84,42 @@ FabricPfcFlowControl::IsLossless(uint8_t cls) const
     return (m_losslessMask >> cls) & 1u;
 }
 
+void
+FabricPfcFlowControl::SetParameters(const FabricFlowControlParameters& params)
+{
+    NS_LOG_FUNCTION(this << unsigned(params.losslessClasses));
+    SetAttribute("LosslessClasses", UintegerValue(params.losslessClasses));
+}
+
+void
+FabricPfcFlowControl::AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
+                                       uint64_t headroomBytes) const
+{
+    NS_LOG_FUNCTION(this << port << headroomBytes);
+    uint8_t lossless = 0;
+    for (uint8_t c = 0; c < kFabricClasses; ++c)
+    {
+        lossless |= uint8_t(IsLossless(c) << c);
+    }
+    if (headroomBytes == 0)
+    {
+        const FabricNetDevice* device = m_device;
+        Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(device->GetChannel());
+        Time delay = ch ? ch->GetDelay() : Time(0);
+        // The frame the switch's port may be sending and the one the
+        // sender may have started: the larger MTU of the two ends.
+        uint32_t maxFrame = device->WireBytes(device->GetMtu() + FabricHeader::kSerializedSize);
+        if (Ptr<FabricNetDevice> peer = device->GetPeer())
+        {
+            maxFrame = std::max(maxFrame,
+                                peer->WireBytes(peer->GetMtu() + FabricHeader::kSerializedSize));
+        }
+        headroomBytes = FabricSwitch::PfcHeadroomBytes(device->GetDataRate(), delay, maxFrame,
+                                                       device->GetControlFrameBytes());
+    }
+    buffer.AddPort(port, FabricSwitchBuffer::LOSSLESS, headroomBytes, lossless);
+}
+
 Time
 FabricPfcFlowControl::QuantaToTime(uint16_t quanta) const
 {
@@ -90,6 +130,7 @@ FabricPfcFlowControl::QuantaToTime(uint16_t quanta) const
 void
 FabricPfcFlowControl::IngressCongested(uint8_t cls)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls));
     if (!IsLossless(cls) || IsAsserting(cls))
     {
         return;
@@ -103,6 +144,7 @@ FabricPfcFlowControl::IngressCongested(uint8_t cls)
 void
 FabricPfcFlowControl::IngressUncongested(uint8_t cls)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls));
     if (!IsAsserting(cls))
     {
         return;
@@ -117,6 +159,7 @@ FabricPfcFlowControl::IngressUncongested(uint8_t cls)
 void
 FabricPfcFlowControl::Refresh(uint8_t cls)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls));
     if (IsAsserting(cls))
     {
         m_pendingMask |= uint8_t(1u << cls);
@@ -127,6 +170,7 @@ FabricPfcFlowControl::Refresh(uint8_t cls)
 bool
 FabricPfcFlowControl::TakeControlFrame(FabricControlFrame& frame)
 {
+    NS_LOG_FUNCTION(this);
     if (m_pendingMask == 0)
     {
         return false;
@@ -159,6 +203,7 @@ FabricPfcFlowControl::TakeControlFrame(FabricControlFrame& frame)
 void
 FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
 {
+    NS_LOG_FUNCTION(this << frame.classEnable);
     if (frame.kind != FabricHeader::PFC_PAUSE)
     {
         return;
@@ -205,6 +250,7 @@ FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
 void
 FabricPfcFlowControl::PauseExpired(uint8_t cls)
 {
+    NS_LOG_FUNCTION(this << unsigned(cls));
     m_expire[cls] = EventId();
     m_pausedMask &= uint8_t(~(1u << cls));
     m_device->NotifyPauseState(cls, false);

@@ -27,7 +27,12 @@ class FabricPfcFlowControl : public FabricFlowControl
     FabricPfcFlowControl();
     ~FabricPfcFlowControl() override;
 
-    FabricFlowControlMode GetMode() const override { return FabricFlowControlMode::PFC; }
+    /// LosslessClasses from the link parameters.
+    void SetParameters(const FabricFlowControlParameters& params) override;
+    /// Lossless accounting (reserve + shared + headroom, XOFF/XON) for the
+    /// LosslessClasses; headroom 0 = FabricSwitch::PfcHeadroomBytes of this link.
+    void AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port,
+                          uint64_t headroomBytes) const override;
     bool IsLossless(uint8_t cls) const override;
     uint64_t GetSendBudget(uint8_t cls) const override
     {

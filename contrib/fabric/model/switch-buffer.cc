@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "switch-buffer.h"
 
+#include "fabric-log.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
@@ -53,6 +55,7 @@ void
 FabricSwitchBuffer::AddPort(uint32_t port, PortMode mode, uint64_t headroomBytes,
                             uint8_t losslessMask)
 {
+    NS_LOG_FUNCTION(this << port << mode << headroomBytes << unsigned(losslessMask));
     if (port != m_ports.size())
     {
         throw std::invalid_argument("port: expected ports added in order 0, 1, ...");
@@ -72,6 +75,7 @@ FabricSwitchBuffer::AddPort(uint32_t port, PortMode mode, uint64_t headroomBytes
 void
 FabricSwitchBuffer::SetHeadroomBytes(uint32_t port, uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this << port << bytes);
     Port& p = m_ports.at(port);
     if (p.mode != LOSSLESS)
     {
@@ -104,6 +108,7 @@ FabricSwitchBuffer::GetUsed(uint32_t port, uint8_t cls) const
 bool
 FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << port << unsigned(cls) << bytes);
     Port& p = m_ports[port];
     if (p.mode == CREDIT)
     {
@@ -149,6 +154,7 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
 void
 FabricSwitchBuffer::Release(uint32_t port, uint8_t cls, uint32_t bytes)
 {
+    HOCKNEY_HOT_LOG_FUNCTION(this << port << unsigned(cls) << bytes);
     Port& p = m_ports[port];
     m_totalUsed -= bytes;
     if (p.mode == CREDIT)

@@ -204,8 +204,8 @@ TEST_F(FabricLinkTest, DwrrSharesBytesByWeight)
     Ptr<Node> b = CreateObject<Node>();
     FabricLink l = h.Connect(a, b, PlainLink(DataRate("10Gbps"), NanoSeconds(100), 0));
     l.devA->SetAttribute("Scheduler", EnumValue(FabricNetDevice::DWRR));
-    l.devA->SetAttribute("ClassWeights", StringValue("3,1,1,1,1,1,1,1"));
-    l.devA->SetAttribute("DwrrQuantum", UintegerValue(1000));
+    l.devA->GetEgressScheduler()->SetAttribute("ClassWeights", StringValue("3,1,1,1,1,1,1,1"));
+    l.devA->GetEgressScheduler()->SetAttribute("Quantum", UintegerValue(1000));
     Arrivals rx;
     l.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
     for (int i = 0; i < 400; ++i)
@@ -225,7 +225,7 @@ TEST_F(FabricLinkTest, DwrrSharesBytesByWeight)
 
 TEST_F(FabricLinkTest, ClassWeightsRejectsMalformedList)
 {
-    Ptr<FabricNetDevice> d = CreateObject<FabricNetDevice>();
+    Ptr<FabricDwrrScheduler> d = CreateObject<FabricDwrrScheduler>();
     EXPECT_THROW(d->SetClassWeights("1,2,3"), std::invalid_argument);
     EXPECT_THROW(d->SetClassWeights("1,2,3,4,5,6,7,x"), std::invalid_argument);
     d->SetClassWeights("8,7,6,5,4,3,2,1");
@@ -372,9 +372,9 @@ TEST_F(FabricLinkTest, FlowControlIsAnAttribute)
 {
     // The port's flow control is chosen like any ns-3 parameter: by attribute.
     Ptr<FabricNetDevice> d = CreateObject<FabricNetDevice>();
-    EXPECT_EQ(d->GetFlowControl()->GetMode(), FabricFlowControlMode::NONE);
+    EXPECT_EQ(d->GetFlowControl()->GetInstanceTypeId(), FabricFlowControl::GetTypeId());
     d->SetAttribute("FlowControl", PointerValue(CreateObject<FabricPfcFlowControl>()));
-    EXPECT_EQ(d->GetFlowControl()->GetMode(), FabricFlowControlMode::PFC);
+    EXPECT_TRUE(DynamicCast<FabricPfcFlowControl>(d->GetFlowControl()));
     PointerValue v;
     d->GetAttribute("FlowControl", v);
     EXPECT_EQ(v.Get<FabricFlowControl>(), d->GetFlowControl());

@@ -5,6 +5,7 @@
 // parameters (serialization at each link, propagation, forwarding latency,
 // cut-through at NVSwitch and IB switches, store-and-forward at NICs); the
 // run-end checks see exactly the hops of the path.
+#include "pfc-flow-control.h"
 #include "simulator-test.h"
 #include "topology-builder.h"
 #include "topology-presets.h"
@@ -149,7 +150,7 @@ TEST_F(TopologyBuilderTest, LinkParametersComeFromTheTier)
     EXPECT_EQ(host->GetMtu(), 4096u + 32u); // 4096 B data + BTH 12 + RETH 16 + ImmDt 4
     EXPECT_EQ(host->GetFabricAddress(), 0u);
     EXPECT_EQ(leaf->GetFabricAddress(), kFabricNoAddress);
-    EXPECT_EQ(host->GetFlowControl()->GetMode(), FabricFlowControlMode::PFC);
+    EXPECT_TRUE(DynamicCast<FabricPfcFlowControl>(host->GetFlowControl()));
     EXPECT_EQ(net->GetLinkChannel(0)->GetDelay(), NanoSeconds(10));
     EXPECT_EQ(host->GetNode(), net->GetEndpointNode(0));
     // Leaf 0 reaches a host under leaf 1 over all 8 uplinks (4 to each spine).
