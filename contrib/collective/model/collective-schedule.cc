@@ -54,6 +54,252 @@ Apply(ContributorsPtr& state, const ContributorsPtr& incoming, bool reduce)
     return "";
 }
 
+
+using Chunks = std::vector<std::vector<uint32_t>>; // per rank, chunk ids
+
+// Every chunk a rank contributes to or needs exists.
+std::string
+CheckRankChunks(const Chunks& contributions, const Chunks& needs, uint32_t ranks, uint32_t nChunks)
+{
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        for (uint32_t c : contributions[r])
+        {
+            if (c >= nChunks)
+            {
+                return "rank " + std::to_string(r) + " contributes to unknown chunk " + std::to_string(c);
+            }
+        }
+        for (uint32_t c : needs[r])
+        {
+            if (c >= nChunks)
+            {
+                return "rank " + std::to_string(r) + " needs unknown chunk " + std::to_string(c);
+            }
+        }
+    }
+    return "";
+}
+
+// Op i's ranks, chunks, bytes and dependencies are in range and consistent.
+std::string
+CheckOp(uint32_t i, const std::vector<ScheduleOp>& ops, const std::vector<uint64_t>& chunkBytes, uint32_t ranks)
+{
+    const ScheduleOp& op = ops[i];
+    if (op.src >= ranks || op.dst >= ranks)
+    {
+        return OpName(i, op) + " names a rank outside 0.." + std::to_string(ranks - 1);
+    }
+    if (op.src == op.dst)
+    {
+        return OpName(i, op) + " sends to its own rank";
+    }
+    uint64_t bytes = 0;
+    for (uint32_t c : op.chunks)
+    {
+        if (c >= chunkBytes.size())
+        {
+            return OpName(i, op) + " carries unknown chunk " + std::to_string(c);
+        }
+        bytes += chunkBytes[c];
+    }
+    if (bytes != op.bytes)
+    {
+        return OpName(i, op) + " has " + std::to_string(op.bytes) + " bytes but carries chunks of " +
+               std::to_string(bytes);
+    }
+    for (uint32_t d : op.deps)
+    {
+        if (d == i)
+        {
+            return OpName(i, op) + " waits on itself";
+        }
+        if (d >= ops.size())
+        {
+            return OpName(i, op) + " depends on unknown op " + std::to_string(d);
+        }
+    }
+    return "";
+}
+
+// Where the chunks start.
+struct ChunkOrigins
+{
+    std::vector<Contributors> contributors;  // per chunk: the content of a complete copy
+    std::vector<std::set<uint32_t>> initial; // per rank: the chunks it starts with
+};
+
+ChunkOrigins
+FindOrigins(const Chunks& contributions, uint32_t ranks, uint32_t nChunks)
+{
+    ChunkOrigins o;
+    o.contributors.resize(nChunks);
+    o.initial.resize(ranks);
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        for (uint32_t c : contributions[r])
+        {
+            o.contributors[c].push_back(r);
+            o.initial[r].insert(c);
+        }
+    }
+    for (auto& v : o.contributors)
+    {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+    return o;
+}
+
+// What an op in topological order sends. known[i]: the receives of op i's
+// sender that op i's payload is built from, sorted by topological position.
+// payload[i]: per carried chunk, the contributions it carries.
+struct Payloads
+{
+    std::vector<std::vector<uint32_t>> known;
+    std::vector<std::vector<ContributorsPtr>> payload;
+};
+
+// known[i] from op i's dependencies: a receive of its sender, or (through an
+// earlier send of the same sender) the receives that send was built from.
+void
+FindKnownReceives(const std::vector<ScheduleOp>& ops,
+                  uint32_t i,
+                  const std::vector<uint32_t>& position,
+                  Payloads& p)
+{
+    const ScheduleOp& op = ops[i];
+    std::set<uint32_t> k;
+    for (uint32_t d : op.deps)
+    {
+        const ScheduleOp& dep = ops[d];
+        if (dep.dst == op.src)
+        {
+            k.insert(d);
+        }
+        else if (dep.src == op.src)
+        {
+            k.insert(p.known[d].begin(), p.known[d].end());
+        }
+    }
+    p.known[i].assign(k.begin(), k.end());
+    std::sort(p.known[i].begin(), p.known[i].end(), [&position](uint32_t a, uint32_t b) {
+        return position[a] < position[b];
+    });
+}
+
+// The contributions op i carries in chunk c: its sender's own, then each
+// known receive of c applied in order.
+std::string
+BuildChunkPayload(const std::vector<ScheduleOp>& ops, uint32_t i, uint32_t c, const ChunkOrigins& o, Payloads& p)
+{
+    const ScheduleOp& op = ops[i];
+    ContributorsPtr state;
+    if (o.initial[op.src].count(c))
+    {
+        state = std::make_shared<Contributors>(Contributors{op.src});
+    }
+    for (uint32_t r : p.known[i])
+    {
+        const ScheduleOp& rx = ops[r];
+        for (size_t j = 0; j < rx.chunks.size(); ++j)
+        {
+            if (rx.chunks[j] == c)
+            {
+                std::string err = Apply(state, p.payload[r][j], rx.reduce);
+                if (!err.empty())
+                {
+                    return OpName(r, rx) + " " + err + " in chunk " + std::to_string(c);
+                }
+            }
+        }
+    }
+    if (!state || state->empty())
+    {
+        return OpName(i, op) + " sends chunk " + std::to_string(c) +
+               " before its sender is guaranteed to hold any of it";
+    }
+    p.payload[i].push_back(state);
+    return "";
+}
+
+std::string
+BuildPayloads(const std::vector<ScheduleOp>& ops,
+              const std::vector<uint32_t>& order,
+              const ChunkOrigins& o,
+              Payloads& p)
+{
+    const uint32_t n = static_cast<uint32_t>(ops.size());
+    std::vector<uint32_t> position(n);
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        position[order[k]] = k;
+    }
+    p.known.resize(n);
+    p.payload.resize(n);
+    for (uint32_t i : order)
+    {
+        FindKnownReceives(ops, i, position, p);
+        for (uint32_t c : ops[i].chunks)
+        {
+            std::string err = BuildChunkPayload(ops, i, c, o, p);
+            if (!err.empty())
+            {
+                return err;
+            }
+        }
+    }
+    return "";
+}
+
+// The end: every message delivered, in dependency order; every rank then
+// holds every chunk it needs with all its contributions.
+std::string
+CheckDelivery(const std::vector<ScheduleOp>& ops,
+              const std::vector<uint32_t>& order,
+              const ChunkOrigins& o,
+              const Payloads& p,
+              const Chunks& needs,
+              uint32_t ranks)
+{
+    std::vector<std::map<uint32_t, ContributorsPtr>> held(ranks);
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        for (uint32_t c : o.initial[r])
+        {
+            held[r][c] = std::make_shared<Contributors>(Contributors{r});
+        }
+    }
+    for (uint32_t i : order)
+    {
+        const ScheduleOp& op = ops[i];
+        for (size_t j = 0; j < op.chunks.size(); ++j)
+        {
+            ContributorsPtr& state = held[op.dst][op.chunks[j]];
+            std::string err = Apply(state, p.payload[i][j], op.reduce);
+            if (!err.empty())
+            {
+                return OpName(i, op) + " " + err + " in chunk " + std::to_string(op.chunks[j]);
+            }
+        }
+    }
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        for (uint32_t c : needs[r])
+        {
+            auto it = held[r].find(c);
+            if (it == held[r].end() || !it->second || *it->second != o.contributors[c])
+            {
+                size_t have = (it == held[r].end() || !it->second) ? 0 : it->second->size();
+                return "rank " + std::to_string(r) + " ends with chunk " + std::to_string(c) + " holding " +
+                       std::to_string(have) + " of its " + std::to_string(o.contributors[c].size()) +
+                       " contributions";
+            }
+        }
+    }
+    return "";
+}
+
 } // namespace
 
 CollectiveSchedule::CollectiveSchedule(const std::string& name, uint32_t ranks)
@@ -242,191 +488,45 @@ CollectiveSchedule::TopologicalOrder() const
 ScheduleCheck
 CollectiveSchedule::Check() const
 {
-    auto fail = [this](const std::string& what) {
-        return ScheduleCheck{false, m_name + ": " + what};
-    };
-    const uint32_t n = static_cast<uint32_t>(m_ops.size());
-    const uint32_t nChunks = GetChunkCount();
+    std::string error = CheckIndices();
+    if (error.empty())
+    {
+        error = CheckDataFlow();
+    }
+    return error.empty() ? ScheduleCheck{} : ScheduleCheck{false, m_name + ": " + error};
+}
+
+std::string
+CollectiveSchedule::CheckIndices() const
+{
     if (m_ranks == 0)
     {
-        return fail("no ranks");
+        return "no ranks";
     }
-    for (uint32_t r = 0; r < m_ranks; ++r)
+    std::string error = CheckRankChunks(m_contributions, m_needs, m_ranks, GetChunkCount());
+    for (uint32_t i = 0; error.empty() && i < m_ops.size(); ++i)
     {
-        for (uint32_t c : m_contributions[r])
-        {
-            if (c >= nChunks)
-            {
-                return fail("rank " + std::to_string(r) + " contributes to unknown chunk " +
-                            std::to_string(c));
-            }
-        }
-        for (uint32_t c : m_needs[r])
-        {
-            if (c >= nChunks)
-            {
-                return fail("rank " + std::to_string(r) + " needs unknown chunk " + std::to_string(c));
-            }
-        }
+        error = CheckOp(i, m_ops, m_chunkBytes, m_ranks);
     }
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        const ScheduleOp& op = m_ops[i];
-        if (op.src >= m_ranks || op.dst >= m_ranks)
-        {
-            return fail(OpName(i, op) + " names a rank outside 0.." + std::to_string(m_ranks - 1));
-        }
-        if (op.src == op.dst)
-        {
-            return fail(OpName(i, op) + " sends to its own rank");
-        }
-        uint64_t bytes = 0;
-        for (uint32_t c : op.chunks)
-        {
-            if (c >= nChunks)
-            {
-                return fail(OpName(i, op) + " carries unknown chunk " + std::to_string(c));
-            }
-            bytes += m_chunkBytes[c];
-        }
-        if (bytes != op.bytes)
-        {
-            return fail(OpName(i, op) + " has " + std::to_string(op.bytes) +
-                        " bytes but carries chunks of " + std::to_string(bytes));
-        }
-        for (uint32_t d : op.deps)
-        {
-            if (d == i)
-            {
-                return fail(OpName(i, op) + " waits on itself");
-            }
-            if (d >= n)
-            {
-                return fail(OpName(i, op) + " depends on unknown op " + std::to_string(d));
-            }
-        }
-    }
+    return error;
+}
+
+std::string
+CollectiveSchedule::CheckDataFlow() const
+{
     std::vector<uint32_t> order = TopologicalOrder();
-    if (order.size() != n)
+    if (order.size() != m_ops.size())
     {
-        return fail("the dependencies have a cycle");
+        return "the dependencies have a cycle";
     }
-    std::vector<uint32_t> position(n);
-    for (uint32_t k = 0; k < n; ++k)
+    ChunkOrigins origins = FindOrigins(m_contributions, m_ranks, GetChunkCount());
+    Payloads payloads;
+    std::string error = BuildPayloads(m_ops, order, origins, payloads);
+    if (!error.empty())
     {
-        position[order[k]] = k;
+        return error;
     }
-
-    // Per chunk, the ranks that contribute to it: the content of a complete copy.
-    std::vector<Contributors> contributors(nChunks);
-    std::vector<std::set<uint32_t>> initial(m_ranks);
-    for (uint32_t r = 0; r < m_ranks; ++r)
-    {
-        for (uint32_t c : m_contributions[r])
-        {
-            contributors[c].push_back(r);
-            initial[r].insert(c);
-        }
-    }
-    for (auto& v : contributors)
-    {
-        std::sort(v.begin(), v.end());
-        v.erase(std::unique(v.begin(), v.end()), v.end());
-    }
-
-    // known[i]: the receives of op i's sender that op i's payload is built from,
-    // sorted by topological position. payload[i]: per carried chunk, the
-    // contributions it carries.
-    std::vector<std::vector<uint32_t>> known(n);
-    std::vector<std::vector<ContributorsPtr>> payload(n);
-    for (uint32_t i : order)
-    {
-        const ScheduleOp& op = m_ops[i];
-        std::set<uint32_t> k;
-        for (uint32_t d : op.deps)
-        {
-            const ScheduleOp& dep = m_ops[d];
-            if (dep.dst == op.src)
-            {
-                k.insert(d);
-            }
-            else if (dep.src == op.src)
-            {
-                k.insert(known[d].begin(), known[d].end());
-            }
-        }
-        known[i].assign(k.begin(), k.end());
-        std::sort(known[i].begin(), known[i].end(), [&position](uint32_t a, uint32_t b) {
-            return position[a] < position[b];
-        });
-        for (uint32_t c : op.chunks)
-        {
-            ContributorsPtr state;
-            if (initial[op.src].count(c))
-            {
-                state = std::make_shared<Contributors>(Contributors{op.src});
-            }
-            for (uint32_t r : known[i])
-            {
-                const ScheduleOp& rx = m_ops[r];
-                for (size_t j = 0; j < rx.chunks.size(); ++j)
-                {
-                    if (rx.chunks[j] == c)
-                    {
-                        std::string err = Apply(state, payload[r][j], rx.reduce);
-                        if (!err.empty())
-                        {
-                            return fail(OpName(r, rx) + " " + err + " in chunk " + std::to_string(c));
-                        }
-                    }
-                }
-            }
-            if (!state || state->empty())
-            {
-                return fail(OpName(i, op) + " sends chunk " + std::to_string(c) +
-                            " before its sender is guaranteed to hold any of it");
-            }
-            payload[i].push_back(state);
-        }
-    }
-
-    // The end: every message delivered, in dependency order.
-    std::vector<std::map<uint32_t, ContributorsPtr>> held(m_ranks);
-    for (uint32_t r = 0; r < m_ranks; ++r)
-    {
-        for (uint32_t c : initial[r])
-        {
-            held[r][c] = std::make_shared<Contributors>(Contributors{r});
-        }
-    }
-    for (uint32_t i : order)
-    {
-        const ScheduleOp& op = m_ops[i];
-        for (size_t j = 0; j < op.chunks.size(); ++j)
-        {
-            ContributorsPtr& state = held[op.dst][op.chunks[j]];
-            std::string err = Apply(state, payload[i][j], op.reduce);
-            if (!err.empty())
-            {
-                return fail(OpName(i, op) + " " + err + " in chunk " + std::to_string(op.chunks[j]));
-            }
-        }
-    }
-    for (uint32_t r = 0; r < m_ranks; ++r)
-    {
-        for (uint32_t c : m_needs[r])
-        {
-            auto it = held[r].find(c);
-            if (it == held[r].end() || !it->second || *it->second != contributors[c])
-            {
-                size_t have = (it == held[r].end() || !it->second) ? 0 : it->second->size();
-                return fail("rank " + std::to_string(r) + " ends with chunk " + std::to_string(c) +
-                            " holding " + std::to_string(have) + " of its " +
-                            std::to_string(contributors[c].size()) + " contributions");
-            }
-        }
-    }
-    return ScheduleCheck{};
+    return CheckDelivery(m_ops, order, origins, payloads, m_needs, m_ranks);
 }
 
 void

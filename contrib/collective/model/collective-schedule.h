@@ -129,6 +129,12 @@ class CollectiveSchedule
     std::vector<uint32_t> TopologicalOrder() const;
 
   private:
+    /// The parts of Check(), in its order; each returns the first problem, "" if none.
+    /// Chunk, rank, byte and dependency indices.
+    std::string CheckIndices() const;
+    /// Dependency order, what every message carries, and what every rank ends with.
+    std::string CheckDataFlow() const;
+
     std::string m_name;
     uint32_t m_ranks = 0;
     std::vector<uint64_t> m_chunkBytes;

@@ -76,23 +76,44 @@ struct TimeColumn
     int wrong = -1;
 };
 
-} // namespace
-
-MeasurementSet
-ParseMeasurementCsv(const std::string& text, const std::string& file)
+// The header and the columns it names.
+struct CsvLayout
 {
-    auto lines = SplitLines(text);
     std::vector<std::string> header;
+    std::string where;             // file:line of the header
+    std::map<std::string, int> col; // name -> index of its first column
+    int size = -1;
+    bool sizeHasUnits = false;
+    std::vector<TimeColumn> times;
+    bool perftest = false;
+    int testCol = -1;
+    int ranksCol = -1;
+    int runCol = -1;
+
+    int Find(const std::string& name) const
+    {
+        auto it = col.find(name);
+        return it == col.end() ? -1 : it->second;
+    }
+};
+
+// Skips the blank and comment lines before the header, splits the header and
+// returns the index of the line after it. Tables copied from nccl-tests keep
+// the run line in a comment: "nGpus 8" or "-g 8" means one process drove all
+// GPUs (\p gpusPerProcess).
+size_t
+ReadHeader(const std::vector<std::string>& lines,
+           const std::string& file,
+           CsvLayout& t,
+           uint32_t& gpusPerProcess)
+{
     uint32_t headerLine = 0;
-    uint32_t gpusPerProcess = 0;
     size_t i = 0;
     for (; i < lines.size(); ++i)
     {
         std::string s = Trim(lines[i]);
         if (s.empty() || s[0] == '#')
         {
-            // Tables copied from nccl-tests keep the run line in a comment:
-            // "nGpus 8" or "-g 8" means one process drove all GPUs.
             static const std::regex kGpus(R"((?:nGpus\s+|\(-g\s+|\s-g\s+)(\d+))");
             std::smatch m;
             if (std::regex_search(s, m, kGpus))
@@ -102,35 +123,38 @@ ParseMeasurementCsv(const std::string& text, const std::string& file)
             continue;
         }
         headerLine = static_cast<uint32_t>(i + 1);
-        header = SplitCsv(s, file + ":" + std::to_string(headerLine));
+        t.header = SplitCsv(s, file + ":" + std::to_string(headerLine));
         ++i;
         break;
     }
-    std::string headerWhere = file + ":" + std::to_string(headerLine);
-    std::map<std::string, int> col;
-    for (size_t c = 0; c < header.size(); ++c)
+    t.where = file + ":" + std::to_string(headerLine);
+    for (size_t c = 0; c < t.header.size(); ++c)
     {
-        col.emplace(header[c], static_cast<int>(c));
+        t.col.emplace(t.header[c], static_cast<int>(c));
     }
-    auto find = [&](const std::string& name) {
-        auto it = col.find(name);
-        return it == col.end() ? -1 : it->second;
-    };
-    int size = -1;
-    bool sizeHasUnits = false;
+    return i;
+}
+
+void
+FindSizeColumn(CsvLayout& t)
+{
     for (const char* n : {"bytes", "size_bytes", "message_bytes"})
     {
-        if (size < 0)
+        if (t.size < 0)
         {
-            size = find(n);
+            t.size = t.Find(n);
         }
     }
-    if (size < 0 && (size = find("size")) >= 0)
+    if (t.size < 0 && (t.size = t.Find("size")) >= 0)
     {
-        sizeHasUnits = true;
+        t.sizeHasUnits = true;
     }
-    std::vector<TimeColumn> times;
-    bool perftest = false;
+}
+
+// time_s, time_ms, time_us, time_ns or time (each value with its unit).
+void
+FindPlainTimeColumn(CsvLayout& t)
+{
     const std::pair<const char*, double> kPlain[] = {{"time_s", 1.0},
                                                      {"time_ms", 1e-3},
                                                      {"time_us", 1e-6},
@@ -138,220 +162,301 @@ ParseMeasurementCsv(const std::string& text, const std::string& file)
                                                      {"time", 0.0}};
     for (const auto& [name, scale] : kPlain)
     {
-        if (times.empty() && find(name) >= 0)
+        if (t.times.empty() && t.Find(name) >= 0)
         {
-            TimeColumn t;
-            t.index = find(name);
-            t.scale = scale;
-            t.algbw = find("algbw_GBps");
-            t.busbw = find("busbw_GBps");
-            times.push_back(t);
+            TimeColumn c;
+            c.index = t.Find(name);
+            c.scale = scale;
+            c.algbw = t.Find("algbw_GBps");
+            c.busbw = t.Find("busbw_GBps");
+            t.times.push_back(c);
         }
     }
-    if (times.empty())
+}
+
+// nccl-tests tables: oop_time_us and ip_time_us, each with its algbw, busbw, #wrong.
+void
+FindNcclTestsTimeColumns(CsvLayout& t)
+{
+    for (const char* p : {"oop", "ip"})
     {
-        for (const char* p : {"oop", "ip"})
-        {
-            std::string pre = p;
-            int idx = find(pre + "_time_us");
-            if (idx >= 0)
-            {
-                TimeColumn t;
-                t.index = idx;
-                t.scale = 1e-6;
-                t.inPlace = pre == "ip";
-                t.algbw = find(pre + "_algbw_GBps");
-                t.busbw = find(pre + "_busbw_GBps");
-                t.wrong = find(pre + "_wrong");
-                times.push_back(t);
-            }
-        }
-    }
-    if (times.empty())
-    {
-        int idx = find("t_typical_us") >= 0 ? find("t_typical_us") : find("t_avg_us");
+        std::string pre = p;
+        int idx = t.Find(pre + "_time_us");
         if (idx >= 0)
         {
-            TimeColumn t;
-            t.index = idx;
-            t.scale = 1e-6;
-            times.push_back(t);
-            perftest = true;
+            TimeColumn c;
+            c.index = idx;
+            c.scale = 1e-6;
+            c.inPlace = pre == "ip";
+            c.algbw = t.Find(pre + "_algbw_GBps");
+            c.busbw = t.Find(pre + "_busbw_GBps");
+            c.wrong = t.Find(pre + "_wrong");
+            t.times.push_back(c);
         }
     }
-    if (times.empty())
+}
+
+// perftest latency: t_typical_us, else t_avg_us.
+void
+FindPerftestLatencyColumn(CsvLayout& t)
+{
+    int idx = t.Find("t_typical_us") >= 0 ? t.Find("t_typical_us") : t.Find("t_avg_us");
+    if (idx >= 0)
     {
-        for (const auto& [name, scale] : {std::pair<const char*, double>{"bw_avg_Gbps", 1e9 / 8},
-                                          std::pair<const char*, double>{"bw_avg_GBps", 1e9}})
+        TimeColumn c;
+        c.index = idx;
+        c.scale = 1e-6;
+        t.times.push_back(c);
+        t.perftest = true;
+    }
+}
+
+// perftest bandwidth: bw_avg_Gbps (bits) or bw_avg_GBps (bytes).
+void
+FindPerftestBandwidthColumn(CsvLayout& t)
+{
+    for (const auto& [name, scale] : {std::pair<const char*, double>{"bw_avg_Gbps", 1e9 / 8},
+                                      std::pair<const char*, double>{"bw_avg_GBps", 1e9}})
+    {
+        if (t.times.empty() && t.Find(name) >= 0)
         {
-            if (times.empty() && find(name) >= 0)
-            {
-                TimeColumn t;
-                t.index = find(name);
-                t.throughput = true;
-                t.bwScale = scale;
-                times.push_back(t);
-                perftest = true;
-            }
+            TimeColumn c;
+            c.index = t.Find(name);
+            c.throughput = true;
+            c.bwScale = scale;
+            t.times.push_back(c);
+            t.perftest = true;
         }
     }
-    if (size < 0 || times.empty())
+}
+
+// The size column, the time columns of the first kind of table the header
+// matches, and the optional key columns.
+void
+FindColumns(CsvLayout& t)
+{
+    FindSizeColumn(t);
+    FindPlainTimeColumn(t);
+    if (t.times.empty())
     {
-        throw InputError(headerWhere,
+        FindNcclTestsTimeColumns(t);
+    }
+    if (t.times.empty())
+    {
+        FindPerftestLatencyColumn(t);
+    }
+    if (t.times.empty())
+    {
+        FindPerftestBandwidthColumn(t);
+    }
+    if (t.size < 0 || t.times.empty())
+    {
+        throw InputError(t.where,
                          "expected a CSV header with a size column (bytes, size_bytes, size) and a "
                          "time column (time_s, time_us, time, oop_time_us, t_typical_us, bw_avg_Gbps)");
     }
-    int testCol = find("test") >= 0 ? find("test") : find("collective");
-    int ranksCol = find("ranks");
-    int runCol = find("run");
+    t.testCol = t.Find("test") >= 0 ? t.Find("test") : t.Find("collective");
+    t.ranksCol = t.Find("ranks");
+    t.runCol = t.Find("run");
+}
 
+// The row's field at \p idx; "" when the column is absent or the row short.
+std::string
+Field(const std::vector<std::string>& f, int idx)
+{
+    return idx >= 0 && idx < static_cast<int>(f.size()) ? f[idx] : "";
+}
+
+// The sources read so far, one per (test, run), with their samples.
+struct CsvSources
+{
     MeasurementSet out;
     std::map<std::pair<std::string, std::string>, size_t> sourceOf; // (test, run) -> index
     std::vector<std::vector<MeasurementSample>> perSource;
-    for (; i < lines.size(); ++i)
+};
+
+// The index of the (test, run) source, created at its first row.
+size_t
+SourceOf(CsvSources& acc,
+         const CsvLayout& t,
+         const std::string& test,
+         const std::string& run,
+         const std::string& file,
+         uint32_t lineNo,
+         const std::string& where)
+{
+    auto key = std::make_pair(test, run);
+    if (!acc.sourceOf.count(key))
     {
-        uint32_t lineNo = static_cast<uint32_t>(i + 1);
-        std::string where = file + ":" + std::to_string(lineNo);
-        std::string s = Trim(lines[i]);
-        if (s.empty() || s[0] == '#')
+        acc.sourceOf[key] = acc.out.sources.size();
+        MeasurementSource src;
+        src.file = file;
+        src.firstLine = lineNo;
+        src.test = test.empty() ? (t.perftest ? "perftest" : "csv") : test;
+        src.collective = t.perftest ? "p2p" : NormalizeCollectiveName(test);
+        if (!test.empty() && src.collective.empty())
         {
-            continue;
+            throw InputError(where, "expected a known collective in column '" + t.header[t.testCol] +
+                                        "', got '" + test + "'");
         }
-        auto f = SplitCsv(s, where);
-        auto field = [&](int idx) { return idx >= 0 && idx < static_cast<int>(f.size()) ? f[idx] : ""; };
-        std::string test = field(testCol);
-        std::string run = field(runCol);
-        auto key = std::make_pair(test, run);
-        if (!sourceOf.count(key))
+        src.ranks = t.perftest ? 2 : 0;
+        acc.out.sources.push_back(src);
+        acc.perSource.emplace_back();
+    }
+    return acc.sourceOf[key];
+}
+
+uint64_t
+RowBytes(const CsvLayout& t, const std::string& sz, const std::string& where)
+{
+    if (t.sizeHasUnits)
+    {
+        return units::ParseBytes(sz, where + ": column '" + t.header[t.size] + "'");
+    }
+    if (auto b = ParseUnsigned(sz))
+    {
+        return *b;
+    }
+    throw InputError(where, "expected a size in bytes (a plain integer under header '" + t.header[t.size] +
+                                "'), got '" + sz + "'");
+}
+
+uint32_t
+RowRanks(const CsvLayout& t, const std::vector<std::string>& f, const std::string& where)
+{
+    if (t.ranksCol < 0)
+    {
+        return 0;
+    }
+    auto r = ParseUnsigned(Field(f, t.ranksCol));
+    if (!r)
+    {
+        throw InputError(where, "expected an integer in column 'ranks', got '" + Field(f, t.ranksCol) + "'");
+    }
+    return static_cast<uint32_t>(*r);
+}
+
+// The sample's time from value \p v of time column \p c (and, for a
+// bandwidth column, its bandwidths and kind).
+void
+ReadTime(const CsvLayout& t, const TimeColumn& c, const std::string& v, const std::string& where, MeasurementSample& sm)
+{
+    if (c.throughput)
+    {
+        auto bw = ParseDouble(v);
+        if (!bw || *bw <= 0)
         {
-            sourceOf[key] = out.sources.size();
-            MeasurementSource src;
-            src.file = file;
-            src.firstLine = lineNo;
-            src.test = test.empty() ? (perftest ? "perftest" : "csv") : test;
-            src.collective = perftest ? "p2p" : NormalizeCollectiveName(test);
-            if (!test.empty() && src.collective.empty())
-            {
-                throw InputError(where, "expected a known collective in column '" + header[testCol] +
-                                            "', got '" + test + "'");
-            }
-            src.ranks = perftest ? 2 : 0;
-            out.sources.push_back(src);
-            perSource.emplace_back();
+            throw InputError(where, "expected a positive bandwidth in column '" + t.header[c.index] + "', got '" +
+                                        v + "'");
         }
-        size_t si = sourceOf[key];
-        uint64_t bytes = 0;
-        const std::string& sz = field(size);
-        if (sizeHasUnits)
+        sm.kind = MeasurementKind::THROUGHPUT;
+        sm.algbwBps = sm.busbwBps = *bw * c.bwScale;
+        sm.timeS = static_cast<double>(sm.bytes) / sm.algbwBps;
+    }
+    else if (c.scale == 0)
+    {
+        // The header names no unit: every value must carry one.
+        if (ParseDouble(v))
         {
-            bytes = units::ParseBytes(sz, where + ": column '" + header[size] + "'");
+            throw InputError(where, "expected a time with its unit (5us) under header '" + t.header[c.index] +
+                                        "' which names none, got '" + v + "' (mixed units)");
         }
-        else if (auto b = ParseUnsigned(sz))
+        sm.timeS = units::ParseSeconds(v, where + ": column '" + t.header[c.index] + "'");
+    }
+    else
+    {
+        auto x = ParseDouble(v);
+        if (!x)
         {
-            bytes = *b;
+            throw InputError(where, "expected a plain number in column '" + t.header[c.index] +
+                                        "' (its unit is in the header), got '" + v + "' (mixed units)");
         }
-        else
+        sm.timeS = *x * c.scale;
+    }
+    if (!(sm.timeS > 0))
+    {
+        throw InputError(where, "expected a positive time, got '" + v + "'");
+    }
+}
+
+// A time column's algbw / busbw (-1: none) and #wrong, with a note on the
+// source when the result failed validation.
+void
+ReadChecks(const TimeColumn& c,
+           const std::vector<std::string>& f,
+           const std::string& where,
+           MeasurementSample& sm,
+           MeasurementSource& src)
+{
+    if (!c.throughput)
+    {
+        auto bw = [&](int idx) {
+            auto x = ParseDouble(Field(f, idx));
+            return x ? *x * 1e9 : -1.0;
+        };
+        sm.algbwBps = bw(c.algbw);
+        sm.busbwBps = bw(c.busbw);
+    }
+    if (c.wrong >= 0)
+    {
+        auto w = ParseDouble(Field(f, c.wrong));
+        sm.wrong = w ? static_cast<int64_t>(*w) : -1;
+        if (w && *w > 0)
         {
-            throw InputError(where, "expected a size in bytes (a plain integer under header '" +
-                                        header[size] + "'), got '" + sz + "'");
-        }
-        uint32_t ranks = 0;
-        if (ranksCol >= 0)
-        {
-            auto r = ParseUnsigned(field(ranksCol));
-            if (!r)
-            {
-                throw InputError(where, "expected an integer in column 'ranks', got '" +
-                                            field(ranksCol) + "'");
-            }
-            ranks = static_cast<uint32_t>(*r);
-        }
-        bool truncated = f.size() < header.size();
-        for (const auto& t : times)
-        {
-            std::string v = field(t.index);
-            if (v.empty() || v == "N/A")
-            {
-                if (truncated)
-                {
-                    out.sources[si].notes.push_back(where + ": truncated row; skipped");
-                }
-                continue;
-            }
-            MeasurementSample sm;
-            sm.bytes = bytes;
-            sm.ranks = ranks;
-            sm.inPlace = t.inPlace;
-            sm.series = run;
-            sm.file = file;
-            sm.line = lineNo;
-            sm.source = si;
-            if (t.throughput)
-            {
-                auto bw = ParseDouble(v);
-                if (!bw || *bw <= 0)
-                {
-                    throw InputError(where, "expected a positive bandwidth in column '" +
-                                                header[t.index] + "', got '" + v + "'");
-                }
-                sm.kind = MeasurementKind::THROUGHPUT;
-                sm.algbwBps = sm.busbwBps = *bw * t.bwScale;
-                sm.timeS = static_cast<double>(bytes) / sm.algbwBps;
-            }
-            else if (t.scale == 0)
-            {
-                // The header names no unit: every value must carry one.
-                if (ParseDouble(v))
-                {
-                    throw InputError(where, "expected a time with its unit (5us) under header '" +
-                                                header[t.index] +
-                                                "' which names none, got '" + v + "' (mixed units)");
-                }
-                sm.timeS = units::ParseSeconds(v, where + ": column '" + header[t.index] + "'");
-            }
-            else
-            {
-                auto x = ParseDouble(v);
-                if (!x)
-                {
-                    throw InputError(where, "expected a plain number in column '" + header[t.index] +
-                                                "' (its unit is in the header), got '" + v +
-                                                "' (mixed units)");
-                }
-                sm.timeS = *x * t.scale;
-            }
-            if (!(sm.timeS > 0))
-            {
-                throw InputError(where, "expected a positive time, got '" + v + "'");
-            }
-            if (!t.throughput)
-            {
-                auto bw = [&](int idx) {
-                    auto x = ParseDouble(field(idx));
-                    return x ? *x * 1e9 : -1.0;
-                };
-                sm.algbwBps = bw(t.algbw);
-                sm.busbwBps = bw(t.busbw);
-            }
-            if (t.wrong >= 0)
-            {
-                auto w = ParseDouble(field(t.wrong));
-                sm.wrong = w ? static_cast<int64_t>(*w) : -1;
-                if (w && *w > 0)
-                {
-                    out.sources[si].notes.push_back(where + ": #wrong = " + field(t.wrong) +
-                                                    ": the result failed validation");
-                }
-            }
-            perSource[si].push_back(sm);
+            src.notes.push_back(where + ": #wrong = " + Field(f, c.wrong) + ": the result failed validation");
         }
     }
+}
+
+// One data row: a sample per time column that has a value.
+void
+ReadRow(CsvSources& acc, const CsvLayout& t, const std::string& s, const std::string& file, uint32_t lineNo)
+{
+    std::string where = file + ":" + std::to_string(lineNo);
+    auto f = SplitCsv(s, where);
+    std::string test = Field(f, t.testCol);
+    std::string run = Field(f, t.runCol);
+    size_t si = SourceOf(acc, t, test, run, file, lineNo, where);
+    uint64_t bytes = RowBytes(t, Field(f, t.size), where);
+    uint32_t ranks = RowRanks(t, f, where);
+    bool truncated = f.size() < t.header.size();
+    for (const auto& c : t.times)
+    {
+        std::string v = Field(f, c.index);
+        if (v.empty() || v == "N/A")
+        {
+            if (truncated)
+            {
+                acc.out.sources[si].notes.push_back(where + ": truncated row; skipped");
+            }
+            continue;
+        }
+        MeasurementSample sm;
+        sm.bytes = bytes;
+        sm.ranks = ranks;
+        sm.inPlace = c.inPlace;
+        sm.series = run;
+        sm.file = file;
+        sm.line = lineNo;
+        sm.source = si;
+        ReadTime(t, c, v, where, sm);
+        ReadChecks(c, f, where, sm, acc.out.sources[si]);
+        acc.perSource[si].push_back(sm);
+    }
+}
+
+// Completes every source (provenance, collective and ranks) and collects its
+// samples, source by source.
+MeasurementSet
+Collect(CsvSources& acc, bool perftest, uint32_t gpusPerProcess)
+{
+    MeasurementSet& out = acc.out;
     for (size_t si = 0; si < out.sources.size(); ++si)
     {
         auto& src = out.sources[si];
         src.headerless = !perftest;
         src.gpusPerThread = gpusPerProcess;
-        for (const auto& sm : perSource[si])
+        for (const auto& sm : acc.perSource[si])
         {
             if (sm.ranks > 0)
             {
@@ -359,8 +464,8 @@ ParseMeasurementCsv(const std::string& text, const std::string& file)
                 break;
             }
         }
-        ResolveCollectiveAndRanks(src, perSource[si]);
-        for (auto& sm : perSource[si])
+        ResolveCollectiveAndRanks(src, acc.perSource[si]);
+        for (auto& sm : acc.perSource[si])
         {
             if (perftest)
             {
@@ -370,7 +475,29 @@ ParseMeasurementCsv(const std::string& text, const std::string& file)
             out.samples.push_back(sm);
         }
     }
-    return out;
+    return std::move(out);
+}
+
+} // namespace
+
+MeasurementSet
+ParseMeasurementCsv(const std::string& text, const std::string& file)
+{
+    auto lines = SplitLines(text);
+    CsvLayout layout;
+    uint32_t gpusPerProcess = 0;
+    size_t i = ReadHeader(lines, file, layout, gpusPerProcess);
+    FindColumns(layout);
+    CsvSources acc;
+    for (; i < lines.size(); ++i)
+    {
+        std::string s = Trim(lines[i]);
+        if (!s.empty() && s[0] != '#')
+        {
+            ReadRow(acc, layout, s, file, static_cast<uint32_t>(i + 1));
+        }
+    }
+    return Collect(acc, layout.perftest, gpusPerProcess);
 }
 
 } // namespace ns3
