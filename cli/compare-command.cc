@@ -11,10 +11,10 @@
 #include "topology-presets.h"
 #include "units.h"
 
-#include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
+#include <tuple>
 
 namespace
 {

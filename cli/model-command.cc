@@ -22,7 +22,6 @@
 #include "ns3/double.h"
 #include "ns3/uinteger.h"
 
-#include <cmath>
 #include <ostream>
 
 namespace

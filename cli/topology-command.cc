@@ -16,7 +16,6 @@
 #include <cstdlib>
 #include <ostream>
 #include <sstream>
-#include <stdexcept>
 #include <utility>
 
 namespace
