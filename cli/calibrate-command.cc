@@ -57,10 +57,9 @@ DropEmptyColumns(const std::vector<ns3::ResultRow>& rows)
     return out;
 }
 
-int
-CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
+void
+DeclareCalibrateFlags(hockney::Flags& flags)
 {
-    hockney::Flags flags;
     flags.Add("input", "", "measurement files, comma-separated: nccl-tests output, perftest output, CSV")
         .Add("model", "alphabeta,scurve,protocol,loggp", "models to fit: alphabeta, scurve, protocol, loggp")
         .Add("collective", "", "keep only this collective; also the collective of logs that name none")
@@ -72,20 +71,11 @@ CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
         .Add("format", "table", "table | csv | json")
         .Add("output", "", "write the fitted parameters to this JSON file (read by LoadCalibratedParameters)")
         .Add("residuals", "", "write the residual of every sample to this CSV file");
-    if (!flags.Parse(args, out))
-    {
-        return 0;
-    }
-    auto format = ns3::ParseOutputFormat(flags.Get("format"));
-    if (!flags.IsSet("input"))
-    {
-        throw ns3::InputError("--input", "expected one or more measurement files (--input=FILE[,FILE])");
-    }
-    ns3::MeasurementSet set;
-    for (const auto& path : ns3::units::SplitList(flags.Get("input"), "--input"))
-    {
-        set.Append(ns3::ReadMeasurementFile(path));
-    }
+}
+
+ns3::CalibrationOptions
+ParseCalibrationOptions(const hockney::Flags& flags)
+{
     ns3::CalibrationOptions opt;
     opt.models = ns3::units::SplitList(flags.Get("model"), "--model");
     opt.collective = flags.Get("collective");
@@ -105,7 +95,75 @@ CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
     }
     opt.resamples = static_cast<uint32_t>(resamples);
     opt.seed = ns3::units::ParseCount(flags.Get("seed"), "--seed");
+    return opt;
+}
 
+// What the logs cannot give, once per distinct note, as "# " lines under the table.
+void
+WriteDiagnostics(std::ostream& out, const std::vector<ns3::CalibrationFit>& fits)
+{
+    std::set<std::string> seen;
+    for (const auto& f : fits)
+    {
+        std::string group = f.collective + " N=" + std::to_string(f.ranks);
+        for (const auto& d : f.diagnostics)
+        {
+            // Notes about the log are shared by its models; those about a fit are not.
+            bool aboutLog = d.find(':') != std::string::npos && d.find('/') != std::string::npos;
+            std::string line = aboutLog ? group + ": " + d : group + " " + f.model + ": " + d;
+            if (seen.insert(line).second)
+            {
+                out << "# " << line << "\n";
+            }
+        }
+    }
+}
+
+// One row per sample of every fit, for --residuals.
+std::vector<ns3::ResultRow>
+ResidualRows(const std::vector<ns3::CalibrationFit>& fits)
+{
+    std::vector<ns3::ResultRow> res;
+    for (const auto& f : fits)
+    {
+        for (const auto& r : f.residuals)
+        {
+            ns3::ResultRow row;
+            row.Set("model", f.model)
+                .Set("collective", f.collective)
+                .Set("ranks", static_cast<uint64_t>(f.ranks))
+                .Set("bytes", r.bytes)
+                .Set("step_bytes", ns3::ResultRow::Value(r.stepBytes))
+                .Set("time_s", ns3::ResultRow::Value(r.timeS))
+                .Set("fitted_s", ns3::ResultRow::Value(r.fittedS))
+                .Set("residual", ns3::ResultRow::Value(r.relative))
+                .Set("source", r.where);
+            res.push_back(row);
+        }
+    }
+    return res;
+}
+
+int
+CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
+{
+    hockney::Flags flags;
+    DeclareCalibrateFlags(flags);
+    if (!flags.Parse(args, out))
+    {
+        return 0;
+    }
+    auto format = ns3::ParseOutputFormat(flags.Get("format"));
+    if (!flags.IsSet("input"))
+    {
+        throw ns3::InputError("--input", "expected one or more measurement files (--input=FILE[,FILE])");
+    }
+    ns3::MeasurementSet set;
+    for (const auto& path : ns3::units::SplitList(flags.Get("input"), "--input"))
+    {
+        set.Append(ns3::ReadMeasurementFile(path));
+    }
+    const ns3::CalibrationOptions opt = ParseCalibrationOptions(flags);
     auto fits = ns3::Calibrate(set, opt);
     std::vector<ns3::ResultRow> rows;
     for (const auto& f : fits)
@@ -115,22 +173,7 @@ CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
     if (format == ns3::OutputFormat::TABLE)
     {
         ns3::WriteRows(out, "calibrate", DropEmptyColumns(rows), format);
-        // What the logs cannot give, once per distinct note.
-        std::set<std::string> seen;
-        for (const auto& f : fits)
-        {
-            std::string group = f.collective + " N=" + std::to_string(f.ranks);
-            for (const auto& d : f.diagnostics)
-            {
-                // Notes about the log are shared by its models; those about a fit are not.
-                bool aboutLog = d.find(':') != std::string::npos && d.find('/') != std::string::npos;
-                std::string line = aboutLog ? group + ": " + d : group + " " + f.model + ": " + d;
-                if (seen.insert(line).second)
-                {
-                    out << "# " << line << "\n";
-                }
-            }
-        }
+        WriteDiagnostics(out, fits);
     }
     else
     {
@@ -142,25 +185,7 @@ CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
     }
     if (flags.IsSet("residuals"))
     {
-        std::vector<ns3::ResultRow> res;
-        for (const auto& f : fits)
-        {
-            for (const auto& r : f.residuals)
-            {
-                ns3::ResultRow row;
-                row.Set("model", f.model)
-                    .Set("collective", f.collective)
-                    .Set("ranks", static_cast<uint64_t>(f.ranks))
-                    .Set("bytes", r.bytes)
-                    .Set("step_bytes", ns3::ResultRow::Value(r.stepBytes))
-                    .Set("time_s", ns3::ResultRow::Value(r.timeS))
-                    .Set("fitted_s", ns3::ResultRow::Value(r.fittedS))
-                    .Set("residual", ns3::ResultRow::Value(r.relative))
-                    .Set("source", r.where);
-                res.push_back(row);
-            }
-        }
-        ns3::WriteCsvFile(flags.Get("residuals"), res);
+        ns3::WriteCsvFile(flags.Get("residuals"), ResidualRows(fits));
     }
     return 0;
 }

@@ -11,18 +11,17 @@
 #include "topology-presets.h"
 #include "units.h"
 
-#include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
+#include <tuple>
 
 namespace
 {
 
-int
-Compare(const std::vector<std::string>& args, std::ostream& out)
+void
+DeclareCompareFlags(hockney::Flags& f)
 {
-    hockney::Flags f;
     f.Add("topology", "dgx-h100", "topology preset (dgx-h100, rail-h100-Nn, roce-leafspine[:oversubscription=R], ...)")
         .Add("scenario", "", "JSON scenario file (topology, collective, algorithm, sizes, backends, model, fabric)")
         .Add("collective", "allreduce", "allreduce | allgather | reducescatter | broadcast | alltoall | incast")
@@ -51,21 +50,62 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
         .Add("format", "table", "table | csv | json")
         .Add("output", "", "directory to also write compare.csv into")
         .Add("seed", "1", "random seed (packet backend)");
-    if (!f.Parse(args, out))
+}
+
+// The flags laid over the fields of --scenario. A flag that overrides a
+// scenario field erases it from c.scenarioFields, so that errors then name the flag.
+class ScenarioOverride
+{
+  public:
+    ScenarioOverride(const hockney::Flags& f, ns3::ComparisonConfig& c)
+        : m_f(f),
+          m_c(c)
     {
-        return 0;
     }
-    ns3::ComparisonConfig c;
-    const ns3::OutputFormat format = ns3::ParseOutputFormat(f.Get("format"));
-    if (f.IsSet("scenario"))
+
+    /// True when --flag is given (or, with \p withoutScenario, when there is no
+    /// --scenario to take \p key from): the flag then sets the field.
+    bool Take(const std::string& flag, const std::string& key, bool withoutScenario = false)
     {
-        ns3::ApplyScenarioFile(f.Get("scenario"), c);
+        if (!m_f.IsSet(flag) && !(withoutScenario && !m_f.IsSet("scenario")))
+        {
+            return false;
+        }
+        ByFlag(key);
+        return true;
     }
-    // A flag overrides the scenario field: errors then name the flag.
-    auto byFlag = [&c](const std::string& key) { c.scenarioFields.erase(key); };
+
+    /// The flag sets \p key: an error then names the flag, not the scenario field.
+    void ByFlag(const std::string& key)
+    {
+        m_c.scenarioFields.erase(key);
+    }
+
+  private:
+    const hockney::Flags& m_f;
+    ns3::ComparisonConfig& m_c;
+};
+
+// Counts are range-checked before the cast, so 2^32 + 8 is not 8.
+uint32_t
+Count(const hockney::Flags& f, const std::string& name, uint64_t minimum)
+{
+    uint64_t v = ns3::units::ParseCount(f.Get(name), "--" + name);
+    if (v < minimum || v > UINT32_MAX)
+    {
+        throw ns3::InputError("--" + name, "expected an integer from " + std::to_string(minimum) + " to " +
+                                               std::to_string(UINT32_MAX) + ", got " + f.Get(name));
+    }
+    return static_cast<uint32_t>(v);
+}
+
+// What runs: the topology, the collective and its algorithm.
+void
+ApplyWhatRuns(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig& c)
+{
     if (f.IsSet("topology") || !c.topology)
     {
-        byFlag("topology");
+        o.ByFlag("topology");
         try
         {
             c.topology = ns3::MakePreset(f.Get("topology"));
@@ -76,78 +116,86 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
         }
         c.topologyName = f.Get("topology");
     }
-    if (f.IsSet("collective"))
+    if (o.Take("collective", "collective"))
     {
-        byFlag("collective");
         c.collective = ns3::ParseCollectiveKind(f.Get("collective"), "--collective");
     }
-    if (f.IsSet("algorithm"))
+    if (o.Take("algorithm", "algorithm"))
     {
-        byFlag("algorithm");
         c.algorithm = f.Get("algorithm");
     }
     else if (!f.IsSet("scenario") || f.IsSet("collective"))
     {
-        byFlag("algorithm");
+        o.ByFlag("algorithm");
         c.algorithm = ns3::AlgorithmsOf(c.collective).front();
     }
-    // Counts are range-checked before the cast, so 2^32 + 8 is not 8.
-    auto count = [&f](const std::string& name, uint64_t minimum) {
-        uint64_t v = ns3::units::ParseCount(f.Get(name), "--" + name);
-        if (v < minimum || v > UINT32_MAX)
-        {
-            throw ns3::InputError("--" + name, "expected an integer from " + std::to_string(minimum) + " to " +
-                                                   std::to_string(UINT32_MAX) + ", got " + f.Get(name));
-        }
-        return static_cast<uint32_t>(v);
-    };
-    if (f.IsSet("ranks"))
+}
+
+// Its shape: ranks, sizes, backends, channels and slices, root, servers, seed.
+void
+ApplyShape(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig& c)
+{
+    if (o.Take("ranks", "ranks"))
     {
-        byFlag("ranks");
-        c.ranks = count("ranks", 2);
+        c.ranks = Count(f, "ranks", 2);
     }
-    if (f.IsSet("bytes") || !f.IsSet("scenario"))
+    if (o.Take("bytes", "sizes", true))
     {
-        byFlag("sizes");
-        c.sizes.clear();
-        for (const auto& item : ns3::units::SplitList(f.Get("bytes"), "--bytes"))
-        {
-            c.sizes.push_back(ns3::units::ParseBytes(item, "--bytes"));
-        }
+        c.sizes = hockney::ParseSizeList(f, "bytes", false);
     }
-    if (f.IsSet("backends") || !f.IsSet("scenario"))
+    if (o.Take("backends", "backends", true))
     {
-        byFlag("backends");
         c.backends = ns3::ParseBackends(f.Get("backends"), "--backends");
     }
-    if (f.IsSet("channels") || !f.IsSet("scenario"))
+    if (o.Take("channels", "channels", true))
     {
-        byFlag("channels");
-        c.channels = count("channels", 1);
+        c.channels = Count(f, "channels", 1);
     }
-    if (f.IsSet("slices") || !f.IsSet("scenario"))
+    if (o.Take("slices", "slices", true))
     {
-        byFlag("slices");
-        c.slices = count("slices", 1);
+        c.slices = Count(f, "slices", 1);
     }
-    if (f.IsSet("root"))
+    if (o.Take("root", "root"))
     {
-        byFlag("root");
-        c.root = count("root", 0);
+        c.root = Count(f, "root", 0);
     }
-    if (f.IsSet("gpus-per-node"))
+    if (o.Take("gpus-per-node", "gpus_per_node"))
     {
-        byFlag("gpus_per_node");
-        c.gpusPerNode = count("gpus-per-node", 1);
+        c.gpusPerNode = Count(f, "gpus-per-node", 1);
     }
-    if (f.IsSet("seed"))
+    if (o.Take("seed", "seed"))
     {
-        byFlag("seed");
-        c.seed = count("seed", 0);
+        c.seed = Count(f, "seed", 0);
     }
-    if (f.IsSet("params"))
+}
+
+// alpha and beta of a calibration file: its alphabeta fit of this collective,
+// else of any collective.
+void
+ApplyCalibration(const std::string& path, ns3::ComparisonConfig& c)
+{
+    const auto all = ns3::LoadCalibratedParameters(path, "--calibration");
+    const std::string collective = ns3::ToString(c.collective);
+    bool forThis = false;
+    for (const auto& p : all)
     {
-        byFlag("params");
+        forThis = forThis || (p.model == "alphabeta" && p.collective == collective);
+    }
+    // A fit is per ring step (calibration-parameters.h): the same alpha and
+    // beta price every message of compare's schedules.
+    ns3::Ptr<ns3::AlphaBetaModel> m =
+        ns3::SelectCalibratedParameters(all, "alphabeta", forThis ? collective : "", "--calibration")
+            .MakeAlphaBetaModel();
+    c.model.alpha = m->GetAlpha(1);
+    c.model.beta = hockney::ToDataRate(m->MaxBandwidth());
+}
+
+// The analytic backends' parameters: their source, a given alpha and beta, contention.
+void
+ApplyModel(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig& c)
+{
+    if (o.Take("params", "params"))
+    {
         c.params = ns3::ParseParameterSources(f.Get("params"), "--params");
     }
     if (f.IsSet("calibration"))
@@ -156,51 +204,40 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
         {
             throw ns3::InputError("--calibration", "expected either --calibration or --alpha/--beta, not both");
         }
-        byFlag("model.alpha");
-        byFlag("model.beta");
-        const auto all = ns3::LoadCalibratedParameters(f.Get("calibration"), "--calibration");
-        const std::string collective = ns3::ToString(c.collective);
-        bool forThis = false;
-        for (const auto& p : all)
-        {
-            forThis = forThis || (p.model == "alphabeta" && p.collective == collective);
-        }
-        // A fit is per ring step (calibration-parameters.h): the same alpha and
-        // beta price every message of compare's schedules.
-        ns3::Ptr<ns3::AlphaBetaModel> m =
-            ns3::SelectCalibratedParameters(all, "alphabeta", forThis ? collective : "", "--calibration")
-                .MakeAlphaBetaModel();
-        c.model.alpha = m->GetAlpha(1);
-        c.model.beta = ns3::DataRate(static_cast<uint64_t>(std::llround(m->MaxBandwidth() * 8)));
+        o.ByFlag("model.alpha");
+        o.ByFlag("model.beta");
+        ApplyCalibration(f.Get("calibration"), c);
     }
-    if (f.IsSet("alpha"))
+    if (o.Take("alpha", "model.alpha"))
     {
-        byFlag("model.alpha");
         c.model.alpha = ns3::units::ParseTime(f.Get("alpha"), "--alpha");
     }
-    if (f.IsSet("beta"))
+    if (o.Take("beta", "model.beta"))
     {
-        byFlag("model.beta");
         c.model.beta = ns3::units::ParseDataRate(f.Get("beta"), "--beta");
         if (c.model.beta->GetBitRate() == 0)
         {
             throw ns3::InputError("--beta", "expected a positive rate, got " + f.Get("beta"));
         }
     }
-    if (f.IsSet("contention"))
+    if (o.Take("contention", "model.contention"))
     {
-        byFlag("model.contention");
         c.model.contention = ns3::ParseContentionPolicy(f.Get("contention"), "--contention");
     }
+}
+
+// The packet backend: transfer units and the wall-clock limit.
+void
+ApplyFabric(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig& c)
+{
     for (const auto& [flag, key, unit] :
          {std::tuple{"transfer-unit", "fabric.transfer_unit_bytes", &c.fabric.transferUnitBytes},
           std::tuple{"pcie-transfer-unit", "fabric.pcie_transfer_unit_bytes", &c.fabric.pcieTransferUnitBytes}})
     {
-        if (!f.IsSet(flag))
+        if (!o.Take(flag, key))
         {
             continue;
         }
-        byFlag(key);
         const std::string v = f.Get(flag);
         if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos)
         {
@@ -208,34 +245,35 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
         }
         *unit = static_cast<uint32_t>(std::stoul(v));
     }
-    if (f.IsSet("wall-limit"))
+    if (o.Take("wall-limit", "fabric.wall_limit"))
     {
-        byFlag("fabric.wall_limit");
         c.fabric.wallLimit = ns3::units::ParseTime(f.Get("wall-limit"), "--wall-limit");
         if (c.fabric.wallLimit.IsStrictlyNegative())
         {
             throw ns3::InputError("--wall-limit", "expected a wall-clock time >= 0, got " + f.Get("wall-limit"));
         }
     }
-    // The output directory is checked before the (possibly long) run, so a
-    // typo fails at once as bad input rather than after the table.
-    const std::string outputDir = f.Get("output");
-    if (!outputDir.empty())
+}
+
+// The output directory is checked before the (possibly long) run, so a typo
+// fails at once as bad input rather than after the table.
+void
+PrepareOutputDirectory(const std::string& outputDir)
+{
+    hockney::CreateOutputDirectory(outputDir, true);
+    // Appending creates the file without touching an earlier one.
+    if (!std::ofstream(outputDir + "/compare.csv", std::ios::app))
     {
-        std::error_code ec;
-        std::filesystem::create_directories(outputDir, ec);
-        if (ec || !std::filesystem::is_directory(outputDir))
-        {
-            throw ns3::InputError("--output", "expected a directory that can be created, got '" + outputDir +
-                                                  "'" + (ec ? " (" + ec.message() + ")" : ""));
-        }
-        // Appending creates the file without touching an earlier one.
-        if (!std::ofstream(outputDir + "/compare.csv", std::ios::app))
-        {
-            throw ns3::InputError("--output", "expected a writable directory, cannot write '" + outputDir +
-                                                  "/compare.csv'");
-        }
+        throw ns3::InputError("--output", "expected a writable directory, cannot write '" + outputDir +
+                                              "/compare.csv'");
     }
+}
+
+// Runs the comparison and writes its rows (also to --output's compare.csv).
+void
+RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std::string& outputDir,
+            std::ostream& out)
+{
     auto write = [&](const std::vector<ns3::ResultRow>& rows) {
         ns3::WriteRows(out, "compare", rows, format);
         if (!outputDir.empty())
@@ -254,6 +292,34 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
         write(e.Rows());
         throw;
     }
+}
+
+int
+Compare(const std::vector<std::string>& args, std::ostream& out)
+{
+    hockney::Flags f;
+    DeclareCompareFlags(f);
+    if (!f.Parse(args, out))
+    {
+        return 0;
+    }
+    ns3::ComparisonConfig c;
+    const ns3::OutputFormat format = ns3::ParseOutputFormat(f.Get("format"));
+    if (f.IsSet("scenario"))
+    {
+        ns3::ApplyScenarioFile(f.Get("scenario"), c);
+    }
+    ScenarioOverride o(f, c);
+    ApplyWhatRuns(f, o, c);
+    ApplyShape(f, o, c);
+    ApplyModel(f, o, c);
+    ApplyFabric(f, o, c);
+    const std::string outputDir = f.Get("output");
+    if (!outputDir.empty())
+    {
+        PrepareOutputDirectory(outputDir);
+    }
+    RunAndWrite(c, format, outputDir, out);
     return 0;
 }
 

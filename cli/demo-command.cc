@@ -5,6 +5,7 @@
 // on stdout, report.md with its figures in --output (default demo-output). The
 // H100 NVLink example (alpha 5 us, beta 450 GB/s; crossover n* = alpha x beta = 2.25 MB,
 // protocol steps, S-curve, LogGP) is the report's last section.
+#include "accuracy-map-command.h"
 #include "flags.h"
 
 #include "alpha-beta-model.h"
@@ -23,15 +24,6 @@
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
-
-namespace hockney
-{
-int RunAccuracyMapCommand(const std::vector<std::string>& args,
-                          std::ostream& out,
-                          const std::string& command,
-                          const std::vector<ns3::ResultRow>& extraSection,
-                          const std::string& extraTitle);
-} // namespace hockney
 
 namespace
 {
@@ -54,7 +46,7 @@ MakeModels()
     Models m;
     m.constant = CreateAlphaBetaModel("h100-nvlink");
     m.protocol = CreateAlphaBetaModel("h100-nvlink");
-    m.protocol->SetAttribute("ProtocolSwitch", BooleanValue(true)); // seed typical 2 / +3 / +1 us
+    m.protocol->SetAttribute("ProtocolSwitch", BooleanValue(true)); // eager alpha 2 us, +3 us RTT from 8 KB, +1 us from 512 KB
     m.sCurve = CreateAlphaBetaModel("h100-nvlink");
     m.sCurve->SetAttribute("SCurve", BooleanValue(true)); // n0 = 256 KB (NVLink, assumed)
     // LogGP with 2o + L = 5 us and 1/G = 450 GB/s: the same point-to-point line.

@@ -2,6 +2,10 @@
 #include "flags.h"
 
 #include "input-error.h"
+#include "units.h"
+
+#include <cmath>
+#include <filesystem>
 
 namespace hockney
 {
@@ -120,6 +124,51 @@ Commands()
 CommandRegistrar::CommandRegistrar(const std::string& name, const std::string& summary, CommandFn fn)
 {
     Commands()[name] = CommandInfo{summary, fn};
+}
+
+std::vector<uint64_t>
+ParseSizeList(const Flags& f, const std::string& name, bool positive)
+{
+    std::vector<uint64_t> sizes;
+    for (const auto& item : ns3::units::SplitList(f.Get(name), "--" + name))
+    {
+        const uint64_t n = ns3::units::ParseBytes(item, "--" + name);
+        if (positive && n == 0)
+        {
+            throw ns3::InputError("--" + name, "expected sizes > 0, got '" + item + "'");
+        }
+        sizes.push_back(n);
+    }
+    return sizes;
+}
+
+ns3::DataRate
+ToDataRate(double bytesPerSecond)
+{
+    return ns3::DataRate(static_cast<uint64_t>(std::llround(bytesPerSecond * 8)));
+}
+
+void
+CreateOutputDirectory(const std::string& dir, bool sayWhy)
+{
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir))
+    {
+        throw ns3::InputError("--output", "expected a directory that can be created, got '" + dir + "'" +
+                                              (sayWhy && ec ? " (" + ec.message() + ")" : ""));
+    }
+}
+
+std::string
+Join(const std::vector<std::string>& items, const std::string& separator)
+{
+    std::string s;
+    for (const auto& item : items)
+    {
+        s += (s.empty() ? "" : separator) + item;
+    }
+    return s;
 }
 
 } // namespace hockney

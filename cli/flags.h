@@ -6,6 +6,9 @@
 #ifndef HOCKNEY_CLI_FLAGS_H
 #define HOCKNEY_CLI_FLAGS_H
 
+#include "ns3/data-rate.h"
+
+#include <cstdint>
 #include <map>
 #include <ostream>
 #include <string>
@@ -60,6 +63,24 @@ struct CommandInfo
 };
 
 std::map<std::string, CommandInfo>& Commands();
+
+// Helpers that several subcommands share, so that a flag means the same and
+// fails with the same message in each.
+
+/// The sizes of the list in flag --\p name ("1KB,64KB,1MB"); with \p positive,
+/// a size of 0 is an InputError naming the flag.
+std::vector<uint64_t> ParseSizeList(const Flags& f, const std::string& name, bool positive);
+
+/// A rate in bytes per second as the ns-3 DataRate of the nearest whole bit rate.
+ns3::DataRate ToDataRate(double bytesPerSecond);
+
+/// Creates the --output directory \p dir with its parents, before a long run,
+/// so that a typo fails at once as bad input; \p sayWhy appends the system's
+/// reason to the error.
+void CreateOutputDirectory(const std::string& dir, bool sayWhy);
+
+/// The items joined with \p separator ("a, b, c").
+std::string Join(const std::vector<std::string>& items, const std::string& separator);
 
 } // namespace hockney
 

@@ -22,7 +22,6 @@
 #include "ns3/double.h"
 #include "ns3/uinteger.h"
 
-#include <cmath>
 #include <ostream>
 
 namespace
@@ -53,12 +52,6 @@ PositiveRate(const hockney::Flags& f, const std::string& name)
         throw InputError("--" + name, "expected a bandwidth > 0, got '" + f.Get(name) + "'");
     }
     return r;
-}
-
-DataRate
-ToDataRate(double bytesPerSecond)
-{
-    return DataRate(static_cast<uint64_t>(std::llround(bytesPerSecond * 8)));
 }
 
 Time
@@ -115,10 +108,9 @@ ParsePath(const std::string& text)
     return path;
 }
 
-int
-ModelCommand(const std::vector<std::string>& args, std::ostream& out)
+void
+DeclareModelFlags(hockney::Flags& f)
 {
-    hockney::Flags f;
     f.Add("preset", "", "interconnect preset for alpha, beta and n0 (h100-nvlink, ib-ndr, roce-400, ...)")
         .Add("alpha", "", "start-up latency alpha (default 5us, the H100 NVLink example); "
                           "alpha_eager when the protocol switch is on (default 2us)")
@@ -145,24 +137,25 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
         .Add("path", "", "multi-hop path latency@bandwidth,...: exact and approximate times")
         .Add("bytes", "1KB,64KB,1MB,16MB,256MB", "message sizes")
         .Add("format", "table", "table, csv or json");
-    if (!f.Parse(args, out))
-    {
-        return 0;
-    }
-    const OutputFormat format = ParseOutputFormat(f.Get("format"));
-    std::vector<uint64_t> sizes;
-    for (const auto& item : units::SplitList(f.Get("bytes"), "--bytes"))
-    {
-        const uint64_t n = units::ParseBytes(item, "--bytes");
-        if (n == 0)
-        {
-            throw InputError("--bytes", "expected sizes > 0, got '" + item + "'");
-        }
-        sizes.push_back(n);
-    }
+}
 
-    Ptr<AlphaBetaModel> ab = CreateObject<AlphaBetaModel>();
-    Ptr<LogGpModel> lg;
+// What the flags ask for: the models to evaluate at each size.
+struct ModelConfig
+{
+    OutputFormat format = OutputFormat::TABLE;
+    std::vector<uint64_t> sizes;
+    Ptr<AlphaBetaModel> ab;
+    Ptr<LogGpModel> lg; ///< null without LogGP flags or a LogGP fit
+    uint64_t messages = 1;
+    bool hasPath = false;
+    HopPath path;
+};
+
+// The starting point of the alpha-beta model: a fit of --calibration (which may
+// be a LogGP fit, into c.lg), an interconnect --preset, or the defaults.
+void
+ApplyCalibrationAndPreset(const hockney::Flags& f, ModelConfig& c)
+{
     const std::string calibrationModel = f.Get("calibration-model");
     if (calibrationModel != "alphabeta" && calibrationModel != "scurve" && calibrationModel != "protocol" &&
         calibrationModel != "loggp")
@@ -184,19 +177,23 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
         const CalibratedParameters& fit = SelectCalibratedParameters(all, calibrationModel, "", "--calibration");
         if (calibrationModel == "loggp")
         {
-            lg = fit.MakeLogGpModel();
+            c.lg = fit.MakeLogGpModel();
         }
         else
         {
-            ab = fit.MakeAlphaBetaModel();
+            c.ab = fit.MakeAlphaBetaModel();
         }
     }
     if (f.IsSet("preset"))
     {
-        ApplyInterconnectPreset(ab, FindInterconnectPreset(f.Get("preset"), "--preset"));
+        ApplyInterconnectPreset(c.ab, FindInterconnectPreset(f.Get("preset"), "--preset"));
     }
-    const bool protocol =
-        f.IsSet("eager-limit") || f.IsSet("rendezvous-limit") || f.IsSet("rtt") || f.IsSet("pipeline-setup");
+}
+
+// --alpha or --alpha-budget: alpha_eager when the protocol switch is on.
+void
+ApplyAlpha(const hockney::Flags& f, bool protocol, AlphaBetaModel& ab)
+{
     if (f.IsSet("alpha") && f.IsSet("alpha-budget"))
     {
         throw InputError("--alpha-budget", "expected either --alpha or --alpha-budget, not both");
@@ -213,15 +210,74 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
             throw InputError("--alpha-budget",
                              "expected C2C, B2B, R2R, P2P, min, typical or max, got '" + f.Get("alpha-budget") + "'");
         }
-        ab->SetAttribute(protocol ? "EagerAlpha" : "Alpha", TimeValue(budget->GetAlpha()));
+        ab.SetAttribute(protocol ? "EagerAlpha" : "Alpha", TimeValue(budget->GetAlpha()));
     }
     if (f.IsSet("alpha"))
     {
-        ab->SetAttribute(protocol ? "EagerAlpha" : "Alpha", TimeValue(ParseFlagTime(f, "alpha")));
+        ab.SetAttribute(protocol ? "EagerAlpha" : "Alpha", TimeValue(ParseFlagTime(f, "alpha")));
     }
+}
+
+// The protocol switch: eager below n1, rendezvous from n1, pipelined from n2.
+void
+ApplyProtocolSwitch(const hockney::Flags& f, AlphaBetaModel& ab)
+{
+    ab.SetAttribute("ProtocolSwitch", BooleanValue(true));
+    const uint64_t n1 = f.IsSet("eager-limit") ? units::ParseBytes(f.Get("eager-limit"), "--eager-limit") : 8000;
+    const uint64_t n2 =
+        f.IsSet("rendezvous-limit") ? units::ParseBytes(f.Get("rendezvous-limit"), "--rendezvous-limit") : 512000;
+    if (n1 > n2)
+    {
+        throw InputError("--eager-limit",
+                         "expected --eager-limit <= --rendezvous-limit, got " + std::to_string(n1) + " B > " +
+                             std::to_string(n2) + " B");
+    }
+    ab.SetAttribute("EagerLimit", UintegerValue(n1));
+    ab.SetAttribute("RendezvousLimit", UintegerValue(n2));
+    if (f.IsSet("rtt"))
+    {
+        ab.SetAttribute("RendezvousRtt", TimeValue(ParseFlagTime(f, "rtt")));
+    }
+    if (f.IsSet("pipeline-setup"))
+    {
+        ab.SetAttribute("PipelineSetup", TimeValue(ParseFlagTime(f, "pipeline-setup")));
+    }
+}
+
+// Multi-resource bandwidth: min(memory read, link, memory write) x eta.
+void
+ApplyMultiResource(const hockney::Flags& f, AlphaBetaModel& ab)
+{
+    ab.SetAttribute("MultiResource", BooleanValue(true));
+    if (f.IsSet("mem-read"))
+    {
+        ab.SetAttribute("MemReadBandwidth", DataRateValue(hockney::ToDataRate(PositiveRate(f, "mem-read"))));
+    }
+    if (f.IsSet("mem-write"))
+    {
+        ab.SetAttribute("MemWriteBandwidth", DataRateValue(hockney::ToDataRate(PositiveRate(f, "mem-write"))));
+    }
+    if (f.IsSet("eta"))
+    {
+        const double eta = units::ParseNumber(f.Get("eta"), "--eta");
+        if (!(eta > 0 && eta <= 1))
+        {
+            throw InputError("--eta", "expected 0 < eta <= 1, got '" + f.Get("eta") + "'");
+        }
+        ab.SetAttribute("ProtocolEfficiency", DoubleValue(eta));
+    }
+}
+
+// The alpha-beta model with each relaxation whose flags are given.
+void
+ApplyAlphaBetaFlags(const hockney::Flags& f, AlphaBetaModel& ab)
+{
+    const bool protocol =
+        f.IsSet("eager-limit") || f.IsSet("rendezvous-limit") || f.IsSet("rtt") || f.IsSet("pipeline-setup");
+    ApplyAlpha(f, protocol, ab);
     if (f.IsSet("beta"))
     {
-        ab->SetAttribute("Beta", DataRateValue(ToDataRate(PositiveRate(f, "beta"))));
+        ab.SetAttribute("Beta", DataRateValue(hockney::ToDataRate(PositiveRate(f, "beta"))));
     }
     if (f.IsSet("n0"))
     {
@@ -230,71 +286,41 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
         {
             throw InputError("--n0", "expected a size > 0, got '" + f.Get("n0") + "'");
         }
-        ab->SetAttribute("SCurve", BooleanValue(true));
-        ab->SetAttribute("N0", UintegerValue(n0));
+        ab.SetAttribute("SCurve", BooleanValue(true));
+        ab.SetAttribute("N0", UintegerValue(n0));
     }
     if (protocol)
     {
-        ab->SetAttribute("ProtocolSwitch", BooleanValue(true));
-        const uint64_t n1 = f.IsSet("eager-limit") ? units::ParseBytes(f.Get("eager-limit"), "--eager-limit") : 8000;
-        const uint64_t n2 =
-            f.IsSet("rendezvous-limit") ? units::ParseBytes(f.Get("rendezvous-limit"), "--rendezvous-limit") : 512000;
-        if (n1 > n2)
-        {
-            throw InputError("--eager-limit",
-                             "expected --eager-limit <= --rendezvous-limit, got " + std::to_string(n1) + " B > " +
-                                 std::to_string(n2) + " B");
-        }
-        ab->SetAttribute("EagerLimit", UintegerValue(n1));
-        ab->SetAttribute("RendezvousLimit", UintegerValue(n2));
-        if (f.IsSet("rtt"))
-        {
-            ab->SetAttribute("RendezvousRtt", TimeValue(ParseFlagTime(f, "rtt")));
-        }
-        if (f.IsSet("pipeline-setup"))
-        {
-            ab->SetAttribute("PipelineSetup", TimeValue(ParseFlagTime(f, "pipeline-setup")));
-        }
+        ApplyProtocolSwitch(f, ab);
     }
     if (f.IsSet("mem-read") || f.IsSet("mem-write") || f.IsSet("eta"))
     {
-        ab->SetAttribute("MultiResource", BooleanValue(true));
-        if (f.IsSet("mem-read"))
-        {
-            ab->SetAttribute("MemReadBandwidth", DataRateValue(ToDataRate(PositiveRate(f, "mem-read"))));
-        }
-        if (f.IsSet("mem-write"))
-        {
-            ab->SetAttribute("MemWriteBandwidth", DataRateValue(ToDataRate(PositiveRate(f, "mem-write"))));
-        }
-        if (f.IsSet("eta"))
-        {
-            const double eta = units::ParseNumber(f.Get("eta"), "--eta");
-            if (!(eta > 0 && eta <= 1))
-            {
-                throw InputError("--eta", "expected 0 < eta <= 1, got '" + f.Get("eta") + "'");
-            }
-            ab->SetAttribute("ProtocolEfficiency", DoubleValue(eta));
-        }
+        ApplyMultiResource(f, ab);
     }
     if (f.IsSet("sw-overhead"))
     {
-        ab->SetAttribute("SoftwareOverhead", TimeValue(ParseFlagTime(f, "sw-overhead")));
+        ab.SetAttribute("SoftwareOverhead", TimeValue(ParseFlagTime(f, "sw-overhead")));
     }
-    ab->Validate();
+    ab.Validate();
+}
 
+// The LogGP model of --L --o --g --G (all four, and not with a LogGP fit of
+// --calibration) and the train length --messages.
+void
+ApplyLogGpFlags(const hockney::Flags& f, ModelConfig& c)
+{
     const char* loggpFlags[] = {"L", "o", "g", "G"};
     bool anyLogGp = false;
     for (const char* name : loggpFlags)
     {
         anyLogGp = anyLogGp || f.IsSet(name);
     }
-    const uint64_t messages = units::ParseCount(f.Get("messages"), "--messages");
-    if (messages == 0)
+    c.messages = units::ParseCount(f.Get("messages"), "--messages");
+    if (c.messages == 0)
     {
         throw InputError("--messages", "expected at least 1 message, got '" + f.Get("messages") + "'");
     }
-    if (anyLogGp && lg)
+    if (anyLogGp && c.lg)
     {
         throw InputError("--calibration-model", "expected loggp from the file or --L --o --g --G, not both");
     }
@@ -307,55 +333,90 @@ ModelCommand(const std::vector<std::string>& args, std::ostream& out)
                 throw InputError(std::string("--") + name, "expected a value: LogGP needs all of --L --o --g --G");
             }
         }
-        lg = CreateObject<LogGpModel>();
-        lg->SetAttribute("L", TimeValue(ParseFlagTime(f, "L")));
-        lg->SetAttribute("o", TimeValue(ParseFlagTime(f, "o")));
-        lg->SetAttribute("g", TimeValue(ParseFlagTime(f, "g")));
-        lg->SetAttribute("GapPerByte", DoubleValue(ParseGapPerByte(f.Get("G"))));
+        c.lg = CreateObject<LogGpModel>();
+        c.lg->SetAttribute("L", TimeValue(ParseFlagTime(f, "L")));
+        c.lg->SetAttribute("o", TimeValue(ParseFlagTime(f, "o")));
+        c.lg->SetAttribute("g", TimeValue(ParseFlagTime(f, "g")));
+        c.lg->SetAttribute("GapPerByte", DoubleValue(ParseGapPerByte(f.Get("G"))));
     }
-    else if (f.IsSet("messages") && !lg)
+    else if (f.IsSet("messages") && !c.lg)
     {
         throw InputError("--messages", "expected only with the LogGP flags --L --o --g --G");
     }
-    const bool hasPath = f.IsSet("path");
-    const HopPath path = hasPath ? ParsePath(f.Get("path")) : HopPath();
+}
 
-    const double crossover = ab->CrossoverBytes();
-    std::vector<ResultRow> rows;
-    for (uint64_t n : sizes)
+// The flags in the order the checks run, so that the first bad flag is the one named.
+ModelConfig
+ParseModelConfig(const hockney::Flags& f)
+{
+    ModelConfig c;
+    c.format = ParseOutputFormat(f.Get("format"));
+    c.sizes = hockney::ParseSizeList(f, "bytes", true);
+    c.ab = CreateObject<AlphaBetaModel>();
+    ApplyCalibrationAndPreset(f, c);
+    ApplyAlphaBetaFlags(f, *c.ab);
+    ApplyLogGpFlags(f, c);
+    c.hasPath = f.IsSet("path");
+    if (c.hasPath)
     {
-        ResultRow r;
-        r.Set("bytes", n)
-            .Set("time_s", Num(ab->TimeSeconds(n)))
-            .Set("alpha_s", Num(ab->AlphaSeconds(n)))
-            .Set("beta_Bps", Num(ab->BetaBytesPerSecond(n)))
-            .Set("crossover_bytes", Num(crossover))
-            .Set("protocol", AlphaBetaModel::ProtocolName(ab->GetProtocol(n)))
-            .Set("regime", AlphaBetaModel::RegimeName(ab->GetRegime(n)));
-        if (lg)
-        {
-            r.Set("loggp_time_s", Num(lg->TimeSeconds(n)))
-                .Set("L_s", Num(TimeToSeconds(lg->GetL())))
-                .Set("o_s", Num(TimeToSeconds(lg->GetO())))
-                .Set("g_s", Num(TimeToSeconds(lg->GetGap())))
-                .Set("G_s_per_byte", Num(lg->GetGapPerByte()))
-                .Set("cpu_bound", Flag(lg->IsCpuBound()));
-            if (messages > 1)
-            {
-                r.Set("messages", messages)
-                    .Set("train_time_s", Num(lg->TrainSeconds(n, messages)))
-                    .Set("train_cpu_bound", Flag(lg->IsCpuBound(n)));
-            }
-        }
-        if (hasPath)
-        {
-            r.Set("hops", static_cast<uint64_t>(path.GetNHops()))
-                .Set("path_exact_s", Num(path.ExactSeconds(n)))
-                .Set("path_approx_s", Num(path.ApproxSeconds(n)));
-        }
-        rows.push_back(std::move(r));
+        c.path = ParsePath(f.Get("path"));
     }
-    WriteRows(out, "model", rows, format);
+    return c;
+}
+
+ResultRow
+ModelRow(const ModelConfig& c, uint64_t n)
+{
+    const AlphaBetaModel& ab = *c.ab;
+    ResultRow r;
+    r.Set("bytes", n)
+        .Set("time_s", Num(ab.TimeSeconds(n)))
+        .Set("alpha_s", Num(ab.AlphaSeconds(n)))
+        .Set("beta_Bps", Num(ab.BetaBytesPerSecond(n)))
+        .Set("crossover_bytes", Num(ab.CrossoverBytes()))
+        .Set("protocol", AlphaBetaModel::ProtocolName(ab.GetProtocol(n)))
+        .Set("regime", AlphaBetaModel::RegimeName(ab.GetRegime(n)));
+    if (c.lg)
+    {
+        const LogGpModel& lg = *c.lg;
+        r.Set("loggp_time_s", Num(lg.TimeSeconds(n)))
+            .Set("L_s", Num(TimeToSeconds(lg.GetL())))
+            .Set("o_s", Num(TimeToSeconds(lg.GetO())))
+            .Set("g_s", Num(TimeToSeconds(lg.GetGap())))
+            .Set("G_s_per_byte", Num(lg.GetGapPerByte()))
+            .Set("cpu_bound", Flag(lg.IsCpuBound()));
+        if (c.messages > 1)
+        {
+            r.Set("messages", c.messages)
+                .Set("train_time_s", Num(lg.TrainSeconds(n, c.messages)))
+                .Set("train_cpu_bound", Flag(lg.IsCpuBound(n)));
+        }
+    }
+    if (c.hasPath)
+    {
+        r.Set("hops", static_cast<uint64_t>(c.path.GetNHops()))
+            .Set("path_exact_s", Num(c.path.ExactSeconds(n)))
+            .Set("path_approx_s", Num(c.path.ApproxSeconds(n)));
+    }
+    return r;
+}
+
+int
+ModelCommand(const std::vector<std::string>& args, std::ostream& out)
+{
+    hockney::Flags f;
+    DeclareModelFlags(f);
+    if (!f.Parse(args, out))
+    {
+        return 0;
+    }
+    const ModelConfig c = ParseModelConfig(f);
+    std::vector<ResultRow> rows;
+    for (uint64_t n : c.sizes)
+    {
+        rows.push_back(ModelRow(c, n));
+    }
+    WriteRows(out, "model", rows, c.format);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 // validation/*.json (the default subset, or every one with --full), prints the
 // map, and with --output writes report.md, the CSV of every point and the PNG
 // figures (accuracy-map.h). `hockney demo` runs the same with the report.
+#include "accuracy-map-command.h"
 #include "flags.h"
 
 #include "accuracy-map.h"
@@ -22,17 +23,12 @@ namespace hockney
 
 using namespace ns3;
 
-/// Shared by validate and demo: \p demo forces a report (default directory
-/// demo-output) and adds the analytic sweep section given by the caller.
-int
-RunAccuracyMapCommand(const std::vector<std::string>& args,
-                      std::ostream& out,
-                      const std::string& command,
-                      const std::vector<ResultRow>& extraSection,
-                      const std::string& extraTitle)
+namespace
 {
-    const bool demo = command == "demo";
-    Flags f;
+
+void
+DeclareAccuracyMapFlags(Flags& f, bool demo)
+{
     f.AddSwitch("full", "run every experiment at every size (default: the representative subset)")
         .Add("output", demo ? "demo-output" : "", "directory for report.md, CSV files and PNG figures")
         .Add("format", "table", "table | csv | json (the map on stdout)")
@@ -41,44 +37,15 @@ RunAccuracyMapCommand(const std::vector<std::string>& args,
         .Add("measured-dir", HOCKNEY_SOURCE_DIR "/validation/data",
              "published measurements (copies in validation/data; skipped when absent)")
         .AddSwitch("quiet", "no progress lines on stderr");
-    if (!f.Parse(args, out))
-    {
-        return 0;
-    }
-    const OutputFormat format = ParseOutputFormat(f.Get("format"), "--format");
-    const bool full = f.GetSwitch("full");
-    std::vector<AccuracyExperiment> all = LoadAccuracyExperiments(f.Get("validation-dir"));
+}
+
+// The experiments of --experiments (each id must exist; file order, each once),
+// else those of the default subset, or all with --full.
+std::vector<AccuracyExperiment>
+ChooseExperiments(const Flags& f, const std::vector<AccuracyExperiment>& all, bool full)
+{
     std::vector<AccuracyExperiment> chosen;
-    if (!f.Get("experiments").empty())
-    {
-        std::set<std::string> want;
-        for (const auto& id : units::SplitList(f.Get("experiments"), "--experiments"))
-        {
-            bool found = false;
-            for (const auto& e : all)
-            {
-                found = found || e.id == id;
-            }
-            if (!found)
-            {
-                std::string known;
-                for (const auto& e : all)
-                {
-                    known += (known.empty() ? "" : ", ") + e.id;
-                }
-                throw InputError("--experiments", "expected ids among " + known + ", got '" + id + "'");
-            }
-            want.insert(id);
-        }
-        for (const auto& e : all)
-        {
-            if (want.count(e.id))
-            {
-                chosen.push_back(e);
-            }
-        }
-    }
-    else
+    if (f.Get("experiments").empty())
     {
         for (const auto& e : all)
         {
@@ -87,34 +54,133 @@ RunAccuracyMapCommand(const std::vector<std::string>& args,
                 chosen.push_back(e);
             }
         }
+        return chosen;
     }
-    std::string dir;
-    if (!f.Get("output").empty())
+    std::set<std::string> want;
+    for (const auto& id : units::SplitList(f.Get("experiments"), "--experiments"))
     {
-        namespace fs = std::filesystem;
-        std::error_code ec;
-        fs::create_directories(f.Get("output"), ec);
-        if (ec || !fs::is_directory(f.Get("output")))
+        bool found = false;
+        std::vector<std::string> known;
+        for (const auto& e : all)
         {
-            throw InputError("--output", "expected a directory that can be created, got '" + f.Get("output") + "'");
+            found = found || e.id == id;
+            known.push_back(e.id);
         }
-        dir = fs::absolute(f.Get("output")).lexically_normal().string();
+        if (!found)
+        {
+            throw InputError("--experiments", "expected ids among " + Join(known, ", ") + ", got '" + id + "'");
+        }
+        want.insert(id);
     }
+    for (const auto& e : all)
+    {
+        if (want.count(e.id))
+        {
+            chosen.push_back(e);
+        }
+    }
+    return chosen;
+}
+
+// The absolute report directory of --output ("" without one), created now.
+std::string
+ReportDirectory(const Flags& f)
+{
+    if (f.Get("output").empty())
+    {
+        return "";
+    }
+    CreateOutputDirectory(f.Get("output"), false);
+    return std::filesystem::absolute(f.Get("output")).lexically_normal().string();
+}
+
+// The wall clock since the command started, and the progress lines on stderr.
+class Progress
+{
+  public:
+    Progress(const std::string& command, bool quiet)
+        : m_command(command),
+          m_quiet(quiet),
+          m_t0(std::chrono::steady_clock::now())
+    {
+    }
+
+    double Elapsed() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
+    }
+
+    void operator()(const std::string& line) const
+    {
+        if (!m_quiet)
+        {
+            std::cerr << "[" << m_command << " " << static_cast<int>(Elapsed()) << " s] " << line << std::endl;
+        }
+    }
+
+  private:
+    std::string m_command;
+    bool m_quiet;
+    std::chrono::steady_clock::time_point m_t0;
+};
+
+// The map on out; with a report directory, the report and (as a table) where it is.
+void
+WriteMap(std::ostream& out,
+         const std::string& command,
+         OutputFormat format,
+         const std::vector<ExperimentOutcome>& outcomes,
+         const std::string& dir,
+         const PublishedComparison& published,
+         const std::vector<ResultRow>& extraSection,
+         const std::string& extraTitle,
+         const Progress& progress)
+{
+    WriteRows(out, command, AccuracyTable(outcomes), format);
+    if (!dir.empty())
+    {
+        const std::string report =
+            WriteAccuracyReport(dir, outcomes, published, extraSection, extraTitle, progress.Elapsed());
+        if (format == OutputFormat::TABLE)
+        {
+            out << "\nwrote " << report << " (figures, accuracy-points.csv in " << dir << ")\n";
+            if (!published.available)
+            {
+                out << "published measurements: " << published.note << "\n";
+            }
+        }
+    }
+    if (format == OutputFormat::TABLE)
+    {
+        out << "wall time " << static_cast<int>(progress.Elapsed() + 0.5) << " s\n";
+    }
+}
+
+} // namespace
+
+int
+RunAccuracyMapCommand(const std::vector<std::string>& args,
+                      std::ostream& out,
+                      const std::string& command,
+                      const std::vector<ResultRow>& extraSection,
+                      const std::string& extraTitle)
+{
+    Flags f;
+    DeclareAccuracyMapFlags(f, command == "demo");
+    if (!f.Parse(args, out))
+    {
+        return 0;
+    }
+    const OutputFormat format = ParseOutputFormat(f.Get("format"), "--format");
+    const bool full = f.GetSwitch("full");
+    const std::vector<AccuracyExperiment> chosen =
+        ChooseExperiments(f, LoadAccuracyExperiments(f.Get("validation-dir")), full);
+    const std::string dir = ReportDirectory(f);
     // Read before the experiments run, so that a bad file fails at once.
     const std::vector<PublishedCase> publishedCases =
         dir.empty() ? std::vector<PublishedCase>{}
                     : LoadPublishedCases(f.Get("validation-dir") + "/" + kPublishedCasesFile);
-    const bool quiet = f.GetSwitch("quiet");
-    const auto t0 = std::chrono::steady_clock::now();
-    auto elapsed = [&t0]() {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-    auto progress = [&](const std::string& line) {
-        if (!quiet)
-        {
-            std::cerr << "[" << command << " " << static_cast<int>(elapsed()) << " s] " << line << std::endl;
-        }
-    };
+    const Progress progress(command, f.GetSwitch("quiet"));
     std::vector<ExperimentOutcome> outcomes;
     for (const auto& e : chosen)
     {
@@ -127,23 +193,7 @@ RunAccuracyMapCommand(const std::vector<std::string>& args,
     {
         published = RunPublishedComparison(publishedCases, f.Get("measured-dir"), full, progress);
     }
-    WriteRows(out, command, AccuracyTable(outcomes), format);
-    if (!dir.empty())
-    {
-        const std::string report = WriteAccuracyReport(dir, outcomes, published, extraSection, extraTitle, elapsed());
-        if (format == OutputFormat::TABLE)
-        {
-            out << "\nwrote " << report << " (figures, accuracy-points.csv in " << dir << ")\n";
-            if (!published.available)
-            {
-                out << "published measurements: " << published.note << "\n";
-            }
-        }
-    }
-    if (format == OutputFormat::TABLE)
-    {
-        out << "wall time " << static_cast<int>(elapsed() + 0.5) << " s\n";
-    }
+    WriteMap(out, command, format, outcomes, dir, published, extraSection, extraTitle, progress);
     return 0;
 }
 
