@@ -84,7 +84,7 @@ DemoCommand(const std::vector<std::string>& args, std::ostream& out)
 {
     // The H100 NVLink example stays as the report's last section.
     return hockney::RunAccuracyMapCommand(args, out, "demo", Sweep(MakeModels()),
-                                          "The seed's example through the algebra (H100 NVLink, alpha 5 us, "
+                                          "The H100 NVLink example through the algebra (alpha 5 us, "
                                           "beta 450 GB/s): protocol steps, S-curve, LogGP");
 }
 

@@ -48,7 +48,7 @@ SourceDiagnostics(const MeasurementSet& set, const std::set<size_t>& sources, st
         {
             diag.push_back(where + ": ranks span " + std::to_string(s.hosts) +
                            " hosts: the ring mixes NVLink and network steps, so alpha and beta average a "
-                           "heterogeneous ring (seed assumption 4)");
+                           "heterogeneous ring (the alpha-beta model assumes one kind of link)");
         }
         for (const auto& n : s.notes)
         {

@@ -288,7 +288,7 @@ FabricSwitch::NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes)
     PeekPointer(m_ports[inPort]->GetFlowControl())->IngressFreed(cls, inWireBytes);
     // XON depends on the pair's own headroom and shared use and on the
     // threshold T, which rises whenever any port's bytes leave the shared
-    // pool (REFERENCE.md: XON when headroom is empty and shared use + resume
+    // pool (the HPCC simulator's switch-mmu.cc: XON when headroom is empty and shared use + resume
     // offset <= T). So a departure from the shared pool re-checks every
     // paused pair, not only its own: otherwise a pair whose egress is stuck
     // stays paused although other ports drained (until its own next departure).

@@ -61,7 +61,7 @@ class FabricSwitch : public Node
     ///                          arrival trips XOFF is itself in the headroom.
     /// The sender reacts at the pause frame's last bit (no extra response
     /// time). 100 Gb/s, 1 us, 4166 B frames, 84 B pause: 37 582 B, which is
-    /// REFERENCE.md's 3 x rate x delay (37 500 B) at that point; on 10 ns
+    /// the HPCC simulator's 3 x rate x delay rule (third.cc; 37 500 B) at that point; on 10 ns
     /// links the frames dominate (12 832 B instead of 375 B).
     static uint64_t PfcHeadroomBytes(DataRate rate, Time delay, uint32_t maxFrameWireBytes,
                                      uint32_t controlFrameWireBytes);

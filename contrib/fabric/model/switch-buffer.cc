@@ -25,7 +25,7 @@ FabricSwitchBuffer::GetTypeId()
             .SetGroupName("Fabric")
             .AddConstructor<FabricSwitchBuffer>()
             .AddAttribute("BufferBytes",
-                          "Total packet buffer of the switch (REFERENCE.md: 12-32 MB).",
+                          "Total packet buffer of the switch (12-32 MB in public RDMA simulations, see doc/fabric.md).",
                           UintegerValue(12000000),
                           MakeUintegerAccessor(&FabricSwitchBuffer::m_bufferBytes),
                           MakeUintegerChecker<uint64_t>(1))

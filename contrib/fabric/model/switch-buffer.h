@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // Shared switch buffer with per-ingress-port x priority accounting, as
-// Broadcom-style switches are simulated publicly (REFERENCE.md, "PFC and the
-// switch buffer"). Each (port, class) first fills its private reserve, then
+// Broadcom-style switches are simulated publicly (the HPCC simulator's
+// switch-mmu.cc, github.com/alibaba-edu/High-Precision-Congestion-Control;
+// doc/fabric.md, Sources). Each (port, class) first fills its private reserve, then
 // the shared pool up to the dynamic threshold
 //     T = alpha_DT x (B - sum headroom - sum reserve - shared used),
 // then (lossless classes only) its port's headroom; a packet that fits none of
