@@ -159,81 +159,89 @@ ParseContentionPolicy(const std::string& text, const std::string& field)
     throw InputError(field, "expected none, endpoint or shared, got '" + text + "'");
 }
 
-void
-ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
+namespace
 {
-    const std::string s = "scenario";
-    CheckKeys(j,
-              s,
-              {"topology", "collective", "algorithm", "ranks", "sizes", "backends", "params", "channels", "slices",
-               "root", "gpus_per_node", "seed", "model", "fabric"});
-    if (j.contains("params"))
+
+// A list given as a JSON array of strings or as one "a,b" string, as the
+// comma-separated text the matching flag takes.
+std::string
+ListText(const nlohmann::json& v, const std::string& field)
+{
+    if (!v.is_array())
     {
-        const auto& v = j.at("params");
-        std::string joined;
-        if (v.is_array())
-        {
-            for (size_t i = 0; i < v.size(); ++i)
-            {
-                joined += (i ? "," : "") + String(v[i], s + ".params[" + std::to_string(i) + "]");
-            }
-        }
-        else
-        {
-            joined = String(v, s + ".params");
-        }
-        c.params = ParseParameterSources(joined, s + ".params");
+        return String(v, field);
     }
-    if (j.contains("topology"))
+    std::string joined;
+    for (size_t i = 0; i < v.size(); ++i)
     {
-        const auto& t = j.at("topology");
-        if (!t.is_string() && !t.is_object())
-        {
-            throw InputError(s + ".topology", "expected a preset name or a topology object, got " + t.dump());
-        }
-        std::string preset;
-        if (t.is_object() && t.contains("preset"))
-        {
-            // {"preset": P, K: V, ...} is the preset "P:K=V,..."; the preset
-            // checks its options (an unknown key names itself).
-            preset = String(t.at("preset"), s + ".topology.preset");
-            std::string options;
-            for (auto it = t.begin(); it != t.end(); ++it)
-            {
-                if (it.key() == "preset")
-                {
-                    continue;
-                }
-                const std::string v = Text(it.value(), s + ".topology." + it.key());
-                options += (options.empty() ? "" : ",") + it.key() + "=" + v;
-            }
-            if (!options.empty())
-            {
-                preset += (preset.find(':') == std::string::npos ? ":" : ",") + options;
-            }
-        }
-        try
-        {
-            c.topology = preset.empty() ? TopologyFromScenarioJson(nlohmann::json{{"topology", t}})
-                                        : MakePreset(preset);
-        }
-        catch (const InputError& e)
-        {
-            const std::string& field = e.Field();
-            if (!preset.empty() && field.rfind("preset", 0) == 0)
-            {
-                // "preset.k" names the option, "preset" the name.
-                throw InputError(s + ".topology" + (field == "preset" ? ".preset" : field.substr(6)), e);
-            }
-            // The fabric names fields from the topology object ("topology.links[2].tier").
-            if (field.rfind("topology", 0) == 0)
-            {
-                throw InputError(s + "." + field, e);
-            }
-            throw InputError(s + ".topology", e.what());
-        }
-        c.topologyName = t.is_string() ? t.get<std::string>() : (preset.empty() ? std::string("custom") : preset);
+        joined += (i ? "," : "") + String(v[i], field + "[" + std::to_string(i) + "]");
     }
+    return joined;
+}
+
+// {"preset": P, K: V, ...} is the preset "P:K=V,..."; the preset checks its
+// options (an unknown key names itself). Empty for any other topology.
+std::string
+TopologyPresetText(const nlohmann::json& t, const std::string& field)
+{
+    std::string preset;
+    if (!t.is_object() || !t.contains("preset"))
+    {
+        return preset;
+    }
+    preset = String(t.at("preset"), field + ".preset");
+    std::string options;
+    for (auto it = t.begin(); it != t.end(); ++it)
+    {
+        if (it.key() == "preset")
+        {
+            continue;
+        }
+        const std::string v = Text(it.value(), field + "." + it.key());
+        options += (options.empty() ? "" : ",") + it.key() + "=" + v;
+    }
+    if (!options.empty())
+    {
+        preset += (preset.find(':') == std::string::npos ? ":" : ",") + options;
+    }
+    return preset;
+}
+
+void
+ApplyTopology(const nlohmann::json& t, const std::string& s, ComparisonConfig& c)
+{
+    if (!t.is_string() && !t.is_object())
+    {
+        throw InputError(s + ".topology", "expected a preset name or a topology object, got " + t.dump());
+    }
+    const std::string preset = TopologyPresetText(t, s + ".topology");
+    try
+    {
+        c.topology = preset.empty() ? TopologyFromScenarioJson(nlohmann::json{{"topology", t}})
+                                    : MakePreset(preset);
+    }
+    catch (const InputError& e)
+    {
+        const std::string& field = e.Field();
+        if (!preset.empty() && field.rfind("preset", 0) == 0)
+        {
+            // "preset.k" names the option, "preset" the name.
+            throw InputError(s + ".topology" + (field == "preset" ? ".preset" : field.substr(6)), e);
+        }
+        // The fabric names fields from the topology object ("topology.links[2].tier").
+        if (field.rfind("topology", 0) == 0)
+        {
+            throw InputError(s + "." + field, e);
+        }
+        throw InputError(s + ".topology", e.what());
+    }
+    c.topologyName = t.is_string() ? t.get<std::string>() : (preset.empty() ? std::string("custom") : preset);
+}
+
+// What is run: collective, algorithm, ranks and sizes.
+void
+ApplyCollective(const nlohmann::json& j, const std::string& s, ComparisonConfig& c)
+{
     if (j.contains("collective"))
     {
         c.collective = ParseCollectiveKind(String(j.at("collective"), s + ".collective"), s + ".collective");
@@ -255,23 +263,12 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     {
         c.sizes = Sizes(j.at("sizes"), s + ".sizes");
     }
-    if (j.contains("backends"))
-    {
-        const auto& b = j.at("backends");
-        if (b.is_array())
-        {
-            std::string joined;
-            for (size_t i = 0; i < b.size(); ++i)
-            {
-                joined += (i ? "," : "") + String(b[i], s + ".backends[" + std::to_string(i) + "]");
-            }
-            c.backends = ParseBackends(joined, s + ".backends");
-        }
-        else
-        {
-            c.backends = ParseBackends(String(b, s + ".backends"), s + ".backends");
-        }
-    }
+}
+
+// How it is run: channels, slices, root, gpus_per_node and seed.
+void
+ApplyRunShape(const nlohmann::json& j, const std::string& s, ComparisonConfig& c)
+{
     if (j.contains("channels"))
     {
         c.channels = Count(j.at("channels"), s + ".channels", 1);
@@ -292,118 +289,142 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     {
         c.seed = Count(j.at("seed"), s + ".seed", 0);
     }
-    if (j.contains("model"))
+}
+
+void
+ApplyModel(const nlohmann::json& m, const std::string& f, ComparisonConfig& c)
+{
+    CheckKeys(m, f, {"alpha", "beta", "contention", "software_overhead", "o", "g"});
+    if (m.contains("alpha"))
     {
-        const auto& m = j.at("model");
-        const std::string f = s + ".model";
-        CheckKeys(m, f, {"alpha", "beta", "contention", "software_overhead", "o", "g"});
-        if (m.contains("alpha"))
+        c.model.alpha = units::ParseTime(Text(m.at("alpha"), f + ".alpha"), f + ".alpha");
+    }
+    if (m.contains("beta"))
+    {
+        c.model.beta = units::ParseDataRate(Text(m.at("beta"), f + ".beta"), f + ".beta");
+        if (c.model.beta->GetBitRate() == 0)
         {
-            c.model.alpha = units::ParseTime(Text(m.at("alpha"), f + ".alpha"), f + ".alpha");
-        }
-        if (m.contains("beta"))
-        {
-            c.model.beta = units::ParseDataRate(Text(m.at("beta"), f + ".beta"), f + ".beta");
-            if (c.model.beta->GetBitRate() == 0)
-            {
-                throw InputError(f + ".beta", "expected a positive rate");
-            }
-        }
-        if (m.contains("contention"))
-        {
-            c.model.contention = ParseContentionPolicy(String(m.at("contention"), f + ".contention"),
-                                                       f + ".contention");
-        }
-        if (m.contains("software_overhead"))
-        {
-            c.model.softwareOverhead =
-                units::ParseTime(Text(m.at("software_overhead"), f + ".software_overhead"), f + ".software_overhead");
-        }
-        if (m.contains("o"))
-        {
-            c.model.o = units::ParseTime(Text(m.at("o"), f + ".o"), f + ".o");
-        }
-        if (m.contains("g"))
-        {
-            c.model.g = units::ParseTime(Text(m.at("g"), f + ".g"), f + ".g");
+            throw InputError(f + ".beta", "expected a positive rate");
         }
     }
-    if (j.contains("fabric"))
+    if (m.contains("contention"))
     {
-        const auto& fb = j.at("fabric");
-        const std::string f = s + ".fabric";
-        CheckKeys(fb, f,
-                  {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "time_limit",
-                   "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
-        if (fb.contains("ideal"))
+        c.model.contention = ParseContentionPolicy(String(m.at("contention"), f + ".contention"),
+                                                   f + ".contention");
+    }
+    if (m.contains("software_overhead"))
+    {
+        c.model.softwareOverhead =
+            units::ParseTime(Text(m.at("software_overhead"), f + ".software_overhead"), f + ".software_overhead");
+    }
+    if (m.contains("o"))
+    {
+        c.model.o = units::ParseTime(Text(m.at("o"), f + ".o"), f + ".o");
+    }
+    if (m.contains("g"))
+    {
+        c.model.g = units::ParseTime(Text(m.at("g"), f + ".g"), f + ".g");
+    }
+}
+
+std::string
+CongestionControlName(const nlohmann::json& v, const std::string& field)
+{
+    std::string cc = String(v, field);
+    if (!RdmaCcRegistry::Find(cc))
+    {
+        std::string known;
+        for (const auto& n : RdmaCcRegistry::Names())
         {
-            c.fabric.ideal = Bool(fb.at("ideal"), f + ".ideal");
+            known += (known.empty() ? "" : ", ") + n;
         }
-        if (fb.contains("header_bytes"))
+        throw InputError(field, "expected a registered congestion control (" + known + "), got '" + cc + "'");
+    }
+    return cc;
+}
+
+// The fabric's packet knobs: ideal, header and MTU, flow and congestion control.
+void
+ApplyFabricPackets(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
+{
+    if (fb.contains("ideal"))
+    {
+        c.fabric.ideal = Bool(fb.at("ideal"), f + ".ideal");
+    }
+    if (fb.contains("header_bytes"))
+    {
+        c.fabric.headerBytes = Count(fb.at("header_bytes"), f + ".header_bytes", 0);
+    }
+    if (fb.contains("mtu_bytes"))
+    {
+        // The packet backend's NIC sends the largest IB MTU (256 .. 4096 B)
+        // that fits the tier's payload, so 256 B is the least it can use.
+        c.fabric.mtuBytes = Count(fb.at("mtu_bytes"), f + ".mtu_bytes", 256);
+    }
+    if (fb.contains("flow_control"))
+    {
+        const std::string ff = f + ".flow_control";
+        c.fabric.flowControl = ParseTopologyFlowControl(String(fb.at("flow_control"), ff), ff);
+    }
+    if (fb.contains("congestion_control"))
+    {
+        c.fabric.congestionControl = CongestionControlName(fb.at("congestion_control"), f + ".congestion_control");
+    }
+}
+
+// The fabric's run limits and transfer units.
+void
+ApplyFabricLimits(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
+{
+    if (fb.contains("time_limit"))
+    {
+        c.fabric.timeLimit = units::ParseTime(Text(fb.at("time_limit"), f + ".time_limit"), f + ".time_limit");
+        if (!c.fabric.timeLimit.IsStrictlyPositive())
         {
-            c.fabric.headerBytes = Count(fb.at("header_bytes"), f + ".header_bytes", 0);
-        }
-        if (fb.contains("mtu_bytes"))
-        {
-            // The packet backend's NIC sends the largest IB MTU (256 .. 4096 B)
-            // that fits the tier's payload, so 256 B is the least it can use.
-            c.fabric.mtuBytes = Count(fb.at("mtu_bytes"), f + ".mtu_bytes", 256);
-        }
-        if (fb.contains("flow_control"))
-        {
-            const std::string ff = f + ".flow_control";
-            c.fabric.flowControl = ParseTopologyFlowControl(String(fb.at("flow_control"), ff), ff);
-        }
-        if (fb.contains("congestion_control"))
-        {
-            std::string cc = String(fb.at("congestion_control"), f + ".congestion_control");
-            if (!RdmaCcRegistry::Find(cc))
-            {
-                std::string known;
-                for (const auto& n : RdmaCcRegistry::Names())
-                {
-                    known += (known.empty() ? "" : ", ") + n;
-                }
-                throw InputError(f + ".congestion_control",
-                                 "expected a registered congestion control (" + known + "), got '" + cc + "'");
-            }
-            c.fabric.congestionControl = cc;
-        }
-        if (fb.contains("time_limit"))
-        {
-            c.fabric.timeLimit = units::ParseTime(Text(fb.at("time_limit"), f + ".time_limit"), f + ".time_limit");
-            if (!c.fabric.timeLimit.IsStrictlyPositive())
-            {
-                throw InputError(f + ".time_limit", "expected a positive time");
-            }
-        }
-        if (fb.contains("transfer_unit_bytes"))
-        {
-            c.fabric.transferUnitBytes =
-                static_cast<uint32_t>(std::min<uint64_t>(Count(fb.at("transfer_unit_bytes"), f + ".transfer_unit_bytes", 0),
-                                                         UINT32_MAX)); // above 4096 either way: refused below
-        }
-        if (fb.contains("pcie_transfer_unit_bytes"))
-        {
-            c.fabric.pcieTransferUnitBytes = static_cast<uint32_t>(std::min<uint64_t>(
-                Count(fb.at("pcie_transfer_unit_bytes"), f + ".pcie_transfer_unit_bytes", 0), UINT32_MAX));
-        }
-        if (fb.contains("wall_limit"))
-        {
-            c.fabric.wallLimit = units::ParseTime(Text(fb.at("wall_limit"), f + ".wall_limit"), f + ".wall_limit");
-            if (c.fabric.wallLimit.IsStrictlyNegative())
-            {
-                throw InputError(f + ".wall_limit", "expected a wall-clock time >= 0");
-            }
-        }
-        if (c.fabric.headerBytes && c.fabric.mtuBytes && *c.fabric.headerBytes >= *c.fabric.mtuBytes)
-        {
-            throw InputError(f + ".header_bytes", "expected fewer header bytes than fabric.mtu_bytes (" +
-                                                      std::to_string(*c.fabric.mtuBytes) + "), got " +
-                                                      std::to_string(*c.fabric.headerBytes));
+            throw InputError(f + ".time_limit", "expected a positive time");
         }
     }
-    // Which fields the scenario set, for the names of later errors.
+    if (fb.contains("transfer_unit_bytes"))
+    {
+        c.fabric.transferUnitBytes =
+            static_cast<uint32_t>(std::min<uint64_t>(Count(fb.at("transfer_unit_bytes"), f + ".transfer_unit_bytes", 0),
+                                                     UINT32_MAX)); // above 4096 either way: refused below
+    }
+    if (fb.contains("pcie_transfer_unit_bytes"))
+    {
+        c.fabric.pcieTransferUnitBytes = static_cast<uint32_t>(std::min<uint64_t>(
+            Count(fb.at("pcie_transfer_unit_bytes"), f + ".pcie_transfer_unit_bytes", 0), UINT32_MAX));
+    }
+    if (fb.contains("wall_limit"))
+    {
+        c.fabric.wallLimit = units::ParseTime(Text(fb.at("wall_limit"), f + ".wall_limit"), f + ".wall_limit");
+        if (c.fabric.wallLimit.IsStrictlyNegative())
+        {
+            throw InputError(f + ".wall_limit", "expected a wall-clock time >= 0");
+        }
+    }
+}
+
+void
+ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
+{
+    CheckKeys(fb, f,
+              {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "time_limit",
+               "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
+    ApplyFabricPackets(fb, f, c);
+    ApplyFabricLimits(fb, f, c);
+    if (c.fabric.headerBytes && c.fabric.mtuBytes && *c.fabric.headerBytes >= *c.fabric.mtuBytes)
+    {
+        throw InputError(f + ".header_bytes", "expected fewer header bytes than fabric.mtu_bytes (" +
+                                                  std::to_string(*c.fabric.mtuBytes) + "), got " +
+                                                  std::to_string(*c.fabric.headerBytes));
+    }
+}
+
+// Which fields the scenario set, for the names of later errors.
+void
+RecordScenarioFields(const nlohmann::json& j, ComparisonConfig& c)
+{
     for (auto it = j.begin(); it != j.end(); ++it)
     {
         if ((it.key() == "model" || it.key() == "fabric") && it.value().is_object())
@@ -418,6 +439,43 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
             c.scenarioFields.insert(it.key());
         }
     }
+}
+
+} // namespace
+
+// The sections are applied in a fixed order, so a scenario with several
+// errors always reports the same first one.
+void
+ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
+{
+    const std::string s = "scenario";
+    CheckKeys(j,
+              s,
+              {"topology", "collective", "algorithm", "ranks", "sizes", "backends", "params", "channels", "slices",
+               "root", "gpus_per_node", "seed", "model", "fabric"});
+    if (j.contains("params"))
+    {
+        c.params = ParseParameterSources(ListText(j.at("params"), s + ".params"), s + ".params");
+    }
+    if (j.contains("topology"))
+    {
+        ApplyTopology(j.at("topology"), s, c);
+    }
+    ApplyCollective(j, s, c);
+    if (j.contains("backends"))
+    {
+        c.backends = ParseBackends(ListText(j.at("backends"), s + ".backends"), s + ".backends");
+    }
+    ApplyRunShape(j, s, c);
+    if (j.contains("model"))
+    {
+        ApplyModel(j.at("model"), s + ".model", c);
+    }
+    if (j.contains("fabric"))
+    {
+        ApplyFabric(j.at("fabric"), s + ".fabric", c);
+    }
+    RecordScenarioFields(j, c);
 }
 
 void
