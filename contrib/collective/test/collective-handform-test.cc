@@ -115,7 +115,7 @@ TEST_F(CollectiveHandFormTest, RingAllReduceAllGatherReduceScatter)
 
 TEST_F(CollectiveHandFormTest, HalvingDoublingStepByStep)
 {
-    // The builder's variant (collective-algorithms.cc RhdAllReduce): with
+    // The builder's variant (collective-algorithm-rhd.cc, RhdAllReduce): with
     // P = 2^floor(log2 N), ranks P..N-1 first send their WHOLE buffer (M) to
     // rank (r - P), which reduces it (the MPICH/Rabenseifner fold that keeps
     // N - P ranks idle); ranks 0..P-1 run Rabenseifner's reduce-scatter by
