@@ -4,6 +4,7 @@
 // (contrib/collective/doc/collective.md, "hockney compare"). Flags override the
 // fields of --scenario.
 #include "calibration-parameters.h"
+#include "collective-algorithms.h"
 #include "collective-comparison.h"
 #include "flags.h"
 #include "input-error.h"
@@ -11,6 +12,7 @@
 #include "topology-presets.h"
 #include "units.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -19,14 +21,38 @@
 namespace
 {
 
+/// Every registered algorithm name, each once, in the order of the collectives
+/// and of their registry entries: a new algorithm file shows up here unedited.
+std::string
+AlgorithmNamesHelp()
+{
+    using K = ns3::CollectiveKind;
+    std::vector<std::string> names;
+    for (K k : {K::ALL_REDUCE, K::ALL_GATHER, K::REDUCE_SCATTER, K::BROADCAST, K::ALL_TO_ALL, K::INCAST})
+    {
+        for (const auto& n : ns3::AlgorithmsOf(k))
+        {
+            if (std::find(names.begin(), names.end(), n) == names.end())
+            {
+                names.push_back(n);
+            }
+        }
+    }
+    std::string text;
+    for (const auto& n : names)
+    {
+        text += (text.empty() ? "" : " | ") + n;
+    }
+    return text + " (default: the collective's first)";
+}
+
 void
 DeclareCompareFlags(hockney::Flags& f)
 {
     f.Add("topology", "dgx-h100", "topology preset (dgx-h100, rail-h100-Nn, roce-leafspine[:oversubscription=R], ...)")
         .Add("scenario", "", "JSON scenario file (topology, collective, algorithm, sizes, backends, model, fabric)")
         .Add("collective", "allreduce", "allreduce | allgather | reducescatter | broadcast | alltoall | incast")
-        .Add("algorithm", "", "ring | tree | rhd | hierarchical | binomial | pairwise | all-at-once | direct "
-                              "(default: the collective's first)")
+        .Add("algorithm", "", AlgorithmNamesHelp())
         .Add("ranks", "", "ranks (default: every endpoint of the topology)")
         .Add("bytes", "1MB", "sizes as nccl-tests counts them, e.g. 1KB,1MB,1GB")
         .Add("backends", "closed,alphabeta,loggp,flow", "closed,alphabeta,loggp,flow,packet")
