@@ -135,17 +135,29 @@ ParseCase(const nlohmann::json& j, const std::string& where)
     c.name = StringField(j, "name", where);
     c.measurement = StringField(j, "measurement", where);
     c.topology = StringField(j, "topology", where);
+    ComparisonConfig probe;
     try
     {
-        ComparisonConfig probe;
         ApplyScenario(nlohmann::json{{"topology", c.topology}}, probe);
     }
     catch (const InputError& e)
     {
-        throw InputError(where + ".topology", e.what());
+        throw InputError(where + ".topology", e);
     }
     c.collective = ParseCollectiveKind(StringField(j, "collective", where), where + ".collective");
     c.ranks = CountField(j, "ranks", where);
+    // A case the topology cannot hold is an error in the file, not a "not
+    // run" note in the report.
+    uint32_t endpoints = 0;
+    for (const auto& node : probe.topology->nodes)
+    {
+        endpoints += IsEndpointKind(node.kind) ? 1 : 0;
+    }
+    if (c.ranks > endpoints)
+    {
+        throw InputError(where + ".ranks", "expected at most the " + std::to_string(endpoints) + " endpoints of " +
+                                               c.topology + ", got " + std::to_string(c.ranks));
+    }
     const nlohmann::json& models = Required(j, "models", where, "a list of models");
     if (!models.is_array() || models.empty())
     {

@@ -107,6 +107,12 @@ TEST(PublishedCases, MalformedCasesNameTheirField)
     j["cases"][0]["ranks"] = "eight";
     EXPECT_NE(ErrorOf(j).find("p.json: cases[0].ranks:"), std::string::npos) << ErrorOf(j);
 
+    // More ranks than the topology's 8 GPUs: refused when the file is read,
+    // not reported as a case that could not run.
+    j = GoodCases();
+    j["cases"][0]["ranks"] = 9;
+    EXPECT_EQ(ErrorOf(j), "p.json: cases[0].ranks: expected at most the 8 endpoints of dgx-h100, got 9");
+
     j = GoodCases();
     j["cases"][0].erase("topology");
     EXPECT_NE(ErrorOf(j).find("p.json: cases[0].topology:"), std::string::npos) << ErrorOf(j);

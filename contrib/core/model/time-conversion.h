@@ -20,7 +20,8 @@ double TicksPerSecond();
 [[noreturn]] void ThrowTimeOutOfRange(double seconds);
 
 /// A duration in seconds as a Time, rounded to the nearest tick of the current
-/// resolution (ns-3's Seconds(double) truncates: 2.25e-6 s would become 2249999 ps).
+/// resolution in plain double arithmetic (2.25e-6 s, 2249999.9999999995 ps as a
+/// double, is 2250000 ps), and refuses a result outside Time's range.
 /// Inline because the analytic channel converts every message's time: it
 /// rounds as std::llround does (halves away from zero), without the libm call.
 inline Time

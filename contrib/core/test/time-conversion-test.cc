@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // Seconds <-> Time at the picosecond resolution every hockney program sets:
-// rounding to the nearest tick (ns-3's Seconds(double) truncates), the exact
+// rounding to the nearest tick (not truncating the double's ticks), the exact
 // double back, and a clear error outside Time's int64 range.
 #include "input-error.h"
 #include "time-conversion.h"

@@ -245,6 +245,16 @@ RdmaNic::WindowChanged(uint32_t qpn)
     NS_LOG_FUNCTION(this << qpn);
     RdmaQueuePair& qp = GetQp(qpn);
     qp.ccWindow = qp.rate->GetWindow();
+    // A window shrunk to the bytes in flight reopens only with an ACK. With
+    // coalesced ACKs none of the packets in flight may have asked for one
+    // (the packet that fills a window asks, but the window was larger when
+    // they left): then only the transport timer can end the wait, so arm it;
+    // at its expiry the QP resends from the oldest unacknowledged packet, and
+    // the resent packet that fills the window asks for an ACK.
+    if (qp.sndNxt > qp.sndUna && qp.ackReqHigh < qp.sndNxt && !HasWork(qp))
+    {
+        ArmRto(qp);
+    }
     UpdateActive(qp);
     ScheduleWake(EligibleAt(qp));
 }

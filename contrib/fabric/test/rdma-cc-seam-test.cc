@@ -8,6 +8,7 @@
 #include "rdma-test-util.h"
 #include "simulator-test.h"
 
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -122,6 +123,31 @@ const RdmaCcRegistration g_fixedRegistration(
      [](Ptr<RdmaCongestionControl> cc, const std::string& preset, DataRate lineRate) {
          cc->SetAttribute("Rate", DataRateValue(DataRate(lineRate.GetBitRate() / 4)));
      }});
+
+/// Shrinks its QP's window to one 4 KiB packet 1.5 us after the flow starts,
+/// when packets without an AckReq are already in flight.
+class ShrinkingWindowCc : public RdmaCongestionControl
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ShrinkingWindowCc")
+                                .SetParent<RdmaCongestionControl>()
+                                .SetGroupName("Fabric")
+                                .AddConstructor<ShrinkingWindowCc>();
+        return tid;
+    }
+    std::string GetName() const override { return "ShrinkingWindow"; }
+    Ptr<RdmaCongestionControl> Fork() const override { return CreateObject<ShrinkingWindowCc>(); }
+    void FlowStart(Ptr<RdmaRateState> s) override
+    {
+        RdmaCongestionControl::FlowStart(s);
+        ScheduleTimeout(s, NanoSeconds(1500));
+    }
+    void Timeout(Ptr<RdmaRateState> s) override { s->SetWindow(4096); }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(ShrinkingWindowCc);
 
 class RdmaCcSeamTest : public hockney::SimulatorTest
 {
@@ -313,6 +339,34 @@ TEST_F(RdmaCcSeamTest, AcksEchoCeMarks)
     EXPECT_EQ(acks, 245u);
     EXPECT_EQ(marks, 0u);
     EXPECT_EQ(echoes, 0u);
+}
+
+TEST_F(RdmaCcSeamTest, WindowShrunkBelowInFlightEndsAtTheTransportTimer)
+{
+    // 32 x 4 KiB, ACK requested every 64 packets and at the message's end:
+    // when the window drops to one packet at 1.5 us, a few packets are in
+    // flight and none asked for an ACK, so no ACK can reopen the window. The
+    // NIC arms its transport timer: one timeout, then go-back-N from the
+    // first unacknowledged packet, each resent packet filling the window and
+    // asking for its ACK. Without the timer the QP would wait for ever.
+    TwoHosts t = MakeTwoHosts(RdmaLink());
+    t.a->SetCongestionControl(CreateObject<ShrinkingWindowCc>());
+    auto [qa, qb] = RdmaNic::Connect(t.a, t.b, 3);
+    Time done(-1);
+    t.a->SetSendCompletionCallback(
+        MakeCallback(+[](Time* d, const RdmaCompletion&) { *d = Simulator::Now(); }).Bind(&done));
+    t.a->PostSend(qa, 32 * 4096, false, 0);
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    ASSERT_GE(done, Time(0)) << "the send never completed";
+    EXPECT_EQ(t.a->GetCounters().timeouts, 1u);
+    // The wait is the transport timer (67.108864 ms, armed at 1.5 us); the 32
+    // packets after it, one round trip each, add well under 1 ms.
+    TimeValue rtoValue;
+    t.a->GetAttribute("RetransmitTimeout", rtoValue);
+    const Time rto = rtoValue.Get();
+    EXPECT_GE(done, rto);
+    EXPECT_LT(done, rto + MilliSeconds(1));
 }
 
 } // namespace
