@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "flags.h"
 
+#include "attribute-defaults.h"
 #include "input-error.h"
 #include "units.h"
 
@@ -158,6 +159,28 @@ CreateOutputDirectory(const std::string& dir, bool sayWhy)
         throw ns3::InputError("--output", "expected a directory that can be created, got '" + dir + "'" +
                                               (sayWhy && ec ? " (" + ec.message() + ")" : ""));
     }
+}
+
+std::vector<std::string>
+ApplyAttributeFlags(const std::vector<std::string>& args)
+{
+    const std::string prefix = "--ns3::";
+    std::vector<std::string> rest;
+    for (const auto& a : args)
+    {
+        if (a.rfind(prefix, 0) != 0)
+        {
+            rest.push_back(a);
+            continue;
+        }
+        const size_t eq = a.find('=');
+        if (eq == std::string::npos)
+        {
+            throw ns3::InputError(a, "expected " + a + "=VALUE");
+        }
+        ns3::SetAttributeDefault(a.substr(2, eq - 2), a.substr(eq + 1), a.substr(0, eq));
+    }
+    return rest;
 }
 
 std::string

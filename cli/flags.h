@@ -79,6 +79,13 @@ ns3::DataRate ToDataRate(double bytesPerSecond);
 /// reason to the error.
 void CreateOutputDirectory(const std::string& dir, bool sayWhy);
 
+/// Applies every --ns3::TypeName::AttributeName=VALUE among \p args as that
+/// attribute's default (SetAttributeDefault: a wrong type, attribute or value
+/// is an InputError naming the flag) and returns the other arguments, in order,
+/// for the command's own flags. Runs before every command, so any ns-3
+/// attribute reaches the objects the command creates.
+std::vector<std::string> ApplyAttributeFlags(const std::vector<std::string>& args);
+
 /// The items joined with \p separator ("a, b, c").
 std::string Join(const std::vector<std::string>& items, const std::string& separator);
 

@@ -19,7 +19,8 @@ main(int argc, char** argv)
     std::string cmd = argc > 1 ? argv[1] : "help";
     if (cmd == "help" || cmd == "--help" || cmd == "-h")
     {
-        std::cout << "usage: hockney COMMAND [--flag=value ...]   (COMMAND --help for its flags)\n";
+        std::cout << "usage: hockney COMMAND [--flag=value ...]   (COMMAND --help for its flags)\n"
+                  << "  every command also takes --ns3::TypeName::AttributeName=VALUE (hockney attributes)\n";
         for (const auto& [name, info] : commands)
         {
             std::cout << "  " << name << "  " << info.summary << "\n";
@@ -37,9 +38,9 @@ main(int argc, char** argv)
         std::cerr << "\n";
         return 2;
     }
-    std::vector<std::string> args(argv + 2, argv + argc);
     try
     {
+        const auto args = hockney::ApplyAttributeFlags(std::vector<std::string>(argv + 2, argv + argc));
         return it->second.fn(args, std::cout);
     }
     catch (const std::invalid_argument& e)

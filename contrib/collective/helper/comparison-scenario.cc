@@ -3,6 +3,7 @@
 // compare's configuration: a JSON scenario applied to a ComparisonConfig
 // (every field checked, an error naming it), the list flags' parsers, and
 // the check of the whole configuration before anything runs.
+#include "attribute-defaults.h"
 #include "collective-comparison.h"
 #include "comparison-backend.h"
 #include "comparison-point.h"
@@ -441,6 +442,24 @@ RecordScenarioFields(const nlohmann::json& j, ComparisonConfig& c)
     }
 }
 
+// "attributes": {"ns3::Dcqcn::G": "0.00390625", ...}, each set as the default
+// of that ns-3 attribute, the same way as a --ns3::Dcqcn::G=... flag. Defaults
+// are process-wide: they hold for every object created afterwards.
+void
+ApplyAttributes(const nlohmann::json& a, const std::string& f)
+{
+    if (!a.is_object())
+    {
+        throw InputError(f, "expected an object of \"ns3::Type::Attribute\": value");
+    }
+    for (auto it = a.begin(); it != a.end(); ++it)
+    {
+        const std::string field = f + "[\"" + it.key() + "\"]";
+        const nlohmann::json& v = it.value();
+        SetAttributeDefault(it.key(), v.is_boolean() ? (v.get<bool>() ? "true" : "false") : Text(v, field), field);
+    }
+}
+
 } // namespace
 
 // The sections are applied in a fixed order, so a scenario with several
@@ -452,7 +471,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     CheckKeys(j,
               s,
               {"topology", "collective", "algorithm", "ranks", "sizes", "backends", "params", "channels", "slices",
-               "root", "gpus_per_node", "seed", "model", "fabric"});
+               "root", "gpus_per_node", "seed", "model", "fabric", "attributes"});
     if (j.contains("params"))
     {
         c.params = ParseParameterSources(ListText(j.at("params"), s + ".params"), s + ".params");
@@ -474,6 +493,10 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     if (j.contains("fabric"))
     {
         ApplyFabric(j.at("fabric"), s + ".fabric", c);
+    }
+    if (j.contains("attributes"))
+    {
+        ApplyAttributes(j.at("attributes"), s + ".attributes");
     }
     RecordScenarioFields(j, c);
 }

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "attribute-defaults.h"
+
+#include "input-error.h"
+
+#include "ns3/config.h"
+#include "ns3/string.h"
+
+#include <map>
+#include <regex>
+
+namespace ns3
+{
+
+namespace
+{
+
+bool
+DeclaresAttribute(TypeId tid, const std::string& name)
+{
+    for (size_t i = 0; i < tid.GetAttributeN(); ++i)
+    {
+        if (tid.GetAttribute(i).name == name)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+// ns-3.37 aborts the process (NS_ABORT) instead of failing when it reads a
+// malformed integer, number or time (uinteger.cc, integer.cc, double.cc,
+// time.cc), so those texts are checked here first, against the syntax ns-3
+// reads: a decimal integer, a floating-point number, a number with an optional
+// time unit (Time's constructor from a string). Other value types fail softly.
+bool
+SafeToDeserialize(const std::string& valueType, const std::string& text)
+{
+    static const std::string number = R"([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)";
+    static const std::map<std::string, std::regex> syntax = {
+        {"UintegerValue", std::regex(R"(\+?\d+)")},
+        {"IntegerValue", std::regex(R"([+-]?\d+)")},
+        {"DoubleValue", std::regex(number)},
+        {"TimeValue", std::regex(number + "(s|ms|us|ns|ps|fs|min|h|d|y)?")},
+    };
+    auto it = syntax.find(valueType);
+    return it == syntax.end() || std::regex_match(text, it->second);
+}
+
+std::string
+WithoutNamespace(const std::string& name)
+{
+    return name.rfind("ns3::", 0) == 0 ? name.substr(5) : name;
+}
+
+} // namespace
+
+std::string
+DescribeAttributeValue(const AttributeChecker& checker)
+{
+    // Plain words for the value types hockney's attributes use; any other type
+    // is named as ns-3 names it.
+    // The numeric types add their range ("uint32_t 0:4294967295").
+    static const std::map<std::string, std::pair<std::string, bool>> words = {
+        {"UintegerValue", {"an unsigned integer", true}},
+        {"IntegerValue", {"an integer", true}},
+        {"DoubleValue", {"a number", true}},
+        {"BooleanValue", {"true or false", false}},
+        {"TimeValue", {"a time like 5us", false}},
+        {"DataRateValue", {"a rate like 100Gbps", false}},
+        {"StringValue", {"a string", false}},
+        {"EnumValue", {"one of the enumeration's names", false}},
+    };
+    const std::string type = WithoutNamespace(checker.GetValueTypeName());
+    auto it = words.find(type);
+    if (it == words.end())
+    {
+        return "a " + type;
+    }
+    const auto& [text, ranged] = it->second;
+    return ranged && checker.HasUnderlyingTypeInformation()
+               ? text + " (" + checker.GetUnderlyingTypeInformation() + ")"
+               : text;
+}
+
+void
+SetAttributeDefault(const std::string& fullName, const std::string& value, const std::string& field)
+{
+    const size_t pos = fullName.rfind("::");
+    if (pos == std::string::npos || pos == 0 || pos + 2 == fullName.size())
+    {
+        throw InputError(field, "expected ns3::TypeName::AttributeName, got '" + fullName + "'");
+    }
+    const std::string typeName = fullName.substr(0, pos);
+    const std::string name = fullName.substr(pos + 2);
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid))
+    {
+        throw InputError(field,
+                         "expected a registered ns-3 type (hockney attributes lists them), got '" + typeName + "'");
+    }
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(name, &info))
+    {
+        throw InputError(field,
+                         "expected an attribute of " + typeName + " (hockney attributes " + typeName +
+                             " lists them), got '" + name + "'");
+    }
+    // ns-3 keeps a default with the type that declares the attribute: through
+    // a subclass's name Config::SetDefault would fail, so say which name works.
+    TypeId owner = tid;
+    while (!DeclaresAttribute(owner, name))
+    {
+        owner = owner.GetParent();
+    }
+    if (owner != tid)
+    {
+        throw InputError(field,
+                         "expected the declaring type's name: " + name + " is an attribute of " + owner.GetName() +
+                             ", set " + owner.GetName() + "::" + name);
+    }
+    if (!SafeToDeserialize(WithoutNamespace(info.checker->GetValueTypeName()), value) ||
+        !info.checker->CreateValidValue(StringValue(value)))
+    {
+        throw InputError(field, "expected " + DescribeAttributeValue(*info.checker) + ", got '" + value + "'");
+    }
+    Config::SetDefault(fullName, StringValue(value));
+}
+
+} // namespace ns3

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Any ns-3 attribute default set by name, from a --ns3::Type::Attribute=value
+// flag or a scenario's "attributes" object, through ns-3's own attribute
+// system (Config::SetDefault semantics: objects created afterwards start with
+// the value). Unlike Config::SetDefaultFailSafe, which only returns false, a
+// wrong name or value is an InputError naming the flag or field, so that a
+// typo is never ignored silently.
+#ifndef HOCKNEY_ATTRIBUTE_DEFAULTS_H
+#define HOCKNEY_ATTRIBUTE_DEFAULTS_H
+
+#include "ns3/type-id.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/// Sets the default of attribute \p fullName ("ns3::Dcqcn::G") to \p value
+/// ("0.00390625"). Throws InputError naming \p field when the type is not
+/// registered, the type has no such attribute (or inherits it: the error names
+/// the defining type), or the value does not parse for the attribute's checker.
+void SetAttributeDefault(const std::string& fullName, const std::string& value, const std::string& field);
+
+/// What a value of \p checker looks like, for error messages and listings
+/// ("an unsigned integer (uint32_t 0:4294967295)").
+std::string DescribeAttributeValue(const AttributeChecker& checker);
+
+} // namespace ns3
+
+#endif

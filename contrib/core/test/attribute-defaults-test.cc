@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// SetAttributeDefault on ns-3's own UniformRandomVariable (libcore, so the test
+// needs no hockney type): a valid value becomes the default of objects created
+// afterwards; each way to get it wrong is an InputError naming the field.
+// Each test runs in its own process, so a changed default does not leak.
+#include "attribute-defaults.h"
+#include "input-error.h"
+
+#include "ns3/double.h"
+#include "ns3/random-variable-stream.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+std::string
+ErrorOf(const std::string& name, const std::string& value)
+{
+    try
+    {
+        SetAttributeDefault(name, value, "field");
+    }
+    catch (const InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "field");
+        return e.Expected();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST(AttributeDefaults, ValueBecomesTheDefault)
+{
+    SetAttributeDefault("ns3::UniformRandomVariable::Max", "5", "field");
+    DoubleValue max;
+    CreateObject<UniformRandomVariable>()->GetAttribute("Max", max);
+    EXPECT_EQ(max.Get(), 5.0);
+}
+
+TEST(AttributeDefaults, EachMistakeIsAnInputError)
+{
+    EXPECT_NE(ErrorOf("ns3::NoSuchType::Max", "5").find("registered ns-3 type"), std::string::npos);
+    EXPECT_NE(ErrorOf("ns3::UniformRandomVariable::Maximum", "5").find("got 'Maximum'"), std::string::npos);
+    EXPECT_EQ(ErrorOf("ns3::UniformRandomVariable::Max", "five"),
+              "expected a number (double -1.79769e+308:1.79769e+308), got 'five'");
+    // Stream is declared by the parent: the error names the name that works.
+    EXPECT_NE(ErrorOf("ns3::UniformRandomVariable::Stream", "3").find("ns3::RandomVariableStream::Stream"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf("UniformRandomVariable", "3").find("ns3::TypeName::AttributeName"), std::string::npos);
+    // ns-3.37 would abort on these instead of failing.
+    EXPECT_NE(ErrorOf("ns3::RandomVariableStream::Stream", "-x").find("got '-x'"), std::string::npos);
+    EXPECT_NE(ErrorOf("ns3::UniformRandomVariable::Max", "1..2").find("got '1..2'"), std::string::npos);
+}
