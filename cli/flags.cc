@@ -178,7 +178,7 @@ ApplyAttributeFlags(const std::vector<std::string>& args)
         {
             throw ns3::InputError(a, "expected " + a + "=VALUE");
         }
-        ns3::SetAttributeDefault(a.substr(2, eq - 2), a.substr(eq + 1), a.substr(0, eq));
+        ns3::SetAttributeDefault(a.substr(2, eq - 2), a.substr(eq + 1), a.substr(0, eq), true);
     }
     return rest;
 }

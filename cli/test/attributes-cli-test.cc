@@ -76,6 +76,24 @@ TEST(AttributesCli, FlagReachesCompare)
     EXPECT_NEAR(slow - plain, kRingOverhead, 1e-12);
 }
 
+TEST(AttributesCli, FlagReachesThePacketBackend)
+{
+    // RdmaNic::MemoryRate is not derived by the builders. At 8 Gbps (1 GB/s),
+    // each rank of a ring allreduce of 1 MB on 8 GPUs sends 2 (p - 1) / p x 1 MB
+    // = 1.75 MB, so its NIC reads at least 1.75 MB from memory: >= 1.75 ms. At
+    // most it also writes the 1.75 MB it receives through the same memory:
+    // <= 3.5 ms. The default (26.8 Tb/s) run takes about 51 us.
+    const std::string packet = "compare --backends=packet --topology=dgx-h100 --collective=allreduce "
+                               "--algorithm=ring --bytes=1MB";
+    auto plain = RunRows(packet);
+    auto slow = RunRows(packet + " --ns3::RdmaNic::MemoryRate=8Gbps");
+    ASSERT_EQ(plain.size(), 1u);
+    ASSERT_EQ(slow.size(), 1u);
+    EXPECT_LT(plain[0]["time_s"].get<double>(), 1e-4);
+    EXPECT_GE(slow[0]["time_s"].get<double>(), 1.75e-3);
+    EXPECT_LE(slow[0]["time_s"].get<double>(), 3.5e-3);
+}
+
 TEST(AttributesCli, ScenarioAttributesReachCompare)
 {
     const double plain = RingTime("");
@@ -84,6 +102,16 @@ TEST(AttributesCli, ScenarioAttributesReachCompare)
     const double slow = RingTime("--scenario=" + path);
     std::remove(path.c_str());
     EXPECT_NEAR(slow - plain, kRingOverhead, 1e-12);
+}
+
+TEST(AttributesCli, FlagOverridesTheScenario)
+{
+    const double plain = RingTime("");
+    const std::string path = WriteScenario("attrs-override", R"({"attributes":
+        {"ns3::AlphaBetaModel::SoftwareOverhead": "1us"}})");
+    const double flagged = RingTime("--scenario=" + path + " --ns3::AlphaBetaModel::SoftwareOverhead=2us");
+    std::remove(path.c_str());
+    EXPECT_NEAR(flagged - plain, 2 * kRingOverhead, 1e-12);
 }
 
 TEST(AttributesCli, WrongTypeAttributeOrValueExitsTwoNamingTheFlag)

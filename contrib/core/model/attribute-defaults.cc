@@ -8,6 +8,7 @@
 
 #include <map>
 #include <regex>
+#include <set>
 
 namespace ns3
 {
@@ -84,7 +85,10 @@ DescribeAttributeValue(const AttributeChecker& checker)
 }
 
 void
-SetAttributeDefault(const std::string& fullName, const std::string& value, const std::string& field)
+SetAttributeDefault(const std::string& fullName,
+                    const std::string& value,
+                    const std::string& field,
+                    bool fromCommandLine)
 {
     const size_t pos = fullName.rfind("::");
     if (pos == std::string::npos || pos == 0 || pos + 2 == fullName.size())
@@ -123,6 +127,15 @@ SetAttributeDefault(const std::string& fullName, const std::string& value, const
         !info.checker->CreateValidValue(StringValue(value)))
     {
         throw InputError(field, "expected " + DescribeAttributeValue(*info.checker) + ", got '" + value + "'");
+    }
+    static std::set<std::string> fromFlags;
+    if (fromCommandLine)
+    {
+        fromFlags.insert(fullName);
+    }
+    else if (fromFlags.count(fullName))
+    {
+        return;
     }
     Config::SetDefault(fullName, StringValue(value));
 }

@@ -20,7 +20,13 @@ namespace ns3
 /// ("0.00390625"). Throws InputError naming \p field when the type is not
 /// registered, the type has no such attribute (or inherits it: the error names
 /// the defining type), or the value does not parse for the attribute's checker.
-void SetAttributeDefault(const std::string& fullName, const std::string& value, const std::string& field);
+/// A value set with \p fromCommandLine stays: a later call for the same
+/// attribute without it (a scenario file read afterwards) is checked but not
+/// applied, because a flag given on the command line overrides a scenario.
+void SetAttributeDefault(const std::string& fullName,
+                         const std::string& value,
+                         const std::string& field,
+                         bool fromCommandLine = false);
 
 /// What a value of \p checker looks like, for error messages and listings
 /// ("an unsigned integer (uint32_t 0:4294967295)").

@@ -42,6 +42,17 @@ TEST(AttributeDefaults, ValueBecomesTheDefault)
     EXPECT_EQ(max.Get(), 5.0);
 }
 
+TEST(AttributeDefaults, CommandLineValueStays)
+{
+    SetAttributeDefault("ns3::UniformRandomVariable::Max", "7", "--flag", true);
+    SetAttributeDefault("ns3::UniformRandomVariable::Max", "5", "scenario");
+    DoubleValue max;
+    CreateObject<UniformRandomVariable>()->GetAttribute("Max", max);
+    EXPECT_EQ(max.Get(), 7.0);
+    // Still checked, though not applied.
+    EXPECT_THROW(SetAttributeDefault("ns3::UniformRandomVariable::Max", "x", "scenario"), InputError);
+}
+
 TEST(AttributeDefaults, EachMistakeIsAnInputError)
 {
     EXPECT_NE(ErrorOf("ns3::NoSuchType::Max", "5").find("registered ns-3 type"), std::string::npos);
