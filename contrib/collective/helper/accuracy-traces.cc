@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "accuracy-traces.h"
 
+#include "attribute-defaults.h"
 #include "collective-algorithms.h"
 #include "collective-executor.h"
 #include "input-error.h"
@@ -107,6 +108,11 @@ std::vector<IncastSample>
 RecordIncastTrace(const ComparisonConfig& config, Time step)
 {
     ValidateComparison(config);
+    ScopedAttributeDefaults attributes; // the scenario's, for this run only
+    for (const auto& [name, value] : config.attributes)
+    {
+        attributes.Set(name, value);
+    }
     if (!config.topology)
     {
         throw InputError("scenario.topology", "expected a topology for the incast trace");

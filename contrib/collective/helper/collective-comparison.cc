@@ -6,6 +6,7 @@
 // parsing and checking is comparison-scenario.cc.
 #include "collective-comparison.h"
 
+#include "attribute-defaults.h"
 #include "collective-bandwidth.h"
 #include "comparison-backend.h"
 #include "comparison-point.h"
@@ -77,6 +78,12 @@ MakeRow(const ComparisonSetup& setup,
 std::vector<ResultRow>
 RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)> progress)
 {
+    // Before the setup: it creates the models whose defaults these may set.
+    ScopedAttributeDefaults attributes;
+    for (const auto& [name, value] : c.attributes)
+    {
+        attributes.Set(name, value);
+    }
     const ComparisonSetup setup(c, std::move(progress));
     // The selected backends in registry order, which is row order.
     std::vector<const ComparisonBackend*> selected;

@@ -55,6 +55,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -123,6 +124,10 @@ struct ComparisonConfig
     ComparisonModel model;
     ComparisonFabric fabric;
     uint32_t seed = 1;
+    /// A scenario's "attributes" (ns-3 attribute name, value), checked when
+    /// read and set as defaults only while RunComparison runs this config (a
+    /// --ns3:: flag for the same attribute wins).
+    std::vector<std::pair<std::string, std::string>> attributes;
     /// The fields ApplyScenario set ("sizes", "model.beta", "fabric.mtu_bytes",
     /// ...), so that an error names the scenario field rather than the flag;
     /// a flag that overrides a field erases it (see FieldName).

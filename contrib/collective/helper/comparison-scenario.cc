@@ -442,11 +442,12 @@ RecordScenarioFields(const nlohmann::json& j, ComparisonConfig& c)
     }
 }
 
-// "attributes": {"ns3::Dcqcn::G": "0.00390625", ...}, each set as the default
-// of that ns-3 attribute, the same way as a --ns3::Dcqcn::G=... flag. Defaults
-// are process-wide: they hold for every object created afterwards.
+// "attributes": {"ns3::Dcqcn::G": "0.00390625", ...}: checked here like a
+// --ns3::Dcqcn::G=... flag, kept in the config and set as defaults only while
+// its comparison runs (RunComparison), so that they do not leak into the runs
+// after it (validate runs every experiment in one process).
 void
-ApplyAttributes(const nlohmann::json& a, const std::string& f)
+ApplyAttributes(const nlohmann::json& a, const std::string& f, ComparisonConfig& c)
 {
     if (!a.is_object())
     {
@@ -456,7 +457,9 @@ ApplyAttributes(const nlohmann::json& a, const std::string& f)
     {
         const std::string field = f + "[\"" + it.key() + "\"]";
         const nlohmann::json& v = it.value();
-        SetAttributeDefault(it.key(), v.is_boolean() ? (v.get<bool>() ? "true" : "false") : Text(v, field), field);
+        const std::string value = v.is_boolean() ? (v.get<bool>() ? "true" : "false") : Text(v, field);
+        CheckAttributeDefault(it.key(), value, field);
+        c.attributes.emplace_back(it.key(), value);
     }
 }
 
@@ -496,7 +499,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     }
     if (j.contains("attributes"))
     {
-        ApplyAttributes(j.at("attributes"), s + ".attributes");
+        ApplyAttributes(j.at("attributes"), s + ".attributes", c);
     }
     RecordScenarioFields(j, c);
 }

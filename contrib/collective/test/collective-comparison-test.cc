@@ -342,6 +342,41 @@ TEST_F(CollectiveComparisonTest, ScenarioSelectsAnyRegisteredCongestionControl)
                        "), got 'bbr'");
 }
 
+TEST_F(CollectiveComparisonTest, ScenarioAttributesHoldForTheirRunOnly)
+{
+    using nlohmann::json;
+    // An 8-rank ring AllReduce on dgx-h100 is 2 x 7 alpha-beta messages in a
+    // chain; 1 us of software overhead per message adds 14 us. The attribute
+    // applies while its own comparison runs and is gone for the next one (as
+    // validate runs experiment after experiment in one process).
+    auto alphabeta = [](const json& scenario) {
+        ComparisonConfig c;
+        ApplyScenario(scenario, c);
+        for (const auto& r : RunComparison(c))
+        {
+            if (r.GetString("backend") == "alphabeta")
+            {
+                return r.GetDouble("time_s");
+            }
+        }
+        ADD_FAILURE() << "no alphabeta row";
+        return 0.0;
+    };
+    const json base = {{"topology", "dgx-h100"}, {"sizes", {"1MB"}}, {"algorithm", "ring"}, {"backends", {"alphabeta"}}};
+    json withOverhead = base;
+    withOverhead["attributes"] = {{"ns3::AlphaBetaModel::SoftwareOverhead", "1us"}};
+    const double before = alphabeta(base);
+    const double with = alphabeta(withOverhead);
+    const double after = alphabeta(base);
+    EXPECT_NEAR(with - before, 14e-6, 1e-12);
+    EXPECT_EQ(after, before);
+    // Checked when read, even though applied later.
+    json bad = base;
+    bad["attributes"] = {{"ns3::AlphaBetaModel::SoftwareOverhead", "soon"}};
+    EXPECT_EQ(ErrorOf(bad).rfind("scenario.attributes[\"ns3::AlphaBetaModel::SoftwareOverhead\"]:", 0), 0u)
+        << ErrorOf(bad);
+}
+
 TEST_F(CollectiveComparisonTest, ScenarioDefaultsAndPresetOptions)
 {
     using nlohmann::json;

@@ -85,10 +85,7 @@ DescribeAttributeValue(const AttributeChecker& checker)
 }
 
 void
-SetAttributeDefault(const std::string& fullName,
-                    const std::string& value,
-                    const std::string& field,
-                    bool fromCommandLine)
+CheckAttributeDefault(const std::string& fullName, const std::string& value, const std::string& field)
 {
     const size_t pos = fullName.rfind("::");
     if (pos == std::string::npos || pos == 0 || pos + 2 == fullName.size())
@@ -128,15 +125,57 @@ SetAttributeDefault(const std::string& fullName,
     {
         throw InputError(field, "expected " + DescribeAttributeValue(*info.checker) + ", got '" + value + "'");
     }
-    static std::set<std::string> fromFlags;
+}
+
+namespace
+{
+/// Attributes a --ns3:: flag set: they win over a scenario's value.
+std::set<std::string>&
+FromCommandLine()
+{
+    static std::set<std::string> names;
+    return names;
+}
+} // namespace
+
+void
+SetAttributeDefault(const std::string& fullName,
+                    const std::string& value,
+                    const std::string& field,
+                    bool fromCommandLine)
+{
+    CheckAttributeDefault(fullName, value, field);
     if (fromCommandLine)
     {
-        fromFlags.insert(fullName);
+        FromCommandLine().insert(fullName);
     }
-    else if (fromFlags.count(fullName))
+    else if (FromCommandLine().count(fullName))
     {
         return;
     }
+    Config::SetDefault(fullName, StringValue(value));
+}
+
+ScopedAttributeDefaults::~ScopedAttributeDefaults()
+{
+    for (auto it = m_previous.rbegin(); it != m_previous.rend(); ++it)
+    {
+        Config::SetDefault(it->first, StringValue(it->second));
+    }
+}
+
+void
+ScopedAttributeDefaults::Set(const std::string& fullName, const std::string& value)
+{
+    if (FromCommandLine().count(fullName))
+    {
+        return;
+    }
+    const size_t pos = fullName.rfind("::");
+    TypeId::AttributeInformation info;
+    TypeId::LookupByName(fullName.substr(0, pos)).LookupAttributeByName(fullName.substr(pos + 2), &info);
+    // The initial value is the current default: Config::SetDefault changes it.
+    m_previous.emplace_back(fullName, info.initialValue->SerializeToString(info.checker));
     Config::SetDefault(fullName, StringValue(value));
 }
 

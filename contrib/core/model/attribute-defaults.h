@@ -12,6 +12,8 @@
 #include "ns3/type-id.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -27,6 +29,32 @@ void SetAttributeDefault(const std::string& fullName,
                          const std::string& value,
                          const std::string& field,
                          bool fromCommandLine = false);
+
+/// The checks of SetAttributeDefault without setting anything: throws
+/// InputError naming \p field for an unknown type or attribute, an inherited
+/// attribute or a value the attribute cannot read.
+void CheckAttributeDefault(const std::string& fullName, const std::string& value, const std::string& field);
+
+/**
+ * Attribute defaults that hold for one run only: Set() records the current
+ * default and sets the new one (unless a --ns3:: flag set that attribute: the
+ * flag wins), and the destructor puts every recorded default back, latest
+ * first. A scenario's "attributes" therefore apply to its own run and not to
+ * the runs after it in the same process (validate runs many experiments).
+ * The values must have passed CheckAttributeDefault.
+ */
+class ScopedAttributeDefaults
+{
+  public:
+    ScopedAttributeDefaults() = default;
+    ScopedAttributeDefaults(const ScopedAttributeDefaults&) = delete;
+    ScopedAttributeDefaults& operator=(const ScopedAttributeDefaults&) = delete;
+    ~ScopedAttributeDefaults();
+    void Set(const std::string& fullName, const std::string& value);
+
+  private:
+    std::vector<std::pair<std::string, std::string>> m_previous; ///< name, serialized default
+};
 
 /// What a value of \p checker looks like, for error messages and listings
 /// ("an unsigned integer (uint32_t 0:4294967295)").

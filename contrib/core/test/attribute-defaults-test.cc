@@ -67,3 +67,35 @@ TEST(AttributeDefaults, EachMistakeIsAnInputError)
     EXPECT_NE(ErrorOf("ns3::RandomVariableStream::Stream", "-x").find("got '-x'"), std::string::npos);
     EXPECT_NE(ErrorOf("ns3::UniformRandomVariable::Max", "1..2").find("got '1..2'"), std::string::npos);
 }
+
+TEST(AttributeDefaults, ScopedDefaultsHoldForTheirScopeOnly)
+{
+    auto max = []() {
+        DoubleValue v;
+        CreateObject<UniformRandomVariable>()->GetAttribute("Max", v);
+        return v.Get();
+    };
+    ASSERT_EQ(max(), 1.0); // ns-3's default
+    {
+        ScopedAttributeDefaults scoped;
+        scoped.Set("ns3::UniformRandomVariable::Max", "5");
+        scoped.Set("ns3::UniformRandomVariable::Max", "6"); // set twice: both undone
+        EXPECT_EQ(max(), 6.0);
+    }
+    EXPECT_EQ(max(), 1.0);
+}
+
+TEST(AttributeDefaults, ScopedDefaultsYieldToTheCommandLine)
+{
+    SetAttributeDefault("ns3::UniformRandomVariable::Max", "7", "--flag", true);
+    {
+        ScopedAttributeDefaults scoped;
+        scoped.Set("ns3::UniformRandomVariable::Max", "5");
+        DoubleValue v;
+        CreateObject<UniformRandomVariable>()->GetAttribute("Max", v);
+        EXPECT_EQ(v.Get(), 7.0);
+    }
+    DoubleValue v;
+    CreateObject<UniformRandomVariable>()->GetAttribute("Max", v);
+    EXPECT_EQ(v.Get(), 7.0);
+}
