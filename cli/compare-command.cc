@@ -38,12 +38,7 @@ AlgorithmNamesHelp()
             }
         }
     }
-    std::string text;
-    for (const auto& n : names)
-    {
-        text += (text.empty() ? "" : " | ") + n;
-    }
-    return text + " (default: the collective's first)";
+    return hockney::Join(names, " | ") + " (default: the collective's first)";
 }
 
 void

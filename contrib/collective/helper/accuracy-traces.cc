@@ -108,11 +108,7 @@ std::vector<IncastSample>
 RecordIncastTrace(const ComparisonConfig& config, Time step)
 {
     ValidateComparison(config);
-    ScopedAttributeDefaults attributes; // the scenario's, for this run only
-    for (const auto& [name, value] : config.attributes)
-    {
-        attributes.Set(name, value);
-    }
+    const ScopedAttributeDefaults attributes(config.attributes); // the scenario's, for this run only
     if (!config.topology)
     {
         throw InputError("scenario.topology", "expected a topology for the incast trace");

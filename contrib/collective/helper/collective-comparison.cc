@@ -79,11 +79,7 @@ std::vector<ResultRow>
 RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)> progress)
 {
     // Before the setup: it creates the models whose defaults these may set.
-    ScopedAttributeDefaults attributes;
-    for (const auto& [name, value] : c.attributes)
-    {
-        attributes.Set(name, value);
-    }
+    const ScopedAttributeDefaults attributes(c.attributes);
     const ComparisonSetup setup(c, std::move(progress));
     // The selected backends in registry order, which is row order.
     std::vector<const ComparisonBackend*> selected;

@@ -334,12 +334,8 @@ CongestionControlName(const nlohmann::json& v, const std::string& field)
     std::string cc = String(v, field);
     if (!RdmaCcRegistry::Find(cc))
     {
-        std::string known;
-        for (const auto& n : RdmaCcRegistry::Names())
-        {
-            known += (known.empty() ? "" : ", ") + n;
-        }
-        throw InputError(field, "expected a registered congestion control (" + known + "), got '" + cc + "'");
+        throw InputError(field,
+                         "expected a registered congestion control (" + RdmaCcRegistry::NameList() + "), got '" + cc + "'");
     }
     return cc;
 }

@@ -156,6 +156,15 @@ SetAttributeDefault(const std::string& fullName,
     Config::SetDefault(fullName, StringValue(value));
 }
 
+ScopedAttributeDefaults::ScopedAttributeDefaults(
+    const std::vector<std::pair<std::string, std::string>>& attributes)
+{
+    for (const auto& [name, value] : attributes)
+    {
+        Set(name, value);
+    }
+}
+
 ScopedAttributeDefaults::~ScopedAttributeDefaults()
 {
     for (auto it = m_previous.rbegin(); it != m_previous.rend(); ++it)

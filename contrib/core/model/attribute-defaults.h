@@ -47,6 +47,8 @@ class ScopedAttributeDefaults
 {
   public:
     ScopedAttributeDefaults() = default;
+    /// Set() for each (name, value) in order.
+    explicit ScopedAttributeDefaults(const std::vector<std::pair<std::string, std::string>>& attributes);
     ScopedAttributeDefaults(const ScopedAttributeDefaults&) = delete;
     ScopedAttributeDefaults& operator=(const ScopedAttributeDefaults&) = delete;
     ~ScopedAttributeDefaults();

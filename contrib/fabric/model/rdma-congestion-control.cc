@@ -233,6 +233,17 @@ RdmaCcRegistry::Names()
     return v;
 }
 
+std::string
+RdmaCcRegistry::NameList()
+{
+    std::string list;
+    for (const auto& n : Names())
+    {
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    return list;
+}
+
 std::vector<std::string>
 RdmaCcRegistry::Specs()
 {
@@ -280,12 +291,7 @@ CreateRdmaCongestionControl(const std::string& name)
     const RdmaCcEntry* e = RdmaCcRegistry::Find(name);
     if (!e)
     {
-        std::string list;
-        for (const auto& n : RdmaCcRegistry::Names())
-        {
-            list += (list.empty() ? "" : ", ") + n;
-        }
-        throw std::invalid_argument("congestion-control: expected one of " + list + ", got '" +
+        throw std::invalid_argument("congestion-control: expected one of " + RdmaCcRegistry::NameList() + ", got '" +
                                     name + "'");
     }
     return name == "none" ? nullptr : Instantiate(*e);

@@ -181,6 +181,8 @@ class RdmaCcRegistry
     static const RdmaCcEntry* Find(const std::string& name);
     /// The registered short names in registration order ("none" first).
     static std::vector<std::string> Names();
+    /// Names() as one line for messages: "none, dcqcn".
+    static std::string NameList();
     /// Every accepted spec in registration order: each name, then name:preset
     /// for its presets.
     static std::vector<std::string> Specs();
