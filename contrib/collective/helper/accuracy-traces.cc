@@ -25,8 +25,8 @@ namespace ns3
 namespace
 {
 
-/// The congestion control of the traced run: DCQCN when the scenario's fabric
-/// names it, none otherwise.
+/// The congestion control of the traced run: the one the scenario's fabric
+/// names (nullptr for none).
 Ptr<RdmaCongestionControl>
 TraceCongestionControl(const ComparisonConfig& config)
 {
@@ -98,6 +98,7 @@ TakeSample(const TraceProbes& probes)
     for (const auto& r : probes.rates)
     {
         s.senderRateBps.push_back(static_cast<double>(r->GetRate().GetBitRate()));
+        s.senderWindowBytes.push_back(r->GetWindow());
     }
     return s;
 }
@@ -141,9 +142,20 @@ RecordIncastTrace(const ComparisonConfig& config, Time step)
     return samples;
 }
 
+bool
+HasSenderWindows(const std::vector<IncastSample>& samples)
+{
+    return std::any_of(samples.begin(), samples.end(), [](const IncastSample& s) {
+        return std::any_of(s.senderWindowBytes.begin(), s.senderWindowBytes.end(), [](uint64_t w) { return w > 0; });
+    });
+}
+
 void
 WriteIncastTraceCsv(const std::string& path, const std::vector<IncastSample>& samples)
 {
+    // Window columns only for a window-based control: the files of rate-based
+    // runs keep their columns.
+    const bool windows = HasSenderWindows(samples);
     size_t senders = 0;
     for (const IncastSample& s : samples)
     {
@@ -155,6 +167,10 @@ WriteIncastTraceCsv(const std::string& path, const std::vector<IncastSample>& sa
     {
         ts << ",sender" << i << "_rate_bps";
     }
+    for (size_t i = 0; windows && i < senders; ++i)
+    {
+        ts << ",sender" << i << "_window_bytes";
+    }
     ts << "\n";
     for (const IncastSample& s : samples)
     {
@@ -162,6 +178,10 @@ WriteIncastTraceCsv(const std::string& path, const std::vector<IncastSample>& sa
         for (double r : s.senderRateBps)
         {
             ts << "," << r;
+        }
+        for (size_t i = 0; windows && i < s.senderWindowBytes.size(); ++i)
+        {
+            ts << "," << s.senderWindowBytes[i];
         }
         ts << "\n";
     }
