@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "swift.h"
 
+#include "fabric-log.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -19,28 +21,29 @@ NS_OBJECT_ENSURE_REGISTERED(Swift);
 TypeId
 Swift::GetTypeId()
 {
-    // The paper gives the algorithm (Algorithm 1, section 3.1; loss, section
-    // 3.4; the target's scaling, section 3.5) but no table of deployment
-    // values. Where a default is not the paper's own statement, its comment
+    // The paper gives the algorithm (Algorithm 1, its loss recovery and the
+    // hop- and flow-based scaling of the fabric target) and names the
+    // parameters; we found no published table of its deployment values
+    // (public reproductions mark theirs as guesses). Each default's comment
     // says where it comes from (doc/fabric.md, "Swift", lists them all).
     static TypeId tid =
         TypeId("ns3::Swift")
             .SetParent<RdmaCongestionControl>()
             .SetGroupName("Fabric")
             .AddConstructor<Swift>()
-            // Section 3.5 defines base_target as the least target that keeps a
+            // The paper defines base_target as the least target that keeps a
             // one-hop path with a few flows at 100 % utilization; 25 us is our
             // choice for the 1 us links of hockney's RoCE presets (base RTT
             // about 5 us), leaving ~20 us of queue for the AIMD sawtooth.
             .AddAttribute("BaseTarget",
-                          "base_target: the target delay of a one-hop path (section 3.5)",
+                          "base_target: the target delay of a one-hop path",
                           TimeValue(MicroSeconds(25)),
                           MakeTimeAccessor(&Swift::m_baseTarget),
                           MakeTimeChecker(Time(0)))
             // Assumption: one MTU at 100 Gb/s (0.33 us) plus a switch's
             // forwarding latency and slack, rounded to 1 us.
             .AddAttribute("PerHopScaling",
-                          "h: target delay added per switch hop of the path (section 3.5)",
+                          "h: target delay added per switch hop of the path",
                           TimeValue(MicroSeconds(1)),
                           MakeTimeAccessor(&Swift::m_hopScale),
                           MakeTimeChecker(Time(0)))
@@ -56,12 +59,12 @@ Swift::GetTypeId()
             // Assumption (not in the paper): 5 x BaseTarget, as public
             // reproductions of Swift use.
             .AddAttribute("FsRange",
-                          "fs_range: the most flow scaling adds to the target (section 3.5)",
+                          "fs_range: the most flow scaling adds to the target",
                           TimeValue(MicroSeconds(125)),
                           MakeTimeAccessor(&Swift::m_fsRange),
                           MakeTimeChecker(Time(0)))
-            // fs_min_cwnd 0.1, fs_max_cwnd 100 packets: the range of the
-            // paper's flow-scaling figure (section 3.5).
+            // fs_min_cwnd 0.1, fs_max_cwnd 100 packets: the values public
+            // reproductions of the flow scaling use.
             .AddAttribute("FsMinCwnd",
                           "fs_min_cwnd: window (packets) at which flow scaling reaches FsRange",
                           DoubleValue(0.1),
@@ -90,7 +93,7 @@ Swift::GetTypeId()
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&Swift::m_maxMdf),
                           MakeDoubleChecker<double>(0, 1))
-            // Section 3.3: the window goes below one packet (pacing) for
+            // The paper lets the window go below one packet (pacing) for
             // large incasts; 0.001 packets is our floor (a 4 KiB packet every
             // 1000 RTTs).
             .AddAttribute("MinCwnd",
@@ -241,7 +244,7 @@ Swift::AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample)
     m_retransmits = 0;
     if (sample.nak)
     {
-        // Fast recovery (section 3.4): a hole in the sequence, one cut per RTT.
+        // Fast recovery (the paper's loss recovery): a hole in the sequence, one cut per RTT.
         if (CanDecrease(Rtt(m_lastHops)))
         {
             m_cwnd = (1 - m_maxMdf) * m_cwnd;
@@ -315,10 +318,12 @@ Swift::Apply(Ptr<RdmaRateState> state, double previous)
         const double bps = m_cwnd * mss * 8 / Rtt(m_lastHops).GetSeconds();
         const double line = static_cast<double>(state->GetLineRate().GetBitRate());
         state->SetWindow(m_packetBytes);
-        state->SetRate(DataRate(static_cast<uint64_t>(std::llround(std::min(bps, line)))));
+        // At least 1 b/s: a zero rate would stop the QP for ever.
+        state->SetRate(DataRate(static_cast<uint64_t>(std::llround(std::max(1.0, std::min(bps, line))))));
     }
-    NS_LOG_DEBUG("qp " << state->qpNumber << " cwnd " << m_cwnd << " rtt "
-                       << m_lastRtt.As(Time::US));
+    // Per ACK: compiled in only with HOCKNEY_HOT_PATH_LOG (fabric-log.h).
+    HOCKNEY_HOT_LOG_LOGIC("qp " << state->qpNumber << " cwnd " << m_cwnd << " rtt "
+                                << m_lastRtt.As(Time::US));
 }
 
 namespace

@@ -9,7 +9,7 @@
 // per RTT; a (1 - max_mdf) cut on a NAK (fast recovery) and on a retransmit
 // timeout, min_cwnd after RetxResetThreshold timeouts in a row; below one
 // packet the window becomes pacing, one packet per rtt / cwnd. The target
-// (section 3.5) is base_target + hops x h + a flow-scaling term that grows as
+// (the paper's scaling of the fabric target delay) is base_target + hops x h + a flow-scaling term that grows as
 // the window shrinks, max(0, min(alpha / sqrt(cwnd) + beta', fs_range)) with
 // alpha = fs_range / (1/sqrt(fs_min_cwnd) - 1/sqrt(fs_max_cwnd)) and
 // beta' = -alpha / sqrt(fs_max_cwnd).
@@ -40,7 +40,7 @@ class Swift : public RdmaCongestionControl
     void Timeout(Ptr<RdmaRateState> state) override;
 
     /// The fabric target delay for a window of `cwnd` packets on a path of
-    /// `hops` switch hops (section 3.5).
+    /// `hops` switch hops (the paper's hop- and flow-based scaling).
     Time TargetDelay(double cwnd, uint32_t hops) const;
     /// The window in packets (of PacketBytes).
     double GetCwnd() const { return m_cwnd.Get(); }

@@ -252,7 +252,7 @@ const double kBaseRtt = 2 * 4178 * 8 / 100e9 + 2e-6 + 0.3e-6 + 2 * 86 * 8 / 100e
 /// The target T at which n flows with the default attributes settle on one
 /// bottleneck of `capacity` Gb/s of payload (1 hop): each window is
 /// W = T x capacity / n packets of 4096 B, and T = 26 us + the flow scaling
-/// of W (section 3.5), by fixed-point iteration.
+/// of W (the paper's target formula), by fixed-point iteration.
 double
 SettledTarget(int n, double capacity)
 {
