@@ -164,6 +164,7 @@ CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
         set.Append(ns3::ReadMeasurementFile(path));
     }
     const ns3::CalibrationOptions opt = ParseCalibrationOptions(flags);
+    ns3::OutputProvenance().seed = opt.seed; // of the bootstrap resamples
     auto fits = ns3::Calibrate(set, opt);
     std::vector<ns3::ResultRow> rows;
     for (const auto& f : fits)
