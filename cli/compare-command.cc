@@ -310,6 +310,12 @@ PrepareOutputs(const hockney::Flags& f, ns3::ComparisonConfig& c, std::vector<ns
     {
         if (!f.Get(flag).empty())
         {
+            // Both record packet runs: without one they would silently stay empty.
+            if (std::find(c.backends.begin(), c.backends.end(), "packet") == c.backends.end())
+            {
+                throw ns3::InputError(std::string("--") + flag,
+                                      "expected the packet backend among the backends (it records packet runs)");
+            }
             *dir = f.Get(flag);
             hockney::CreateOutputDirectory(*dir, true, std::string("--") + flag);
             // A directory that exists may still refuse files (read-only).

@@ -94,6 +94,9 @@ TEST(CalibrateCli, CsvOfKnownParameters)
     // The parameter file holds both fits with the same keys.
     auto doc = nlohmann::json::parse(ReadAll(params));
     EXPECT_EQ(doc.at("format"), "hockney-calibration");
+    // The parameter file says where it came from, as every JSON output.
+    EXPECT_EQ(doc.at("meta").at("command_line").get<std::string>().rfind("hockney calibrate --input=", 0), 0u);
+    EXPECT_EQ(doc.at("meta").at("seed"), 1); // the bootstrap's default
     ASSERT_EQ(doc.at("fits").size(), 2u);
     EXPECT_DOUBLE_EQ(doc["fits"][0].at("alpha_s").get<double>(), ab.at("alpha_s").get<double>());
     EXPECT_EQ(doc["fits"][0].at("residuals").size(), 28u);

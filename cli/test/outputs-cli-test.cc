@@ -243,6 +243,7 @@ TEST(OutputsCli, UnwritableOutputsAreBadInput)
     hockney::ExpectBadInput(base + "--pcap=/proc/hockney-pcap", "--pcap");
     hockney::ExpectBadInput(base + "--traces=/proc/hockney-traces", "--traces");
     hockney::ExpectBadInput(base + "--trace-interval=0us", "--trace-interval");
+    hockney::ExpectBadInput(base + "--traces=" + TempPath("no-packet"), "--traces"); // no packet backend
     auto r = RunHockney(base + "--per-op=/proc/hockney-per-op.csv");
     EXPECT_NE(r.err.find("/proc/hockney-per-op.csv"), std::string::npos) << r.err;
 }
