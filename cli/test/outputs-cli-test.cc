@@ -244,6 +244,10 @@ TEST(OutputsCli, UnwritableOutputsAreBadInput)
     hockney::ExpectBadInput(base + "--traces=/proc/hockney-traces", "--traces");
     hockney::ExpectBadInput(base + "--trace-interval=0us", "--trace-interval");
     hockney::ExpectBadInput(base + "--traces=" + TempPath("no-packet"), "--traces"); // no packet backend
+    const std::string calibrate = "calibrate --input=" HOCKNEY_SOURCE_DIR "/validation/data/"
+                                  "perftest_ib_write_bw_HDR200_cx6.csv ";
+    hockney::ExpectBadInput(calibrate + "--output=/proc/hockney-params.json", "--output");
+    hockney::ExpectBadInput(calibrate + "--residuals=/proc/hockney-residuals.csv", "--residuals");
     auto r = RunHockney(base + "--per-op=/proc/hockney-per-op.csv");
     EXPECT_NE(r.err.find("/proc/hockney-per-op.csv"), std::string::npos) << r.err;
 }
