@@ -315,6 +315,8 @@ RdmaNic::CreateQp(uint8_t priority)
     qp.priority = priority;
     qp.rate = rate;
     qp.cc = cc;
+    // INT rides in the payload: with transport headers in a tag (NVLink) it is not modelled.
+    qp.wantsInt = cc->WantsInt() && !m_headersInTag;
     qp.rate->SetRateChangedCallback(MakeCallback(&RdmaNic::RateChanged, this).Bind(qp.qpn));
     qp.rate->SetWindowChangedCallback(MakeCallback(&RdmaNic::WindowChanged, this).Bind(qp.qpn));
     qp.ccWindow = rate->GetWindow();
