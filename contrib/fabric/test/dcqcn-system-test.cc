@@ -33,11 +33,7 @@ MakeDcqcnStar(uint32_t hosts, const std::string& preset, bool dcqcn)
 {
     FabricLinkConfig cfg = RdmaLink();
     cfg.delay = NanoSeconds(1000);
-    auto m = Dcqcn::PresetMarking(preset, cfg.rate);
-    cfg.ecn = true;
-    cfg.ecnKminBytes = m.kminBytes;
-    cfg.ecnKmaxBytes = m.kmaxBytes;
-    cfg.ecnPmax = m.pmax;
+    cfg = WithEcnMarking(cfg, Dcqcn::PresetMarking(preset, cfg.rate));
     Star s = MakeStar(hosts, cfg);
     for (auto& nic : s.nics)
     {
@@ -66,22 +62,10 @@ TEST_F(DcqcnSystemTest, TwoFlowsConvergeToFairShare)
     Simulator::Schedule(MicroSeconds(100), [&]() { s.nics[2]->PostSend(q2, 100000000, true, 0); });
     const Time window = MicroSeconds(50);
     const Time end = MilliSeconds(3);
-    std::vector<std::pair<double, double>> rates; // Gb/s of payload per window
-    uint64_t last1 = 0, last2 = 0;
-    Simulator::Schedule(MicroSeconds(100), [&]() { last1 = s.nics[1]->GetCounters().bytesSent; });
-    for (Time t = MicroSeconds(100) + window; t <= end; t += window)
-    {
-        Simulator::Schedule(t, [&]() {
-            uint64_t b1 = s.nics[1]->GetCounters().bytesSent;
-            uint64_t b2 = s.nics[2]->GetCounters().bytesSent;
-            rates.push_back({(b1 - last1) * 8 / window.GetSeconds() * 1e-9,
-                             (b2 - last2) * 8 / window.GetSeconds() * 1e-9});
-            last1 = b1;
-            last2 = b2;
-        });
-    }
+    auto sampled = SampleRates(s.nics[1], s.nics[2], MicroSeconds(100), window, end);
     Simulator::Stop(end);
     Simulator::Run();
+    const std::vector<std::pair<double, double>>& rates = *sampled; // Gb/s of payload per window
     // Converged from window i on: every 500 us moving average has each flow
     // within 10 % of the fair split of what the two got together, and the
     // two together use at least 90 % of the bottleneck's payload rate
@@ -137,14 +121,7 @@ RunIncast(bool dcqcn, const std::string& preset, uint64_t n)
 {
     Star s = MakeDcqcnStar(9, preset, dcqcn);
     double finish = 0;
-    s.nics[0]->SetReceiveCompletionCallback(MakeCallback(
-        +[](double* f, const RdmaCompletion&) { *f = Simulator::Now().GetSeconds(); })
-                                                .Bind(&finish));
-    for (uint32_t i = 1; i < 9; ++i)
-    {
-        auto [q, r] = RdmaNic::Connect(s.nics[i], s.nics[0], 3);
-        s.nics[i]->PostSend(q, n, true, 0);
-    }
+    PostIncast(s, n, &finish);
     Ptr<FabricNetDevice> bottleneck = s.sw->GetPort(s.links[0].portB);
     std::vector<uint64_t> q;
     for (Time t = MicroSeconds(5); t < MilliSeconds(3); t += MicroSeconds(5))
@@ -163,10 +140,7 @@ RunIncast(bool dcqcn, const std::string& preset, uint64_t n)
     }
     res.meanQueue = cnt ? sum / cnt : 0;
     res.maxQueue = s.sw->GetPort(s.links[0].portB)->GetCounters().maxQueueBytes;
-    for (uint32_t i = 1; i < 9; ++i)
-    {
-        res.pauses += s.sw->GetPort(s.links[i].portB)->GetCounters().pausesSent;
-    }
+    res.pauses = SenderPauses(s);
     res.cnps = s.nics[0]->GetCounters().cnpsSent;
     res.delivered = s.nics[0]->GetCounters().bytesDelivered;
     res.finish = finish;

@@ -331,11 +331,7 @@ Star
 MakeCcStar(uint32_t hosts, bool hpcc, uint64_t bufferBytes = 12000000)
 {
     FabricLinkConfig cfg = RdmaLink();
-    auto m = Dcqcn::PresetMarking("paper", cfg.rate);
-    cfg.ecn = true;
-    cfg.ecnKminBytes = m.kminBytes;
-    cfg.ecnKmaxBytes = m.kmaxBytes;
-    cfg.ecnPmax = m.pmax;
+    cfg = WithEcnMarking(cfg, Dcqcn::PresetMarking("paper", cfg.rate));
     Star s = MakeStar(hosts, cfg);
     for (auto& nic : s.nics)
     {
@@ -382,23 +378,7 @@ TEST_F(HpccTest, TwoFlowsFairShareWithEmptyQueue)
     const Time window = MicroSeconds(50);
     const Time start = MicroSeconds(400);
     const Time end = MicroSeconds(1500);
-    std::vector<std::pair<double, double>> rates;
-    uint64_t last1 = 0, last2 = 0;
-    Simulator::Schedule(start, [&]() {
-        last1 = s.nics[1]->GetCounters().bytesSent;
-        last2 = s.nics[2]->GetCounters().bytesSent;
-    });
-    for (Time t = start + window; t <= end; t += window)
-    {
-        Simulator::Schedule(t, [&]() {
-            uint64_t b1 = s.nics[1]->GetCounters().bytesSent;
-            uint64_t b2 = s.nics[2]->GetCounters().bytesSent;
-            rates.push_back({(b1 - last1) * 8 / window.GetSeconds() * 1e-9,
-                             (b2 - last2) * 8 / window.GetSeconds() * 1e-9});
-            last1 = b1;
-            last2 = b2;
-        });
-    }
+    auto sampled = SampleRates(s.nics[1], s.nics[2], start, window, end);
     Ptr<FabricNetDevice> bottleneck = s.sw->GetPort(s.links[0].portB);
     uint64_t maxSteadyQueue = 0;
     for (Time t = start; t <= end; t += MicroSeconds(5))
@@ -409,6 +389,7 @@ TEST_F(HpccTest, TwoFlowsFairShareWithEmptyQueue)
     }
     Simulator::Stop(end);
     Simulator::Run();
+    const std::vector<std::pair<double, double>>& rates = *sampled;
     const double capacity = 100.0 * 4096 / 4178;
     double sum1 = 0, sum2 = 0;
     for (const auto& [a, b] : rates)
@@ -449,14 +430,7 @@ RunIncast(bool hpcc)
     // of the free shared buffer, about 400 KB per ingress while it is empty.
     Star s = MakeCcStar(9, hpcc, 4000000);
     IncastResult res;
-    s.nics[0]->SetReceiveCompletionCallback(MakeCallback(
-        +[](double* f, const RdmaCompletion&) { *f = Simulator::Now().GetSeconds(); })
-                                                .Bind(&res.finish));
-    for (uint32_t i = 1; i < 9; ++i)
-    {
-        auto [q, r] = RdmaNic::Connect(s.nics[i], s.nics[0], 3);
-        s.nics[i]->PostSend(q, 1000000, true, 0);
-    }
+    PostIncast(s, 1000000, &res.finish);
     Ptr<FabricNetDevice> bottleneck = s.sw->GetPort(s.links[0].portB);
     Ptr<RdmaNic> sink = s.nics[0];
     for (Time t = MicroSeconds(100); t < MilliSeconds(3); t += MicroSeconds(5))
@@ -471,10 +445,7 @@ RunIncast(bool hpcc)
     Simulator::Stop(MilliSeconds(3));
     Simulator::Run();
     res.maxQueue = s.sw->GetPort(s.links[0].portB)->GetCounters().maxQueueBytes;
-    for (uint32_t i = 1; i < 9; ++i)
-    {
-        res.pauses += s.sw->GetPort(s.links[i].portB)->GetCounters().pausesSent;
-    }
+    res.pauses = SenderPauses(s);
     res.delivered = s.nics[0]->GetCounters().bytesDelivered;
     res.conservation = CheckFabricConservation(s.nodes);
     Simulator::Destroy();

@@ -10,10 +10,13 @@
 #include "rdma-nic.h"
 
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace hockney
@@ -193,6 +196,68 @@ AttachAll(Star& s)
     {
         s.nics[i]->Attach(s.links[i].devA);
     }
+}
+
+/// `cfg` with switch ECN marking `m` (Kmin, Kmax, Pmax: a DcqcnMarking).
+template <class Marking>
+FabricLinkConfig
+WithEcnMarking(FabricLinkConfig cfg, const Marking& m)
+{
+    cfg.ecn = true;
+    cfg.ecnKminBytes = m.kminBytes;
+    cfg.ecnKmaxBytes = m.kmaxBytes;
+    cfg.ecnPmax = m.pmax;
+    return cfg;
+}
+
+/// Payload Gb/s that `a` and `b` sent in each `window` from `start` to
+/// `end`, from their byte counters; filled while the simulation runs.
+inline std::shared_ptr<std::vector<std::pair<double, double>>>
+SampleRates(Ptr<RdmaNic> a, Ptr<RdmaNic> b, Time start, Time window, Time end)
+{
+    auto rates = std::make_shared<std::vector<std::pair<double, double>>>();
+    auto last = std::make_shared<std::pair<uint64_t, uint64_t>>();
+    Simulator::Schedule(start, [a, b, last]() {
+        *last = {a->GetCounters().bytesSent, b->GetCounters().bytesSent};
+    });
+    for (Time t = start + window; t <= end; t += window)
+    {
+        Simulator::Schedule(t, [a, b, last, rates, window]() {
+            uint64_t ba = a->GetCounters().bytesSent;
+            uint64_t bb = b->GetCounters().bytesSent;
+            rates->push_back({(ba - last->first) * 8 / window.GetSeconds() * 1e-9,
+                              (bb - last->second) * 8 / window.GetSeconds() * 1e-9});
+            *last = {ba, bb};
+        });
+    }
+    return rates;
+}
+
+/// Hosts 1..n-1 of the star each write `bytes` to host 0 on priority 3;
+/// `*finish` becomes the time of host 0's last receive completion.
+inline void
+PostIncast(Star& s, uint64_t bytes, double* finish)
+{
+    s.nics[0]->SetReceiveCompletionCallback(MakeCallback(
+        +[](double* f, const RdmaCompletion&) { *f = Simulator::Now().GetSeconds(); })
+                                                .Bind(finish));
+    for (uint32_t i = 1; i < s.nics.size(); ++i)
+    {
+        auto [q, r] = RdmaNic::Connect(s.nics[i], s.nics[0], 3);
+        s.nics[i]->PostSend(q, bytes, true, 0);
+    }
+}
+
+/// PFC pause frames the star's switch sent to hosts 1..n-1 (the senders).
+inline uint64_t
+SenderPauses(const Star& s)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 1; i < s.links.size(); ++i)
+    {
+        n += s.sw->GetPort(s.links[i].portB)->GetCounters().pausesSent;
+    }
+    return n;
 }
 
 } // namespace rdmatest
