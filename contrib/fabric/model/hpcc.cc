@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "hpcc.h"
 
+#include "fabric-log.h"
 #include "int-header.h"
 
 #include "ns3/double.h"
@@ -123,7 +124,7 @@ Hpcc::MeasureInflight(const std::vector<RdmaIntHop>& hops)
         const double txRate = double(IntHeader::BytesDelta(hops[i], m_hops[i])) / dt;
         const double qlen = double(std::min(hops[i].queueBytes, m_hops[i].queueBytes));
         const double ui = qlen / (B * T) + txRate / B;
-        if (!any || ui > u)
+        if (ui > u) // as Algorithm 1: an idle path (u = 0 everywhere) leaves U as it is
         {
             u = ui;
             tau = dt;
@@ -166,7 +167,7 @@ Hpcc::ComputeWind(bool updateWc)
 void
 Hpcc::AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample)
 {
-    NS_LOG_FUNCTION(this << state->qpNumber << sample.intHops.size());
+    HOCKNEY_HOT_LOG_FUNCTION(this << state->qpNumber << sample.intHops.size());
     if (sample.intHops.empty())
     {
         return;
@@ -191,8 +192,8 @@ Hpcc::AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample)
     {
         m_lastUpdate = now;
     }
-    NS_LOG_LOGIC("qp " << state->qpNumber << " U " << m_u << " W " << m_w << " Wc " << m_wc
-                       << " stage " << m_incStage);
+    HOCKNEY_HOT_LOG_LOGIC("qp " << state->qpNumber << " U " << m_u << " W " << m_w << " Wc "
+                                << m_wc << " stage " << m_incStage);
     Apply(state);
 }
 
