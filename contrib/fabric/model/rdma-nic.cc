@@ -91,7 +91,8 @@ RdmaNic::GetTypeId()
             .AddAttribute("AckInterval",
                           "The requester asks for an ACK (AckReq) every N packets, on the last "
                           "packet of each message and on the packet that fills the window: ACK "
-                          "coalescing",
+                          "coalescing. QPs whose congestion control reads INT (HPCC) ask on "
+                          "every packet",
                           UintegerValue(64),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))

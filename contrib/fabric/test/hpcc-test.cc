@@ -361,7 +361,7 @@ TEST_F(HpccTest, TwoFlowsFairShareWithEmptyQueue)
     // path's base RTT is about 5.3 us: 4 x 1 us propagation, 2 x 300 ns
     // forwarding, two serializations of a 4.2 KB frame). Sampled every 50 us
     // from 400 us to 1.5 ms (HPCC needs a few RTTs to settle; the window
-    // starts 60 RTTs after the join). Each flow must be within 10 % of half
+    // starts about 55 RTTs after the join). Each flow must be within 10 % of half
     // of what the two sent together in every window (HPCC's multiplicative
     // step keeps the ratio of the two windows and W_AI evens them only
     // slowly, so the tolerance holds the +-5 % jitter of 50 us windows of
