@@ -14,6 +14,7 @@
 #include "fabric-channel.h"
 #include "fabric-log.h"
 #include "fabric-switch.h"
+#include "int-header.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -408,7 +409,11 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header
                                   Time rxEnd)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << ingressPort);
-    uint32_t payload = packet->GetSize() - kHdr;
+    // An INT packet leaves with one more hop record (StartTransmission
+    // writes it): its bytes count in the queue and the budget from here on.
+    const uint32_t intBytes = IntHeader::GrowthBytes(header);
+    m_counters.intBytes += intBytes;
+    uint32_t payload = packet->GetSize() - kHdr + intBytes;
     Item item{packet, header, payload, ingressPort, ingressWireBytes, ready, rxEnd};
     // Fast path of an idle port (the common case in an uncongested fabric):
     // nothing queued, nothing to signal, the class may send -> start now,
@@ -612,6 +617,14 @@ FabricNetDevice::StartTransmission(Item& item)
     // Busy from here on: the calls below may re-enter TryTransmit (a hairpin
     // port's own XON).
     m_txFreeAt = end;
+    if (item.header.IsIntRequested() && m_switch && IntHeader::GrowthBytes(item.header) > 0)
+    {
+        // HPCC's INT at the egress (the HPCC simulator's SwitchNotifyDequeue):
+        // departure time, the port's tx bytes with this packet (on the wire),
+        // the queue it leaves behind, the port's rate.
+        IntHeader::PushHop(item.packet, item.header, now, m_counters.txWireBytes + wire,
+                           m_queuedBytes, m_rate);
+    }
     if (m_ecn && item.header.IsEctCapable() && m_ecn->ShouldMark(m_queues[c].bytes))
     {
         // Copy on write: the sender may still hold this packet for retransmission.

@@ -91,7 +91,8 @@ RdmaNic::GetTypeId()
             .AddAttribute("AckInterval",
                           "The requester asks for an ACK (AckReq) every N packets, on the last "
                           "packet of each message and on the packet that fills the window: ACK "
-                          "coalescing",
+                          "coalescing. QPs whose congestion control reads INT (HPCC) ask on "
+                          "every packet",
                           UintegerValue(64),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
@@ -315,6 +316,8 @@ RdmaNic::CreateQp(uint8_t priority)
     qp.priority = priority;
     qp.rate = rate;
     qp.cc = cc;
+    // INT rides in the payload: with transport headers in a tag (NVLink) it is not modelled.
+    qp.wantsInt = cc->WantsInt() && !m_headersInTag;
     qp.rate->SetRateChangedCallback(MakeCallback(&RdmaNic::RateChanged, this).Bind(qp.qpn));
     qp.rate->SetWindowChangedCallback(MakeCallback(&RdmaNic::WindowChanged, this).Bind(qp.qpn));
     qp.ccWindow = rate->GetWindow();
