@@ -135,7 +135,8 @@ Dcqcn::GetTypeId()
                           "OnCnp: a CNP cuts at once (at most one cut per "
                           "RateDecreaseInterval, later CNPs defer it); PeriodicCheck: a CNP "
                           "only arms a check at the next multiple of RateDecreaseInterval "
-                          "after the flow's first CNP, which cuts once if any CNP came",
+                          "after the flow's first CNP, which cuts once if any CNP came "
+                          "(RateDecreaseInterval 0: every CNP cuts, in either mode)",
                           EnumValue(CUT_ON_CNP),
                           MakeEnumAccessor(&Dcqcn::m_decreaseMode),
                           MakeEnumChecker(CUT_ON_CNP, "OnCnp", PERIODIC_CHECK, "PeriodicCheck"))
