@@ -154,7 +154,7 @@ FabricNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&FabricNetDevice::m_pfcResumeTrace),
                             "ns3::TracedValueCallback::Uint8")
             .AddTraceSource("EcnMark",
-                            "This egress set CE on a packet (packet, class queue bytes).",
+                            "This egress set CE on a packet (packet, the class queue bytes the marker read).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_ecnMarkTrace),
                             "ns3::FabricNetDevice::EcnMarkCallback")
             .AddTraceSource("QueueLength",
@@ -190,6 +190,7 @@ FabricNetDevice::DoDispose()
     {
         q.items.clear();
         q.bytes = 0;
+        q.wireBytes = 0;
     }
     m_queuedBytes = 0;
     m_queuedPackets = 0;
@@ -391,6 +392,7 @@ FabricNetDevice::Enqueue(Item&& item)
     uint8_t c = item.header.GetPriority();
     ClassQueue& q = m_queues[c];
     q.bytes += item.payloadBytes;
+    q.wireBytes += WireBytes(item.payloadBytes + kHdr);
     m_queuedBytes += item.payloadBytes;
     ++m_queuedPackets;
     q.items.push_back(std::move(item));
@@ -415,6 +417,10 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header
     m_counters.intBytes += intBytes;
     uint32_t payload = packet->GetSize() - kHdr + intBytes;
     Item item{packet, header, payload, ingressPort, ingressWireBytes, ready, rxEnd};
+    if (m_ecn && m_ecn->MarksAtEnqueue())
+    {
+        MarkIfCongested(item, m_queues[header.GetPriority()]);
+    }
     // Fast path of an idle port (the common case in an uncongested fabric):
     // nothing queued, nothing to signal, the class may send -> start now,
     // with exactly the decision the scheduler would take.
@@ -533,6 +539,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
             m_nonEmptyMask &= uint8_t(~(1u << c));
         }
         q.bytes -= out.payloadBytes;
+        q.wireBytes -= WireBytes(out.payloadBytes + kHdr);
         m_queuedBytes -= out.payloadBytes;
         --m_queuedPackets;
         m_queueLengthTrace(c, q.bytes);
@@ -625,17 +632,9 @@ FabricNetDevice::StartTransmission(Item& item)
         IntHeader::PushHop(item.packet, item.header, now, m_counters.txWireBytes + wire,
                            m_queuedBytes, m_rate);
     }
-    if (m_ecn && item.header.IsEctCapable() && m_ecn->ShouldMark(m_queues[c].bytes))
+    if (m_ecn && !m_ecn->MarksAtEnqueue())
     {
-        // Copy on write: the sender may still hold this packet for retransmission.
-        Ptr<Packet> p = item.packet->Copy();
-        FabricHeader old;
-        p->RemoveHeader(old);
-        item.header.SetEcn(FabricHeader::CE);
-        p->AddHeader(item.header);
-        item.packet = p;
-        ++m_counters.ecnMarks;
-        m_ecnMarkTrace(p, m_queues[c].bytes);
+        MarkIfCongested(item, m_queues[c]);
     }
     if (item.ingressPort != kNoPort)
     {
@@ -664,6 +663,24 @@ FabricNetDevice::StartTransmission(Item& item)
                             ConstCast<const Packet>(item.packet));
     }
     ScheduleNext(end);
+}
+
+void
+FabricNetDevice::MarkIfCongested(Item& item, const ClassQueue& q)
+{
+    const uint64_t queued = m_ecn->QueueBytes(q.bytes, q.wireBytes);
+    if (item.header.IsEctCapable() && m_ecn->ShouldMark(queued))
+    {
+        // Copy on write: the sender may still hold this packet for retransmission.
+        Ptr<Packet> p = item.packet->Copy();
+        FabricHeader old;
+        p->RemoveHeader(old);
+        item.header.SetEcn(FabricHeader::CE);
+        p->AddHeader(item.header);
+        item.packet = p;
+        ++m_counters.ecnMarks;
+        m_ecnMarkTrace(p, queued);
+    }
 }
 
 void

@@ -261,7 +261,11 @@ class FabricNetDevice : public NetDevice
     {
         std::deque<Item> items;
         uint64_t bytes{0};
+        uint64_t wireBytes{0}; ///< on-wire bytes of the same packets (ECN QueueBytes Wire)
     };
+
+    /// ECN: sets CE on an ECT packet if the marker draws a mark for queue q.
+    void MarkIfCongested(Item& item, const ClassQueue& q);
 
     void TryTransmit();
     void TransmitReadyEvent();

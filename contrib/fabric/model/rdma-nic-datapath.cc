@@ -343,8 +343,8 @@ RdmaNic::SendAck(RdmaQueuePair& qp, const FabricHeader& fh, uint64_t psn, bool n
     // responder returns a FECN as BECN (InfiniBand Architecture Specification
     // vol. 1, annex A10, congestion control); a congestion control reads it
     // as RdmaAckSample::ecnEcho. It changes no packet size.
-    SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(), bth::kAcknowledge,
-                psn, nak, qp.ceSinceAck);
+    SendControl(fh.GetSource(), qp.peerQpn, m_ackHighPriority ? m_cnpPriority : fh.GetPriority(),
+                fh.GetFlowId(), bth::kAcknowledge, psn, nak, qp.ceSinceAck);
     qp.ceSinceAck = false;
 }
 

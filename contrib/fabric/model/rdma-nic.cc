@@ -120,6 +120,16 @@ RdmaNic::GetTypeId()
                           UintegerValue(7),
                           MakeUintegerAccessor(&RdmaNic::m_cnpPriority),
                           MakeUintegerChecker<uint8_t>(0, 7))
+            // The HPCC authors' DCQCN runs set ACK_HIGH_PRIO 1 (run.py): ACKs
+            // and NAKs go to the NIC's and the switches' highest-priority
+            // queue, as CNPs do. Off by default: an ACK travels in the class
+            // of the data it acknowledges.
+            .AddAttribute("AckHighPriority",
+                          "ACKs and NAKs use the CnpPriority class (strict priority on the "
+                          "ports, StrictPriorityClasses) instead of the data's class",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_ackHighPriority),
+                          MakeBooleanChecker())
             .AddAttribute("HeadersInTag",
                           "Carry BTH/RETH/ImmDt/AETH as a packet tag of 0 bytes instead of "
                           "payload bytes: for links whose own header holds them (NVLink)",

@@ -232,6 +232,7 @@ class RdmaNic : public Object
     Time m_rto;
     uint64_t m_windowBytes;
     uint8_t m_cnpPriority;
+    bool m_ackHighPriority{false}; ///< ACKs/NAKs on m_cnpPriority's class
     bool m_ecnCapable;
     bool m_headersInTag;
     TypeId m_ccType;
