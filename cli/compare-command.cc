@@ -335,6 +335,17 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     ApplyShape(f, o, c);
     ApplyModel(f, o, c);
     ApplyFabric(f, o, c);
+    if (!c.flows.empty())
+    {
+        // Flows replace the collective (comparison-flows.h).
+        for (const char* flag : {"collective", "algorithm", "ranks", "bytes", "channels", "slices", "root", "gpus-per-node"})
+        {
+            if (f.IsSet(flag))
+            {
+                throw ns3::InputError(std::string("--") + flag, "expected no collective flag with a scenario of flows");
+            }
+        }
+    }
     const std::string outputDir = f.Get("output");
     if (!outputDir.empty())
     {

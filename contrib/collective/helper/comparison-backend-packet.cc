@@ -12,7 +12,6 @@
 #include "units.h"
 
 #include "ns3/boolean.h"
-#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -72,24 +71,7 @@ RunPacket(const ComparisonPoint& pt,
     using Clock = std::chrono::steady_clock;
     const auto wallStart = Clock::now();
     const uint64_t eventsBefore = Simulator::GetEventCount();
-    RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
-    Ptr<PacketTransport> t = CreateObject<PacketTransport>();
-    ConfigurePacket(t, f);
-    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f);
-    try
-    {
-        t->Build(desc, cc);
-    }
-    catch (const InputError&)
-    {
-        throw;
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw InputError("--topology", e.what());
-    }
-    t->GetNetwork()->AssignStreams(seed);
-    t->InstallWatchdog();
+    Ptr<PacketTransport> t = BuildPacketRun(desc, f, seed);
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));

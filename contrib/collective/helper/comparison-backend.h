@@ -116,6 +116,14 @@ Time RunOnAnalyticChannel(const ComparisonPoint& pt,
 /// The executor's time of \p pt's schedule on \p t (installed), the
 /// simulator destroyed after it.
 Time RunScheduleOn(const ComparisonPoint& pt, Ptr<AnalyticTransport> t);
+/// The flow model's transport: the analytic channel with the shared policy
+/// over the routes of \p pairs, each message capped by the fastest of their
+/// payload rates and \p fastest, plus \p extra (comparison-backend-flow.cc).
+Ptr<AnalyticTransport> MakeFlowTransport(const ComparisonSetup& setup,
+                                         uint32_t ranks,
+                                         const std::vector<std::pair<uint32_t, uint32_t>>& pairs,
+                                         DataRate fastest,
+                                         Time extra);
 /// The flow model's time of \p pt (comparison-backend-flow.cc).
 Time RunFlowModel(const ComparisonPoint& pt, const ComparisonSetup& setup);
 

@@ -2,8 +2,10 @@
 #include "comparison-packet-fabric.h"
 
 #include "calibration.h"
+#include "input-error.h"
 #include "rdma-endpoint.h"
 
+#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -32,6 +34,30 @@ ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
         t->SetNicAttribute("EngineStartup", TimeValue(Time(0)));
         t->SetNicAttribute("AckInterval", UintegerValue(64));
     }
+}
+
+Ptr<PacketTransport>
+BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed)
+{
+    RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
+    Ptr<PacketTransport> t = CreateObject<PacketTransport>();
+    ConfigurePacket(t, f);
+    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f);
+    try
+    {
+        t->Build(desc, cc);
+    }
+    catch (const InputError&)
+    {
+        throw;
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw InputError("--topology", e.what());
+    }
+    t->GetNetwork()->AssignStreams(seed);
+    t->InstallWatchdog();
+    return t;
 }
 
 Time

@@ -24,6 +24,12 @@ Ptr<RdmaCongestionControl> MakeCongestionControl(const ComparisonFabric& f);
 /// NIC costs to a transport about to be built.
 void ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f);
 
+/// The fabric of one packet run: the random seed set (\p seed, 0 read as
+/// 1), a transport configured and built from \p desc with the congestion
+/// control of \p f, the fabric's streams assigned from \p seed and its
+/// watchdog installed. A bad description is an InputError naming --topology.
+Ptr<PacketTransport> BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed);
+
 /// The endpoint's software cost per message (send + receive overhead, the
 /// RdmaEndpoint defaults); zero on the ideal fabric.
 Time EndpointCost(const ComparisonFabric& f);
