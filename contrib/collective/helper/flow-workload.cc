@@ -197,20 +197,24 @@ void
 ResolveFlowHosts(std::vector<FlowSpec>& flows, const TopologyDescription& topology)
 {
     std::map<std::string, uint32_t> ranks;
-    std::string names;
+    std::vector<std::string> names;
     for (const TopologyNode& n : topology.nodes)
     {
         if (IsEndpointKind(n.kind))
         {
-            names += (ranks.empty() ? "" : ", ") + n.name;
-            const uint32_t rank = static_cast<uint32_t>(ranks.size());
-            ranks.emplace(n.name, rank);
+            ranks.emplace(n.name, static_cast<uint32_t>(names.size()));
+            names.push_back(n.name);
         }
     }
-    if (ranks.size() > 8)
+    // The names, or for a large topology its first and last.
+    std::string known;
+    for (size_t i = 0; i < names.size(); ++i)
     {
-        names = topology.nodes.empty() ? names : names.substr(0, names.find(',', 0)) + ", ... (" +
-                                                     std::to_string(ranks.size()) + " endpoints)";
+        known += (i ? ", " : "") + names[i];
+    }
+    if (names.size() > 8)
+    {
+        known = names.front() + " .. " + names.back() + ", " + std::to_string(names.size()) + " endpoints";
     }
     for (FlowSpec& f : flows)
     {
@@ -220,7 +224,7 @@ ResolveFlowHosts(std::vector<FlowSpec>& flows, const TopologyDescription& topolo
             if (it == ranks.end())
             {
                 throw InputError(f.field + "." + key, "expected a GPU or host of topology '" + topology.name + "' (" +
-                                                          names + "), got '" + *name + "'");
+                                                          known + "), got '" + *name + "'");
             }
             *rank = it->second;
         }

@@ -53,7 +53,7 @@ std::vector<FlowSpec> ParseFlowsJson(const nlohmann::json& flows, const std::str
 /// skipped), one flow per row. Errors name \p field and the line
 /// ("scenario.flows_csv line 3.bytes: ..."); an unreadable file names \p field.
 std::vector<FlowSpec> ReadFlowsCsv(const std::string& path, const std::string& field);
-/// The same from the file's text; \p file is the path the errors quote.
+/// The same from the file's text.
 std::vector<FlowSpec> ParseFlowsCsv(const std::string& text, const std::string& field);
 
 /// Sets each flow's ranks from its host names (ranks count the topology's
