@@ -214,3 +214,26 @@ TEST(FlowsCli, BadFlowsNameTheField)
     ExpectBadInput(scenario("calibrated", R"("params": "calibrated", "flows": [{"src": "h1", "dst": "h0", "bytes": 1}])"),
                    "scenario.params");
 }
+
+TEST(FlowsCli, PairsInsideAServerUseNvlinkAndAcrossUseTheNetwork)
+{
+    // rail-h100-2n: a pair inside a server takes the GPUs' NVLink (the
+    // messenger's choice: the narrowest domain), a pair across servers the
+    // NICs. Over the NICs, 10000 B inside a server would take the PCIe hops
+    // and a leaf's forwarding, beyond 1.1 x the NVLink path's ideal.
+    const std::string s = WriteFile("rail.json", R"({"topology": "rail-h100-2n", "backends": "flow,packet", "flows": [
+        {"src": "n0.gpu0", "dst": "n1.gpu0", "bytes": "4MB"},
+        {"src": "n0.gpu1", "dst": "n0.gpu0", "bytes": 10000, "start": "5us"},
+        {"src": "n1.gpu3", "dst": "n0.gpu0", "bytes": "3MB", "start": "1us", "class": 0, "verb": "send"}]})");
+    auto rows = ByFlow(Rows("--scenario=" + s));
+    ASSERT_EQ(rows.size(), 8u);
+    EXPECT_LT(rows.at({"packet", "1"})["slowdown"].get<double>(), 1.1) << rows.at({"packet", "1"}).dump();
+    for (auto [flow, bytes] : {std::pair{"0", 4000000}, std::pair{"1", 10000}, std::pair{"2", 3000000}})
+    {
+        const auto& r = rows.at({"packet", flow});
+        EXPECT_EQ(r["bytes_delivered"], bytes) << r.dump();
+        // The NICs' costs and the headers only: within 15 % of the flow model.
+        EXPECT_NEAR(rows.at({"flow", flow})["error"].get<double>(), 0, 0.15) << flow;
+    }
+    EXPECT_EQ(rows.at({"packet", "all"})["drops"], 0);
+}
