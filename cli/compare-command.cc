@@ -338,11 +338,13 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     if (!c.flows.empty())
     {
         // Flows replace the collective (comparison-flows.h).
-        for (const char* flag : {"collective", "algorithm", "ranks", "bytes", "channels", "slices", "root", "gpus-per-node"})
+        for (const char* flag :
+             {"collective", "algorithm", "ranks", "bytes", "channels", "slices", "root", "gpus-per-node"})
         {
             if (f.IsSet(flag))
             {
-                throw ns3::InputError(std::string("--") + flag, "expected no collective flag with a scenario of flows");
+                throw ns3::InputError(std::string("--") + flag,
+                                      "expected no collective flag with a scenario of flows");
             }
         }
     }
