@@ -235,3 +235,15 @@ TEST(FlowsCli, PairsInsideAServerUseNvlinkAndAcrossUseTheNetwork)
     }
     EXPECT_EQ(rows.at({"packet", "all"})["drops"], 0);
 }
+
+TEST(FlowsCli, TheWallClockLimitStopsAPacketRunOfFlows)
+{
+    // A limit of 0 is reached at the first check, before any packet: exit 1
+    // (a run that stopped, not bad input), saying where it stopped.
+    hockney::CliResult r = RunHockney("compare --scenario=" + kExample + " --wall-limit=0s");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("packet run of 2 flows: stopped at the wall-clock limit of 0 s (--wall-limit) after "
+                         "0/2 flows complete, simulated 0 us"),
+              std::string::npos)
+        << r.err;
+}

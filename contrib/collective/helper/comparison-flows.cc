@@ -7,6 +7,7 @@
 #include "comparison-packet-fabric.h"
 #include "comparison-point.h"
 #include "input-error.h"
+#include "units.h"
 
 #include "ns3/simulator.h"
 
@@ -171,6 +172,17 @@ class FlowRecorder
         }
     }
 
+    /// Flows both ends of which completed.
+    size_t Complete() const
+    {
+        size_t n = 0;
+        for (const FlowOutcome& o : m_out)
+        {
+            n += o.ack && o.lastByte ? 1 : 0;
+        }
+        return n;
+    }
+
   private:
     FlowOutcome* Find(const std::map<std::pair<const RdmaNic*, uint32_t>, size_t>& m, const RdmaNic* nic, uint32_t qpn)
     {
@@ -253,9 +265,30 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows)
             src->PostSend(qa, f.bytes, f.write, static_cast<uint32_t>(i));
         });
     }
+    const std::string total = std::to_string(flows.size());
+    PacketWallWatch watch(
+        wallStart,
+        setup.fabric.wallLimit,
+        [&]() {
+            return std::to_string(recorder.Complete()) + "/" + total + " flows complete, simulated " +
+                   std::to_string(Simulator::Now().GetMicroSeconds()) + " us";
+        },
+        [&]() { return recorder.Complete() == flows.size(); },
+        setup.progress,
+        "packet " + total + " flows");
+    watch.Start();
     Simulator::Stop(setup.fabric.timeLimit);
     Simulator::Run();
     const Time simulated = Simulator::Now();
+    if (watch.Stopped())
+    {
+        // Stopped, not failed; conservation cannot hold mid-flight.
+        Simulator::Destroy();
+        throw std::runtime_error("packet run of " + total + " flows: stopped at the wall-clock limit of " +
+                                 units::FormatSeconds(setup.fabric.wallLimit.GetSeconds()) + " (" +
+                                 setup.config.FieldName("fabric.wall_limit", "--wall-limit") + ") after " +
+                                 watch.StoppedAt());
+    }
     std::string failure;
     for (size_t i = 0; i < flows.size() && failure.empty(); ++i)
     {

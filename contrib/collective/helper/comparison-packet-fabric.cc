@@ -60,6 +60,51 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     return t;
 }
 
+PacketWallWatch::PacketWallWatch(Clock::time_point start,
+                                 Time limit,
+                                 std::function<std::string()> status,
+                                 std::function<bool()> complete,
+                                 std::function<void(const std::string&)> progress,
+                                 std::string prefix)
+    : m_start(start),
+      m_lastPrint(start),
+      m_limit(std::chrono::nanoseconds(limit.GetNanoSeconds())),
+      m_status(std::move(status)),
+      m_complete(std::move(complete)),
+      m_progress(std::move(progress)),
+      m_prefix(std::move(prefix))
+{
+}
+
+void
+PacketWallWatch::Start()
+{
+    Simulator::ScheduleNow(&PacketWallWatch::Check, this);
+}
+
+void
+PacketWallWatch::Check()
+{
+    const auto now = Clock::now();
+    if (now - m_start >= m_limit)
+    {
+        m_stopped = true;
+        m_stoppedAt = m_status();
+        Simulator::Stop();
+        return;
+    }
+    if (m_progress && now - m_lastPrint >= std::chrono::seconds(3))
+    {
+        m_lastPrint = now;
+        m_progress(m_prefix + ": " + m_status() + ", wall " +
+                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - m_start).count()) + " s");
+    }
+    if (!m_complete())
+    {
+        Simulator::Schedule(MicroSeconds(5), &PacketWallWatch::Check, this);
+    }
+}
+
 Time
 EndpointCost(const ComparisonFabric& f)
 {
