@@ -4,6 +4,8 @@
 // configuration (from flags or a scenario file, every field checked,
 // comparison-scenario.cc), the backends (one class each, registered by name in
 // comparison-backend.h), and the rows (RunComparison, collective-comparison.cc).
+// A scenario may carry a workload of flows instead of the collective
+// (comparison-flows.h).
 //
 // Backends, all running the same schedule (except closed):
 //   closed     the closed form of the algorithm (collective-closed-form.h), no simulation
