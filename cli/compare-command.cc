@@ -405,6 +405,18 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
                                       "expected no collective flag with a scenario of flows");
             }
         }
+        // A flow is one RDMA WRITE or SEND, not a schedule of operations; the
+        // time series recorder follows a collective's executor.
+        for (const char* flag : {"per-op", "traces"})
+        {
+            if (!f.Get(flag).empty())
+            {
+                throw ns3::InputError(std::string("--") + flag,
+                                      "expected no --" + std::string(flag) +
+                                          " with a scenario of flows (it records a collective's schedule; "
+                                          "--pcap records flows)");
+            }
+        }
     }
     ns3::OutputProvenance().seed = c.seed;
     std::vector<ns3::ResultRow> perOp;

@@ -238,12 +238,34 @@ TEST(FlowsCli, PairsInsideAServerUseNvlinkAndAcrossUseTheNetwork)
 
 TEST(FlowsCli, TheWallClockLimitStopsAPacketRunOfFlows)
 {
-    // A limit of 0 is reached at the first check, before any packet: exit 1
-    // (a run that stopped, not bad input), saying where it stopped.
-    hockney::CliResult r = RunHockney("compare --scenario=" + kExample + " --wall-limit=0s");
-    EXPECT_EQ(r.status, 1) << r.err;
+    // A limit of 0 is reached at the first check, before any packet: exit 3
+    // (a run that stopped, not bad input, as for a collective), saying where
+    // it stopped; the analytic backends' rows are all printed, and the packet
+    // backend's one row says it stopped.
+    hockney::CliResult r = RunHockney("compare --scenario=" + kExample + " --wall-limit=0s --format=json");
+    EXPECT_EQ(r.status, 3) << r.err;
     EXPECT_NE(r.err.find("packet run of 2 flows: stopped at the wall-clock limit of 0 s (--wall-limit) after "
                          "0/2 flows complete, simulated 0 us"),
               std::string::npos)
         << r.err;
+    const nlohmann::json rows = nlohmann::json::parse(r.out).at("rows");
+    // 2 flows x (alphabeta, flow), their 2 summaries, and the packet summary.
+    ASSERT_EQ(rows.size(), 7U) << r.out;
+    EXPECT_EQ(rows.back().at("backend"), "packet");
+    EXPECT_EQ(rows.back().at("status"), "stopped-at-wall-limit");
+    EXPECT_TRUE(rows.back().at("fct_s").is_null());
+    EXPECT_EQ(rows.back().at("bytes"), 2000000);
+}
+
+TEST(FlowsCli, PerOpAndTracesAreRefusedWithFlows)
+{
+    for (const char* flag : {"--per-op=/tmp/hockney-flows-per-op.csv", "--traces=/tmp"})
+    {
+        hockney::CliResult r = RunHockney("compare --scenario=" + kExample + " " + flag);
+        EXPECT_EQ(r.status, 2) << flag;
+        EXPECT_NE(r.err.find(std::string(flag).substr(0, std::string(flag).find('=')) +
+                             ": expected no"),
+                  std::string::npos)
+            << r.err;
+    }
 }

@@ -6,6 +6,7 @@
 #include "comparison-backend.h"
 #include "comparison-packet-fabric.h"
 #include "comparison-point.h"
+#include "fabric-pcap-helper.h"
 #include "input-error.h"
 #include "units.h"
 
@@ -42,6 +43,9 @@ struct FlowsAnswer
     std::string backend;
     std::vector<FlowOutcome> flows;
     ResultRow columns; ///< the summary row's backend-specific columns
+    /// The packet run reached its wall-clock limit: what it got to, for the
+    /// message of PacketRunStopped (its flows have no outcome).
+    std::string stoppedAt;
 };
 
 // --- analytic backends ---
@@ -250,6 +254,10 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows)
     const auto wallStart = Clock::now();
     const uint64_t eventsBefore = Simulator::GetEventCount();
     Ptr<PacketTransport> t = BuildPacketRun(setup.packetDesc, setup.fabric, setup.config.seed);
+    if (!setup.config.pcapDir.empty())
+    {
+        FabricPcapHelper::EnablePcap(setup.config.pcapDir + "/packet-flows", t->GetNetwork()->GetNodes());
+    }
     FlowsAnswer a;
     a.flows.resize(flows.size());
     FlowRecorder recorder(a.flows);
@@ -282,12 +290,21 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows)
     const Time simulated = Simulator::Now();
     if (watch.Stopped())
     {
-        // Stopped, not failed; conservation cannot hold mid-flight.
+        // Stopped, not failed; conservation cannot hold mid-flight. The
+        // summary row says how far it got (RunFlowComparison throws
+        // PacketRunStopped with every row).
+        const PacketRunCounters k = t->GetCounters();
+        a.columns.Set("events", Simulator::GetEventCount() - eventsBefore)
+            .Set("data_hops", k.dataHops)
+            .Set("control_hops", k.controlHops)
+            .Set("wall_s", std::chrono::duration<double>(Clock::now() - wallStart).count())
+            .Set("sim_s", simulated.GetSeconds())
+            .Set("status", "stopped-at-wall-limit");
         Simulator::Destroy();
-        throw std::runtime_error("packet run of " + total + " flows: stopped at the wall-clock limit of " +
-                                 units::FormatSeconds(setup.fabric.wallLimit.GetSeconds()) + " (" +
-                                 setup.config.FieldName("fabric.wall_limit", "--wall-limit") + ") after " +
-                                 watch.StoppedAt());
+        a.stoppedAt = "packet run of " + total + " flows: stopped at the wall-clock limit of " +
+                      units::FormatSeconds(setup.fabric.wallLimit.GetSeconds()) + " (" +
+                      setup.config.FieldName("fabric.wall_limit", "--wall-limit") + ") after " + watch.StoppedAt();
+        return a;
     }
     std::string failure;
     for (size_t i = 0; i < flows.size() && failure.empty(); ++i)
@@ -427,6 +444,17 @@ FlowRow(const ComparisonConfig& c,
 
 /// The backend's summary: the last completion and its span from the first
 /// start, the total bytes, and the error of the span against the packets'.
+uint64_t
+TotalBytes(const std::vector<FlowSpec>& flows)
+{
+    uint64_t total = 0;
+    for (const FlowSpec& f : flows)
+    {
+        total += f.bytes;
+    }
+    return total;
+}
+
 ResultRow
 SummaryRow(const ComparisonConfig& c,
            const std::vector<FlowSpec>& flows,
@@ -437,7 +465,7 @@ SummaryRow(const ComparisonConfig& c,
     Time first = Time::Max();
     Time last(0);
     std::optional<Time> lastAck;
-    uint64_t total = 0;
+    const uint64_t total = TotalBytes(flows);
     uint64_t sums[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < flows.size(); ++i)
     {
@@ -448,7 +476,6 @@ SummaryRow(const ComparisonConfig& c,
         {
             lastAck = std::max(lastAck.value_or(Time(0)), *o.ack);
         }
-        total += flows[i].bytes;
         sums[0] += o.retransmissions;
         sums[1] += o.cnps;
         sums[2] += o.bytesSent;
@@ -556,13 +583,21 @@ RunFlowComparison(const ComparisonConfig& c, std::function<void(const std::strin
                           : b == "flow"    ? RunMaxMin(setup, flows)
                                            : RunPacketFlows(setup, flows));
         answers.back().backend = b;
-        for (size_t i = 0; i < flows.size(); ++i)
+        for (size_t i = 0; i < flows.size() && answers.back().stoppedAt.empty(); ++i)
         {
             if (!answers.back().flows[i].lastByte)
             {
                 throw std::runtime_error(b + " run of flows: flow " + std::to_string(i) + " was not delivered");
             }
         }
+    }
+    // A packet run stopped by its wall-clock limit has no flow outcomes: the
+    // other backends' rows stand, its own is one summary row saying so.
+    std::optional<FlowsAnswer> stopped;
+    if (!answers.empty() && !answers.back().stoppedAt.empty())
+    {
+        stopped = answers.back();
+        answers.pop_back();
     }
     const FlowsAnswer* packet = nullptr;
     for (const FlowsAnswer& a : answers)
@@ -592,6 +627,22 @@ RunFlowComparison(const ComparisonConfig& c, std::function<void(const std::strin
     for (const FlowsAnswer& a : answers)
     {
         rows.push_back(SummaryRow(c, flows, a, packetSpan, &span));
+    }
+    if (stopped)
+    {
+        ResultRow row;
+        row.Set("workload", "flows").Set("flow", "all").Set("backend", "packet").Set("bytes", TotalBytes(flows));
+        for (const char* key : {"last_byte_s", "fct_s", "error", "ack_s"})
+        {
+            row.SetNull(key);
+        }
+        row.Set("topology", c.topologyName.empty() ? std::string("none") : c.topologyName);
+        for (const auto& [key, value] : stopped->columns.Fields())
+        {
+            row.Set(key, value);
+        }
+        rows.push_back(row);
+        throw PacketRunStopped(stopped->stoppedAt, rows);
     }
     return rows;
 }
