@@ -10,6 +10,7 @@
 
 #include "alpha-beta-model.h"
 #include "alpha-budget.h"
+#include "attribute-defaults.h"
 #include "calibration-parameters.h"
 #include "hop-path.h"
 #include "input-error.h"
@@ -345,11 +346,38 @@ ApplyLogGpFlags(const hockney::Flags& f, ModelConfig& c)
     }
 }
 
+// A --ns3:: default of alpha or beta is the model's starting point like the
+// built-in defaults; a flag that sets the same parameter would overwrite it,
+// so the two together are refused. LogGP has its own four flags, and without
+// them model evaluates no LogGP at all: its attribute defaults never apply.
+void
+RefuseOverwrittenAttributes(const hockney::Flags& f)
+{
+    for (const auto& [attribute, flags] : {std::pair<std::string, std::vector<std::string>>{
+                                               "Alpha", {"alpha", "alpha-budget", "preset", "calibration"}},
+                                           {"Beta", {"beta", "preset", "calibration"}}})
+    {
+        for (const auto& flag : flags)
+        {
+            if (f.IsSet(flag))
+            {
+                RefuseUserAttribute("ns3::AlphaBetaModel::" + attribute, "--" + flag + " sets the same parameter");
+            }
+        }
+    }
+    for (const char* a : {"L", "o", "g", "GapPerByte"})
+    {
+        RefuseUserAttribute(std::string("ns3::LogGpModel::") + a,
+                            "model builds LogGP only from --L --o --g --G or a LogGP --calibration; give those");
+    }
+}
+
 // The flags in the order the checks run, so that the first bad flag is the one named.
 ModelConfig
 ParseModelConfig(const hockney::Flags& f)
 {
     ModelConfig c;
+    RefuseOverwrittenAttributes(f);
     c.format = ParseOutputFormat(f.Get("format"));
     c.sizes = hockney::ParseSizeList(f, "bytes", true);
     c.ab = CreateObject<AlphaBetaModel>();

@@ -5,6 +5,12 @@
 // reaches the model and moves its result by the amount computed by hand; each
 // wrong name or value is exit 2 with one line naming the flag or field; and
 // hockney attributes lists what can be set.
+//
+// An attribute the user sets explicitly (--ns3:: flag, a scenario's
+// "attributes", a key of a congestion-control object) is never overwritten
+// silently by a builder's derived value: it wins (ECN thresholds, NIC MTU,
+// DCQCN over its preset), or the run stops with exit 2 naming it (link rate,
+// analytic alpha and beta, values that contradict the topology).
 #include "cli-runner.h"
 
 #include <gtest/gtest.h>
@@ -52,6 +58,28 @@ RingTime(const std::string& extra)
     auto rows = RunRows(std::string(kRing) + " " + extra);
     EXPECT_EQ(rows.size(), 1u);
     return rows.empty() ? 0 : rows[0]["time_s"].get<double>();
+}
+
+/// The one row of `hockney ARGS --format=json`.
+nlohmann::json
+FirstRow(const std::string& args)
+{
+    auto rows = RunRows(args);
+    EXPECT_EQ(rows.size(), 1u) << args;
+    return rows.empty() ? nlohmann::json::object() : rows[0];
+}
+
+const std::string kIncast = "compare --backends=packet --topology=roce-leafspine --collective=incast";
+
+/// A 4 MB incast on roce-leafspine with the congestion control \p cc and the
+/// attributes object \p attributes (JSON texts).
+std::string
+IncastScenario(const std::string& stem, const std::string& cc, const std::string& attributes = "{}")
+{
+    return "compare --scenario=" +
+           WriteScenario(stem, R"({"topology": "roce-leafspine", "collective": "incast", "sizes": "4MB",
+                             "backends": "packet", "fabric": {"congestion_control": )" +
+                              cc + R"(}, "attributes": )" + attributes + "}");
 }
 
 } // namespace
@@ -180,4 +208,92 @@ TEST(AttributesCli, ListsOnlyHockneyTypesWithoutAType)
 TEST(AttributesCli, UnknownTypeExitsTwoNamingIt)
 {
     ExpectBadInput("attributes ns3::NoSuchType", "ns3::NoSuchType");
+}
+
+TEST(AttributePrecedenceCli, EcnThresholdsOfTheFlagsWinOverThePerRateTable)
+{
+    // The per-rate table marks from 400 KB at 100 Gb/s: a 1 MB incast of 31
+    // senders barely reaches it. Kmin 5 KB, Kmax 200 KB (the DCQCN paper's
+    // marking) marks from a few packets of queue on.
+    const auto plain = FirstRow(kIncast + " --bytes=1MB");
+    const auto low = FirstRow(kIncast + " --bytes=1MB --ns3::FabricEcnMarker::Kmin=5000 --ns3::FabricEcnMarker::Kmax=200000");
+    EXPECT_LE(plain["ecn_marks"].get<int>(), 5);
+    EXPECT_GE(low["ecn_marks"].get<int>(), 10 * std::max(1, plain["ecn_marks"].get<int>()));
+}
+
+TEST(AttributePrecedenceCli, NicMtuOfTheFlagWinsOverThePathMtu)
+{
+    // Two ranks on one leaf: the sender's 500000 B cross two links (NIC ->
+    // leaf -> NIC). The derived NIC MTU is 4096 B (123 packets); 512 B makes
+    // 977 packets; the endpoint's control messages are the same in both.
+    const std::string args = kIncast + " --ranks=2 --bytes=1MB";
+    const auto plain = FirstRow(args);
+    const auto small = FirstRow(args + " --ns3::RdmaNic::Mtu=512");
+    EXPECT_EQ(small["data_hops"].get<int>() - plain["data_hops"].get<int>(), 2 * (977 - 123));
+    ExpectBadInput(args + " --ns3::RdmaNic::Mtu=9000", "--ns3::RdmaNic::Mtu");
+}
+
+TEST(AttributePrecedenceCli, ScenarioDcqcnAttributeChangesTheRun)
+{
+    // The notification point sends at most one CNP per flow per CnpInterval:
+    // 4 us instead of 50 us lets more CNPs out.
+    const auto plain = FirstRow(IncastScenario("dcqcn-plain", R"("dcqcn")"));
+    const auto fast = FirstRow(IncastScenario("dcqcn-fast", R"("dcqcn")", R"({"ns3::Dcqcn::CnpInterval": "4us"})"));
+    EXPECT_GT(fast["cnps"].get<int>(), plain["cnps"].get<int>());
+}
+
+TEST(AttributePrecedenceCli, PresetThenObjectKeysThenFlags)
+{
+    // A preset changes the run; a flag for one of its attributes is applied
+    // after it, exactly as the same key in the object.
+    const auto paper = FirstRow(IncastScenario("cc-paper", R"({"name": "dcqcn"})"));
+    const auto production = FirstRow(IncastScenario("cc-production", R"({"name": "dcqcn", "preset": "production"})"));
+    EXPECT_NE(production["cnps"], paper["cnps"]);
+    const auto key =
+        FirstRow(IncastScenario("cc-key", R"({"name": "dcqcn", "preset": "production", "CnpInterval": "50us"})"));
+    const auto flag = FirstRow(IncastScenario("cc-flag", R"({"name": "dcqcn", "preset": "production"})") +
+                          " --ns3::Dcqcn::CnpInterval=50us");
+    EXPECT_NE(key["cnps"], production["cnps"]);
+    EXPECT_EQ(flag["cnps"], key["cnps"]);
+    EXPECT_EQ(flag["events"], key["events"]);
+}
+
+TEST(AttributePrecedenceCli, CongestionControlObjectErrors)
+{
+    const std::string f = "scenario.fabric.congestion_control";
+    ExpectBadInput(IncastScenario("cc-bad-preset", R"({"name": "dcqcn", "preset": "fast"})"), f + ".preset");
+    ExpectBadInput(IncastScenario("cc-bad-key", R"({"name": "dcqcn", "Gee": 0.5})"), f + ".Gee");
+    ExpectBadInput(IncastScenario("cc-bad-value", R"({"name": "dcqcn", "G": "x"})"), f + ".G");
+    ExpectBadInput(IncastScenario("cc-no-name", R"({"preset": "paper"})"), f + ".name");
+    ExpectBadInput(IncastScenario("cc-twice", R"({"name": "dcqcn", "G": 0.5})", R"({"ns3::Dcqcn::G": "0.25"})"),
+                   f + ".G");
+    // The error lists the valid attributes.
+    CliResult r = RunHockney(IncastScenario("cc-list", R"({"name": "dcqcn", "Gee": 0.5})"));
+    EXPECT_NE(r.err.find("CnpInterval"), std::string::npos) << r.err;
+}
+
+TEST(AttributePrecedenceCli, ConflictsStopTheRunNamingTheAttribute)
+{
+    // A link's rate is its tier's, which the analytic rows use as well.
+    ExpectBadInput(kIncast + " --bytes=1MB --ns3::FabricNetDevice::DataRate=10Gbps", "--ns3::FabricNetDevice::DataRate");
+    ExpectBadInput(kIncast + " --bytes=1MB --ns3::FabricNetDevice::Mtu=1500", "--ns3::FabricNetDevice::Mtu");
+    ExpectBadInput(kIncast + " --bytes=1MB --ns3::FabricEcnMarker::Kmin=3000000", "--ns3::FabricEcnMarker::Kmin");
+    // compare derives alpha and beta per link level.
+    ExpectBadInput("compare --topology=dgx-h100 --bytes=1MB --ns3::AlphaBetaModel::Beta=100GB/s",
+                   "--ns3::AlphaBetaModel::Beta");
+    const std::string scenario =
+        WriteScenario("alpha", R"({"topology": "dgx-h100", "attributes": {"ns3::AlphaBetaModel::Alpha": "3us"}})");
+    ExpectBadInput("compare --scenario=" + scenario, "scenario.attributes[\"ns3::AlphaBetaModel::Alpha\"]");
+    ExpectBadInput("compare --topology=dgx-h100 --bytes=1MB --backends=loggp --ns3::LogGpModel::o=1us",
+                   "--ns3::LogGpModel::o");
+    // model: the attribute is the starting point, a flag for the same
+    // parameter would overwrite it.
+    ExpectBadInput("model --bytes=1MB --alpha=2us --ns3::AlphaBetaModel::Alpha=7us", "--ns3::AlphaBetaModel::Alpha");
+}
+
+TEST(AttributePrecedenceCli, ModelTakesAlphaFromTheAttribute)
+{
+    // T(1 MB) = alpha + n / beta with beta's default 450 GB/s.
+    const auto r = FirstRow("model --bytes=1MB --ns3::AlphaBetaModel::Alpha=7us");
+    EXPECT_NEAR(r["time_s"].get<double>(), 7e-6 + 1e6 / 450e9, 1e-9 * 9.3e-6);
 }

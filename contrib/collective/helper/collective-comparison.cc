@@ -20,6 +20,26 @@ namespace ns3
 namespace
 {
 
+/// compare derives the analytic models' parameters for each link level (or
+/// takes --alpha/--beta, model.o/model.g), so a default of those attributes
+/// could not apply to any row: it is refused, naming what to set instead.
+void
+RefuseAnalyticAttributes()
+{
+    for (const char* a : {"Alpha", "Beta"})
+    {
+        RefuseUserAttribute(std::string("ns3::AlphaBetaModel::") + a,
+                            "compare derives alpha and beta per link level from the topology; give --alpha and "
+                            "--beta (or a scenario's model.alpha and model.beta) instead");
+    }
+    for (const char* a : {"L", "o", "g", "GapPerByte"})
+    {
+        RefuseUserAttribute(std::string("ns3::LogGpModel::") + a,
+                            "the loggp backend derives L = alpha - 2o and G = 1/beta from alpha and beta; give "
+                            "--alpha and --beta, or a scenario's model.o and model.g, instead");
+    }
+}
+
 /// The row of the answer \p a on a point of \p setup.
 ResultRow
 MakeRow(const ComparisonSetup& setup,
@@ -80,6 +100,7 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
 {
     // Before the setup: it creates the models whose defaults these may set.
     const ScopedAttributeDefaults attributes(c.attributes);
+    RefuseAnalyticAttributes();
     const ComparisonSetup setup(c, std::move(progress));
     // The selected backends in registry order, which is row order.
     std::vector<const ComparisonBackend*> selected;

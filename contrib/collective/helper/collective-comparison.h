@@ -90,6 +90,11 @@ struct ComparisonFabric
     std::optional<uint32_t> mtuBytes;     ///< payload per packet, every tier
     std::optional<TopologyFlowControl> flowControl;
     std::string congestionControl = "dcqcn"; ///< packet backend: a registered name (RdmaCcRegistry)
+    /// packet backend: a preset of the congestion control ("": its default attributes)
+    std::string congestionPreset;
+    /// packet backend: attributes of the congestion control set after the
+    /// preset (name, value), checked when read
+    std::vector<std::pair<std::string, std::string>> congestionAttributes;
     Time timeLimit = Seconds(10);         ///< packet backend: simulated-time watchdog
     /// packet backend: wall-clock limit of one packet run (0: stop at once)
     Time wallLimit = Seconds(600);
@@ -151,7 +156,8 @@ AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text,
 /// Fields: topology (preset name or object), collective, algorithm, ranks,
 /// sizes (list or "1KB,1MB"), backends, params, channels, slices, root, gpus_per_node,
 /// seed, model {alpha, beta, contention, software_overhead, o, g},
-/// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control, time_limit,
+/// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control (a name or
+/// {name, preset, ATTRIBUTE: VALUE}, comparison-congestion-control.h), time_limit,
 /// wall_limit}. A topology object {"preset": NAME, KEY: VALUE, ...} is the
 /// preset "NAME:KEY=VALUE,..." (its options, checked by the preset). A
 /// collective without an algorithm gets the collective's first algorithm.

@@ -75,7 +75,7 @@ RunPacket(const ComparisonPoint& pt,
     RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     ConfigurePacket(t, f);
-    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f);
+    const PacketTransport::CongestionControlFactory cc = MakeCongestionControl(f);
     try
     {
         t->Build(desc, cc);

@@ -12,13 +12,6 @@
 namespace ns3
 {
 
-Ptr<RdmaCongestionControl>
-MakeCongestionControl(const ComparisonFabric& f)
-{
-    // The ideal fabric of the cross-check runs without congestion control.
-    return f.ideal ? nullptr : CreateRdmaCongestionControl(f.congestionControl);
-}
-
 void
 ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 {

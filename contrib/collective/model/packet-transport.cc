@@ -3,6 +3,9 @@
 
 #include "rdma-nic.h"
 
+#include "attribute-defaults.h"
+#include "input-error.h"
+
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -109,12 +112,33 @@ PacketTransport::DoDispose()
 void
 PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestionControl> cc)
 {
+    Build(description, cc ? CongestionControlFactory([cc](DataRate) { return cc; }) : CongestionControlFactory());
+}
+
+void
+PacketTransport::Build(const TopologyDescription& description, const CongestionControlFactory& ccFor)
+{
     m_network = CreateObject<FabricNetwork>();
     m_network->SetAttribute("NvlinkTransferUnitBytes", UintegerValue(m_nvlinkUnit));
     m_network->SetAttribute("PcieTransferUnitBytes", UintegerValue(m_pcieUnit));
     m_network->Build(description);
     const TopologyGraph& g = m_network->GetTopology();
     m_messenger = CreateObject<RdmaMessenger>();
+    // A --ns3::RdmaNic::Mtu of the user replaces the derived path MTU; checked
+    // here first, because a NIC cannot even be created with a value RdmaNic refuses.
+    uint32_t userMtu = 0;
+    if (UserSetAttribute("ns3::RdmaNic::Mtu"))
+    {
+        TypeId::AttributeInformation info;
+        RdmaNic::GetTypeId().LookupAttributeByName("Mtu", &info);
+        const uint64_t m = DynamicCast<const UintegerValue>(info.initialValue)->Get();
+        if (m < 256 || m > 4096 || (m & (m - 1)) != 0)
+        {
+            throw InputError(UserAttributeField("ns3::RdmaNic::Mtu"),
+                             "expected an IB MTU (256, 512, 1024, 2048 or 4096 B), got " + std::to_string(m));
+        }
+        userMtu = static_cast<uint32_t>(m);
+    }
     std::map<std::set<uint32_t>, uint32_t> domains; // reach -> domain id
     for (uint32_t rank = 0; rank < m_network->GetNEndpoints(); ++rank)
     {
@@ -132,6 +156,7 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
         }
         std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         Ptr<RdmaEndpoint> ep = m_endpointFactory.Create<RdmaEndpoint>();
+        ApplyUserAttributes(ep); // over the ideal fabric's zero costs
         for (const auto& [key, reach] : order)
         {
             auto it = domains.find(reach);
@@ -143,7 +168,12 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
             // The NIC's payload per packet fills the port's MTU after the
             // transport headers (none when the link header carries them).
             const std::string& protocol = g.LinkTier(links[key.second]).protocol;
-            const bool inTag = m_headersInTag || protocol == "nvlink";
+            // A --ns3::RdmaNic::HeadersInTag or Mtu of the user wins over the
+            // derived values (the new NIC holds the user's value as its default).
+            BooleanValue userInTag;
+            nic->GetAttribute("HeadersInTag", userInTag);
+            const bool inTag = UserSetAttribute("ns3::RdmaNic::HeadersInTag") ? userInTag.Get()
+                                                                              : m_headersInTag || protocol == "nvlink";
             Ptr<FabricNetDevice> port = ports[key.second];
             // The tier's MTU is the payload per packet; the NIC's path MTU is
             // the largest IB MTU (256..4096) within it, and its transport
@@ -153,6 +183,17 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
             while (nicMtu * 2 <= std::min<uint32_t>(port->GetMtu(), 4096))
             {
                 nicMtu *= 2;
+            }
+            if (userMtu)
+            {
+                if (userMtu > port->GetMtu())
+                {
+                    throw InputError(UserAttributeField("ns3::RdmaNic::Mtu"),
+                                     "expected at most the " + std::to_string(port->GetMtu()) +
+                                         " B payload per packet of tier " + g.LinkTier(links[key.second]).name +
+                                         ", got " + std::to_string(userMtu));
+                }
+                nicMtu = userMtu;
             }
             if (!inTag)
             {
@@ -170,10 +211,14 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
                 nic->SetAttribute("PcieRate", memory);
                 nic->SetAttribute("PcieLatency", TimeValue(Time(0)));
             }
+            ApplyUserAttributes(nic);
             nic->Attach(port);
-            if (cc && protocol != "nvlink") // NVSwitch marks no ECN: nothing to react to
+            if (ccFor && protocol != "nvlink") // NVSwitch marks no ECN: nothing to react to
             {
-                nic->SetCongestionControl(cc);
+                if (Ptr<RdmaCongestionControl> cc = ccFor(port->GetDataRate()))
+                {
+                    nic->SetCongestionControl(cc);
+                }
             }
             ep->AddNic(nic, it->second);
         }

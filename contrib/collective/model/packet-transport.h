@@ -20,6 +20,7 @@
 #include "ns3/object-factory.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace ns3
@@ -65,6 +66,11 @@ class PacketTransport : public CollectiveTransport
     /// no congestion control). Throws std::invalid_argument naming the field
     /// of a bad description.
     void Build(const TopologyDescription& description, Ptr<RdmaCongestionControl> cc = nullptr);
+    /// The congestion control of a NIC whose port runs at the given rate
+    /// (null: none); a preset may scale with the rate.
+    using CongestionControlFactory = std::function<Ptr<RdmaCongestionControl>(DataRate)>;
+    /// Build() with a congestion control per NIC from \p ccFor (empty: none).
+    void Build(const TopologyDescription& description, const CongestionControlFactory& ccFor);
 
     Ptr<FabricNetwork> GetNetwork() const;
     Ptr<RdmaMessenger> GetMessenger() const;
