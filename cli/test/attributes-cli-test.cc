@@ -26,15 +26,8 @@ namespace
 using hockney::CliResult;
 using hockney::ExpectBadInput;
 using hockney::RunHockney;
+using hockney::RunRows;
 using hockney::TempPath;
-
-nlohmann::json
-RunRows(const std::string& args)
-{
-    CliResult r = RunHockney(args + " --format=json");
-    EXPECT_EQ(r.status, 0) << args << "\nstderr: " << r.err;
-    return r.status == 0 ? nlohmann::json::parse(r.out)["rows"] : nlohmann::json::array();
-}
 
 std::string
 WriteScenario(const std::string& stem, const std::string& text)
@@ -231,6 +224,16 @@ TEST(AttributePrecedenceCli, NicMtuOfTheFlagWinsOverThePathMtu)
     const auto small = FirstRow(args + " --ns3::RdmaNic::Mtu=512");
     EXPECT_EQ(small["data_hops"].get<int>() - plain["data_hops"].get<int>(), 2 * (977 - 123));
     ExpectBadInput(args + " --ns3::RdmaNic::Mtu=9000", "--ns3::RdmaNic::Mtu");
+}
+
+TEST(AttributePrecedenceCli, SwitchLatencyOfTheFlagWinsOverTheTier)
+{
+    // Two ranks on one leaf, 2000 B: one eager packet through one switch, so
+    // the run's time moves by exactly the change of the forwarding latency.
+    const std::string args = kIncast + " --ranks=2 --bytes=4KB --ns3::FabricSwitch::ForwardingLatency=";
+    const double fast = FirstRow(args + "1us")["time_s"].get<double>();
+    const double slow = FirstRow(args + "3us")["time_s"].get<double>();
+    EXPECT_NEAR(slow - fast, 2e-6, 1e-12);
 }
 
 TEST(AttributePrecedenceCli, ScenarioDcqcnAttributeChangesTheRun)

@@ -17,15 +17,8 @@ namespace
 
 using hockney::CliResult;
 using hockney::RunHockney;
+using hockney::RunRows;
 using hockney::TempPath;
-
-nlohmann::json
-Rows(const std::string& args)
-{
-    CliResult r = RunHockney(args + " --format=json");
-    EXPECT_EQ(r.status, 0) << args << "\nstderr: " << r.err;
-    return r.status == 0 ? nlohmann::json::parse(r.out)["rows"] : nlohmann::json::array();
-}
 
 nlohmann::json
 RowOf(const nlohmann::json& rows, const std::string& backend)
@@ -50,15 +43,15 @@ TEST(CompareRowsCli, FlowRowDoesNotClaimGivenParameters)
 {
     // The flow model routes over the topology: the same time with or without
     // --alpha/--beta, and its row names the topology as its parameter source.
-    const auto derived = RowOf(Rows(kRailH), "flow");
-    const auto given = RowOf(Rows(kRailH + " --alpha=3us --beta=100GB/s"), "flow");
+    const auto derived = RowOf(RunRows(kRailH), "flow");
+    const auto given = RowOf(RunRows(kRailH + " --alpha=3us --beta=100GB/s"), "flow");
     EXPECT_EQ(given["time_s"], derived["time_s"]);
     EXPECT_EQ(given["params"], "topology");
     EXPECT_TRUE(given["alpha_s"].is_null());
     EXPECT_TRUE(given["beta_Bps"].is_null());
     EXPECT_EQ(derived["params"], "derived");
     // The closed form does use them: 3 us and 100 GB/s are in its row.
-    const auto closed = RowOf(Rows(kRailH + " --alpha=3us --beta=100GB/s"), "closed");
+    const auto closed = RowOf(RunRows(kRailH + " --alpha=3us --beta=100GB/s"), "closed");
     EXPECT_EQ(closed["params"], "given");
     EXPECT_NEAR(closed["alpha_s"].get<double>(), 3e-6, 1e-15);
 }
@@ -84,7 +77,7 @@ TEST(CompareRowsCli, ClosedFormRegimeIsItsOwn)
     // 16 MB all-at-once AllToAll on the fat tree: the flow model is far above
     // the closed form (contention), but the closed form itself is
     // contention-free; its n/beta terms dominate its few microseconds of alpha.
-    const auto rows = Rows(kA2a + " --backends=closed,flow");
+    const auto rows = RunRows(kA2a + " --backends=closed,flow");
     EXPECT_EQ(RowOf(rows, "flow")["regime"], "contention");
     const auto closed = RowOf(rows, "closed");
     EXPECT_EQ(closed["regime"], "bandwidth-bound");
@@ -107,7 +100,7 @@ TEST(CompareRowsCli, BusbwAboveTheLinkIsFlagged)
     EXPECT_LT(flow["busbw_GBps"].get<double>() * 1e9, closed["beta_Bps"].get<double>());
     EXPECT_TRUE(!flow.contains("warning") || flow["warning"].is_null());
     // A ring AllReduce on dgx-h100 stays within its NVLink.
-    for (const auto& row : Rows("compare --topology=dgx-h100 --bytes=16MB"))
+    for (const auto& row : RunRows("compare --topology=dgx-h100 --bytes=16MB"))
     {
         EXPECT_TRUE(!row.contains("warning") || row["warning"].is_null()) << row.dump();
     }
@@ -117,7 +110,7 @@ TEST(CompareRowsCli, HierarchicalRowsShowBothLevels)
 {
     // NVLink level: 450 GB/s with a 16 B header per 256 B link packet; the
     // inter-node level is a 400 Gb/s NIC (50 GB/s less its framing).
-    const auto closed = RowOf(Rows(kRailH), "closed");
+    const auto closed = RowOf(RunRows(kRailH), "closed");
     EXPECT_NEAR(closed["beta_Bps"].get<double>(), 450e9 * 256 / 272, 1e-6 * 450e9);
     EXPECT_GT(closed["inter_beta_Bps"].get<double>(), 45e9);
     EXPECT_LT(closed["inter_beta_Bps"].get<double>(), 50e9);

@@ -99,6 +99,7 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, const FabricLinkConfig& cfg) con
             return 0xFFFFFFFFu;
         }
         uint32_t port = sw->AddPort(d);
+        ApplyUserAttributes(d); // AddPort gives the port the switch's CutThrough
         if (cfg.headroomBytes > 0)
         {
             sw->GetBuffer()->SetHeadroomBytes(port, cfg.headroomBytes);
