@@ -300,3 +300,44 @@ TEST(AttributePrecedenceCli, ModelTakesAlphaFromTheAttribute)
     const auto r = FirstRow("model --bytes=1MB --ns3::AlphaBetaModel::Alpha=7us");
     EXPECT_NEAR(r["time_s"].get<double>(), 7e-6 + 1e6 / 450e9, 1e-9 * 9.3e-6);
 }
+
+TEST(AttributePrecedenceCli, NicPresetIsItsAttributes)
+{
+    // fabric.nic "roce-100g" sets the NICs' attributes to the preset's
+    // values (rdma-helper.cc): the run equals the one with those five flags,
+    // and differs from the derived NIC (MTU 4096 instead of 1024).
+    const std::string base = R"({"topology": "roce-leafspine", "collective": "incast", "ranks": 2,
+                                 "sizes": "1MB", "backends": "packet")";
+    const auto derived = FirstRow("compare --scenario=" + WriteScenario("nic-none", base + "}"));
+    const auto preset =
+        FirstRow("compare --scenario=" + WriteScenario("nic-roce", base + R"(, "fabric": {"nic": "roce-100g"}})"));
+    const auto flags = FirstRow("compare --scenario=" + WriteScenario("nic-flags", base + "}") +
+                                " --ns3::RdmaNic::Mtu=1024 --ns3::RdmaNic::PcieRate=252Gbps"
+                                " --ns3::RdmaNic::PcieLatency=120ns --ns3::RdmaNic::EngineStartup=0s"
+                                " --ns3::RdmaNic::AckInterval=64");
+    EXPECT_EQ(preset["time_s"], flags["time_s"]);
+    EXPECT_EQ(preset["data_hops"], flags["data_hops"]);
+    // 500000 B in 1024-byte packets over two links: 2 x 489, plus the same
+    // control messages as with 4096-byte packets (2 x 123).
+    EXPECT_EQ(preset["data_hops"].get<int>() - derived["data_hops"].get<int>(), 2 * (489 - 123));
+    // A user's flag still wins over the preset.
+    const auto mtu = FirstRow("compare --scenario=" +
+                              WriteScenario("nic-mtu", base + R"(, "fabric": {"nic": "roce-100g"}})") +
+                              " --ns3::RdmaNic::Mtu=4096");
+    EXPECT_EQ(mtu["data_hops"], derived["data_hops"]);
+}
+
+TEST(AttributePrecedenceCli, NicPresetErrors)
+{
+    const std::string base = R"({"topology": "roce-leafspine", "collective": "incast", "sizes": "1MB",
+                                 "backends": "packet", "fabric": {"nic": )";
+    ExpectBadInput("compare --scenario=" + WriteScenario("nic-bad", base + R"("cx9"}})"), "scenario.fabric.nic");
+    // A 400 Gb/s preset on the 100 Gb/s leaf ports.
+    ExpectBadInput("compare --scenario=" + WriteScenario("nic-rate", base + R"("cx7-ndr-ib"}})"),
+                   "scenario.fabric.nic");
+    // dgx-h100 has no Ethernet or InfiniBand NIC for the preset to apply to.
+    ExpectBadInput("compare --scenario=" + WriteScenario("nic-none-there",
+                                                         R"({"topology": "dgx-h100", "sizes": "1MB",
+                                                             "backends": "packet", "fabric": {"nic": "roce-100g"}})"),
+                   "scenario.fabric.nic");
+}

@@ -95,6 +95,9 @@ struct ComparisonFabric
     /// packet backend: attributes of the congestion control set after the
     /// preset (name, value), checked when read
     std::vector<std::pair<std::string, std::string>> congestionAttributes;
+    /// packet backend: an RdmaHelper NIC preset for the Ethernet and
+    /// InfiniBand NICs ("": attributes derived from the tiers)
+    std::string nicPreset;
     Time timeLimit = Seconds(10);         ///< packet backend: simulated-time watchdog
     /// packet backend: wall-clock limit of one packet run (0: stop at once)
     Time wallLimit = Seconds(600);
@@ -157,7 +160,8 @@ AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text,
 /// sizes (list or "1KB,1MB"), backends, params, channels, slices, root, gpus_per_node,
 /// seed, model {alpha, beta, contention, software_overhead, o, g},
 /// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control (a name or
-/// {name, preset, ATTRIBUTE: VALUE}, comparison-congestion-control.h), time_limit,
+/// {name, preset, ATTRIBUTE: VALUE}, comparison-congestion-control.h), nic (an
+/// RdmaHelper NIC preset), time_limit,
 /// wall_limit}. A topology object {"preset": NAME, KEY: VALUE, ...} is the
 /// preset "NAME:KEY=VALUE,..." (its options, checked by the preset). A
 /// collective without an algorithm gets the collective's first algorithm.

@@ -5,6 +5,7 @@
 #include "comparison-point.h"
 #include "input-error.h"
 #include "rdma-congestion-control.h"
+#include "rdma-helper.h"
 
 #include "ns3/string.h"
 
@@ -121,6 +122,18 @@ ApplyCongestionControl(const nlohmann::json& v, const std::string& field, Compar
         CheckAttributeDefault(tid.GetName() + "::" + it.key(), value, kf);
         fabric.congestionAttributes.emplace_back(it.key(), value);
     }
+}
+
+void
+ApplyNicPreset(const nlohmann::json& v, const std::string& field, ComparisonFabric& fabric)
+{
+    const std::vector<std::string> names = RdmaHelper::PresetNames();
+    const std::string name = v.is_string() ? v.get<std::string>() : v.dump();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+    {
+        throw InputError(field, "expected a NIC preset (" + JoinNames(names) + "), got '" + name + "'");
+    }
+    fabric.nicPreset = name;
 }
 
 void

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// A scenario's congestion control as a named parameter set:
+// Named parameter sets of a scenario's packet fabric. The NIC: "nic":
+// "roce-100g" (RdmaHelper's presets) on the Ethernet and InfiniBand ports
+// (PacketTransport::SetNicPreset). The congestion control:
 //   "congestion_control": "dcqcn"                       (default attributes)
 //   "congestion_control": {"name": "dcqcn", "preset": "connectx",
 //                          "G": "0.00390625", "CnpInterval": "4us"}
@@ -29,6 +31,9 @@ std::string AttributeText(const nlohmann::json& v, const std::string& field);
 /// Reads fabric.congestion_control (string or object) into \p fabric; every
 /// error is an InputError naming the field (\p field, or \p field.KEY).
 void ApplyCongestionControl(const nlohmann::json& v, const std::string& field, ComparisonFabric& fabric);
+
+/// Reads fabric.nic (an RdmaHelper preset name) into \p fabric.
+void ApplyNicPreset(const nlohmann::json& v, const std::string& field, ComparisonFabric& fabric);
 
 /// Throws InputError when an attribute of the congestion control object is
 /// also among the scenario's "attributes" (\p config.attributes).

@@ -16,6 +16,10 @@ void
 ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 {
     t->SetTransferUnits(f.NvlinkUnit(), f.PcieUnit());
+    if (!f.nicPreset.empty())
+    {
+        t->SetNicPreset(RdmaHelper::Preset(f.nicPreset), "scenario.fabric.nic");
+    }
     if (f.ideal)
     {
         t->SetHeadersInTag(true);

@@ -356,6 +356,10 @@ ApplyFabricPackets(const nlohmann::json& fb, const std::string& f, ComparisonCon
     {
         ApplyCongestionControl(fb.at("congestion_control"), f + ".congestion_control", c.fabric);
     }
+    if (fb.contains("nic"))
+    {
+        ApplyNicPreset(fb.at("nic"), f + ".nic", c.fabric);
+    }
 }
 
 // The fabric's run limits and transfer units.
@@ -395,7 +399,7 @@ void
 ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
 {
     CheckKeys(fb, f,
-              {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "time_limit",
+              {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "nic", "time_limit",
                "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
     ApplyFabricPackets(fb, f, c);
     ApplyFabricLimits(fb, f, c);

@@ -95,6 +95,13 @@ PacketTransport::SetHeadersInTag(bool inTag)
 }
 
 void
+PacketTransport::SetNicPreset(const RdmaNicPreset& preset, const std::string& field)
+{
+    m_nicPreset = preset;
+    m_nicPresetField = field;
+}
+
+void
 PacketTransport::SetTransferUnits(uint32_t nvlinkBytes, uint32_t pcieBytes)
 {
     m_nvlinkUnit = nvlinkBytes;
@@ -107,6 +114,24 @@ PacketTransport::DoDispose()
     m_messenger = nullptr;
     m_network = nullptr;
     CollectiveTransport::DoDispose();
+}
+
+void
+PacketTransport::CheckNicPreset(const RdmaNicPreset& preset, Ptr<FabricNetDevice> port, const std::string& tier) const
+{
+    auto gbps = [](DataRate r) { return std::to_string(r.GetBitRate() / 1000000000); };
+    if (port->GetDataRate() != preset.lineRate)
+    {
+        throw InputError(m_nicPresetField, "expected NIC ports of " + gbps(preset.lineRate) + " Gb/s for preset " +
+                                               preset.name + ", got " + gbps(port->GetDataRate()) + " Gb/s on tier " +
+                                               tier);
+    }
+    if (preset.mtu > port->GetMtu())
+    {
+        throw InputError(m_nicPresetField, "expected the preset's MTU " + std::to_string(preset.mtu) +
+                                               " B to fit the " + std::to_string(port->GetMtu()) +
+                                               " B payload per packet of tier " + tier);
+    }
 }
 
 void
@@ -140,6 +165,7 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
         userMtu = static_cast<uint32_t>(m);
     }
     std::map<std::set<uint32_t>, uint32_t> domains; // reach -> domain id
+    uint32_t presetNics = 0;
     for (uint32_t rank = 0; rank < m_network->GetNEndpoints(); ++rank)
     {
         const uint32_t node = g.EndpointNode(rank);
@@ -172,9 +198,17 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
             // derived values (the new NIC holds the user's value as its default).
             BooleanValue userInTag;
             nic->GetAttribute("HeadersInTag", userInTag);
-            const bool inTag = UserSetAttribute("ns3::RdmaNic::HeadersInTag") ? userInTag.Get()
-                                                                              : m_headersInTag || protocol == "nvlink";
             Ptr<FabricNetDevice> port = ports[key.second];
+            const RdmaNicPreset* preset =
+                m_nicPreset && protocol != "nvlink" && protocol != "pcie" ? &*m_nicPreset : nullptr;
+            if (preset)
+            {
+                CheckNicPreset(*preset, port, g.LinkTier(links[key.second]).name);
+                ++presetNics;
+            }
+            const bool derivedInTag = preset ? preset->headersInTag : m_headersInTag || protocol == "nvlink";
+            const bool inTag =
+                UserSetAttribute("ns3::RdmaNic::HeadersInTag") ? userInTag.Get() : derivedInTag;
             // The tier's MTU is the payload per packet; the NIC's path MTU is
             // the largest IB MTU (256..4096) within it, and its transport
             // headers ride in the frame on top (as in a RoCE jumbo frame or an
@@ -183,6 +217,10 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
             while (nicMtu * 2 <= std::min<uint32_t>(port->GetMtu(), 4096))
             {
                 nicMtu *= 2;
+            }
+            if (preset)
+            {
+                nicMtu = preset->mtu;
             }
             if (userMtu)
             {
@@ -211,6 +249,13 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
                 nic->SetAttribute("PcieRate", memory);
                 nic->SetAttribute("PcieLatency", TimeValue(Time(0)));
             }
+            if (preset)
+            {
+                nic->SetAttribute("PcieRate", DataRateValue(preset->pcieRate));
+                nic->SetAttribute("PcieLatency", TimeValue(preset->pcieLatency));
+                nic->SetAttribute("EngineStartup", TimeValue(preset->engineStartup));
+                nic->SetAttribute("AckInterval", UintegerValue(preset->ackInterval));
+            }
             ApplyUserAttributes(nic);
             nic->Attach(port);
             if (ccFor && protocol != "nvlink") // NVSwitch marks no ECN: nothing to react to
@@ -223,6 +268,11 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
             ep->AddNic(nic, it->second);
         }
         m_messenger->AddEndpoint(ep);
+    }
+    if (m_nicPreset && presetNics == 0)
+    {
+        throw InputError(m_nicPresetField, "expected a topology with Ethernet or InfiniBand NIC ports for preset " +
+                                               m_nicPreset->name + ", got none");
     }
     NS_LOG_INFO("packet transport on " << description.name << ": " << m_network->GetNEndpoints() << " ranks, "
                                        << domains.size() << " domains");

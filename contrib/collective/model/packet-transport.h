@@ -14,6 +14,7 @@
 #include "collective-transport.h"
 #include "rdma-congestion-control.h"
 #include "rdma-endpoint.h"
+#include "rdma-helper.h"
 #include "topology-builder.h"
 #include "topology-description.h"
 
@@ -21,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace ns3
@@ -56,6 +58,13 @@ class PacketTransport : public CollectiveTransport
     /// true: no transport header bytes on any port (the ideal fabric); NVLink
     /// ports never carry them (their own header holds them).
     void SetHeadersInTag(bool inTag);
+    /// The NIC of every Ethernet or InfiniBand port takes the preset's NIC
+    /// attributes (HeadersInTag, Mtu, PcieRate, PcieLatency, EngineStartup,
+    /// AckInterval; not its congestion control) instead of the derived ones.
+    /// Build() throws InputError naming \p field when a port's rate is not
+    /// the preset's line rate, the preset's MTU exceeds the port's, or no
+    /// port takes it. Set before Build().
+    void SetNicPreset(const RdmaNicPreset& preset, const std::string& field);
     /// NVLink and PCIe tiers: send transfer units of these many bytes,
     /// framed as their link packets (FabricNetwork::NvlinkTransferUnitBytes,
     /// PcieTransferUnitBytes); 0: each link packet. Set before Build().
@@ -101,6 +110,10 @@ class PacketTransport : public CollectiveTransport
     ObjectFactory m_endpointFactory;
     ObjectFactory m_nicFactory;
     bool m_headersInTag;
+    void CheckNicPreset(const RdmaNicPreset& preset, Ptr<FabricNetDevice> port, const std::string& tier) const;
+
+    std::optional<RdmaNicPreset> m_nicPreset;
+    std::string m_nicPresetField;
     uint32_t m_nvlinkUnit;
     uint32_t m_pcieUnit;
 };
