@@ -292,6 +292,10 @@ TEST(AttributePrecedenceCli, ConflictsStopTheRunNamingTheAttribute)
     // model: the attribute is the starting point, a flag for the same
     // parameter would overwrite it.
     ExpectBadInput("model --bytes=1MB --alpha=2us --ns3::AlphaBetaModel::Alpha=7us", "--ns3::AlphaBetaModel::Alpha");
+    // calibrate fits the parameters: a default of the models takes no part.
+    ExpectBadInput("calibrate --input=" HOCKNEY_SOURCE_DIR "/validation/data/perftest_ib_write_bw_HDR200_cx6.csv "
+                   "--ns3::AlphaBetaModel::N0=5",
+                   "--ns3::AlphaBetaModel::N0");
 }
 
 TEST(AttributePrecedenceCli, ModelTakesAlphaFromTheAttribute)
