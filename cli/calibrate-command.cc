@@ -13,6 +13,7 @@
 
 #include "flags.h"
 
+#include "attribute-defaults.h"
 #include "calibration-parameters.h"
 #include "calibration.h"
 #include "input-error.h"
@@ -152,6 +153,17 @@ CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
     if (!flags.Parse(args, out))
     {
         return 0;
+    }
+    // calibrate fits the models' parameters to the measurements: a default of
+    // theirs would take no part in the fit.
+    for (ns3::TypeId tid : {ns3::AlphaBetaModel::GetTypeId(), ns3::LogGpModel::GetTypeId()})
+    {
+        for (size_t i = 0; i < tid.GetAttributeN(); ++i)
+        {
+            ns3::RefuseUserAttribute(tid.GetName() + "::" + tid.GetAttribute(i).name,
+                                     "calibrate fits the models' parameters to the measurements, so a default of "
+                                     "theirs takes no part; set it for hockney model instead");
+        }
     }
     auto format = ns3::ParseOutputFormat(flags.Get("format"));
     if (!flags.IsSet("input"))

@@ -203,7 +203,8 @@ ApplyShape(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig& 
 }
 
 // alpha and beta of a calibration file: its alphabeta fit of this collective,
-// else of any collective.
+// else of another collective, which stderr names (a per-step fit carries
+// over only as far as the two collectives' steps are alike).
 void
 ApplyCalibration(const std::string& path, ns3::ComparisonConfig& c)
 {
@@ -216,9 +217,14 @@ ApplyCalibration(const std::string& path, ns3::ComparisonConfig& c)
     }
     // A fit is per ring step (calibration-parameters.h): the same alpha and
     // beta price every message of compare's schedules.
-    ns3::Ptr<ns3::AlphaBetaModel> m =
-        ns3::SelectCalibratedParameters(all, "alphabeta", forThis ? collective : "", "--calibration")
-            .MakeAlphaBetaModel();
+    const ns3::CalibratedParameters fit =
+        ns3::SelectCalibratedParameters(all, "alphabeta", forThis ? collective : "", "--calibration");
+    if (!forThis)
+    {
+        std::cerr << "hockney compare: warning: --calibration: " << path << " has no alphabeta fit of " << collective
+                  << "; using its fit of " << fit.collective << "\n";
+    }
+    ns3::Ptr<ns3::AlphaBetaModel> m = fit.MakeAlphaBetaModel();
     c.model.alpha = m->GetAlpha(1);
     c.model.beta = hockney::ToDataRate(m->MaxBandwidth());
 }

@@ -10,6 +10,7 @@
 
 #include "alpha-beta-model.h"
 #include "alpha-budget.h"
+#include "attribute-defaults.h"
 #include "calibration-parameters.h"
 #include "hop-path.h"
 #include "input-error.h"
@@ -115,7 +116,9 @@ DeclareModelFlags(hockney::Flags& f)
         .Add("alpha", "", "start-up latency alpha (default 5us, the H100 NVLink example); "
                           "alpha_eager when the protocol switch is on (default 2us)")
         .Add("calibration", "", "parameters from a file of hockney calibrate --output (its first fit of "
-                                "--calibration-model); flags given as well override them")
+                                "--calibration-model); flags given as well override them. A fit is per ring "
+                                "step of its collective: each row is ONE message of --bytes with those "
+                                "parameters (a step), not the collective (hockney compare prices that)")
         .Add("calibration-model", "alphabeta", "which fit of --calibration: alphabeta, scurve, protocol or loggp")
         .Add("alpha-budget", "", "alpha from the seven components of a level: C2C, B2B, R2R, P2P, "
                                  "min, typical or max (instead of --alpha)")
@@ -149,6 +152,8 @@ struct ModelConfig
     uint64_t messages = 1;
     bool hasPath = false;
     HopPath path;
+    /// With --calibration: what each row is (one message at the fit's per-step parameters).
+    std::string calibratedStep;
 };
 
 // The starting point of the alpha-beta model: a fit of --calibration (which may
@@ -175,6 +180,7 @@ ApplyCalibrationAndPreset(const hockney::Flags& f, ModelConfig& c)
         }
         const auto all = LoadCalibratedParameters(f.Get("calibration"), "--calibration");
         const CalibratedParameters& fit = SelectCalibratedParameters(all, calibrationModel, "", "--calibration");
+        c.calibratedStep = "one ring step of the " + fit.collective + " fit (" + fit.model + ")";
         if (calibrationModel == "loggp")
         {
             c.lg = fit.MakeLogGpModel();
@@ -345,11 +351,38 @@ ApplyLogGpFlags(const hockney::Flags& f, ModelConfig& c)
     }
 }
 
+// A --ns3:: default of alpha or beta is the model's starting point like the
+// built-in defaults; a flag that sets the same parameter would overwrite it,
+// so the two together are refused. LogGP has its own four flags, and without
+// them model evaluates no LogGP at all: its attribute defaults never apply.
+void
+RefuseOverwrittenAttributes(const hockney::Flags& f)
+{
+    for (const auto& [attribute, flags] : {std::pair<std::string, std::vector<std::string>>{
+                                               "Alpha", {"alpha", "alpha-budget", "preset", "calibration"}},
+                                           {"Beta", {"beta", "preset", "calibration"}}})
+    {
+        for (const auto& flag : flags)
+        {
+            if (f.IsSet(flag))
+            {
+                RefuseUserAttribute("ns3::AlphaBetaModel::" + attribute, "--" + flag + " sets the same parameter");
+            }
+        }
+    }
+    for (const char* a : {"L", "o", "g", "GapPerByte"})
+    {
+        RefuseUserAttribute(std::string("ns3::LogGpModel::") + a,
+                            "model builds LogGP only from --L --o --g --G or a LogGP --calibration; give those");
+    }
+}
+
 // The flags in the order the checks run, so that the first bad flag is the one named.
 ModelConfig
 ParseModelConfig(const hockney::Flags& f)
 {
     ModelConfig c;
+    RefuseOverwrittenAttributes(f);
     c.format = ParseOutputFormat(f.Get("format"));
     c.sizes = hockney::ParseSizeList(f, "bytes", true);
     c.ab = CreateObject<AlphaBetaModel>();
@@ -376,6 +409,10 @@ ModelRow(const ModelConfig& c, uint64_t n)
         .Set("crossover_bytes", Num(ab.CrossoverBytes()))
         .Set("protocol", AlphaBetaModel::ProtocolName(ab.GetProtocol(n)))
         .Set("regime", AlphaBetaModel::RegimeName(ab.GetRegime(n)));
+    if (!c.calibratedStep.empty())
+    {
+        r.Set("evaluates", c.calibratedStep);
+    }
     if (c.lg)
     {
         const LogGpModel& lg = *c.lg;

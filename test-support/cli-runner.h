@@ -6,6 +6,7 @@
 #define HOCKNEY_CLI_RUNNER_H
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -75,6 +76,16 @@ RunHockney(const std::string& args)
     std::remove((base + ".out").c_str());
     std::remove((base + ".err").c_str());
     return r;
+}
+
+/// The rows of `hockney ARGS --format=json` (empty, and a test failure, if
+/// it did not exit 0).
+inline nlohmann::json
+RunRows(const std::string& args)
+{
+    CliResult r = RunHockney(args + " --format=json");
+    EXPECT_EQ(r.status, 0) << args << "\nstderr: " << r.err;
+    return r.status == 0 ? nlohmann::json::parse(r.out)["rows"] : nlohmann::json::array();
 }
 
 /// The CLI contract for bad input: exit status 2 and exactly one line on

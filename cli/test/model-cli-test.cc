@@ -117,6 +117,23 @@ TEST(ModelCli, LogGpColumnsAndPresets)
     ExpectRel(b2b[0]["alpha_s"], 2.38e-6, "B2B alpha");
 }
 
+TEST(ModelCli, CalibrationRowsSayTheyAreOneStep)
+{
+    const std::string params = hockney::TempPath("model-fit.json");
+    Result cal = RunHockney("calibrate --input=" HOCKNEY_SOURCE_DIR "/validation/data/nccl_allreduce_ring_8xH100_nvswitch_together.csv "
+                               "--output=" + params);
+    ASSERT_EQ(cal.status, 0) << cal.err;
+    Result r = RunHockney("model --bytes=1MB --format=json --calibration=" + params);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto row = nlohmann::json::parse(r.out)["rows"][0];
+    EXPECT_EQ(row["evaluates"], "one ring step of the allreduce fit (alphabeta)");
+    // One message at the fit's alpha and beta, not the collective.
+    EXPECT_NEAR(row["time_s"].get<double>(), row["alpha_s"].get<double>() + 1e6 / row["beta_Bps"].get<double>(),
+                1e-9 * row["time_s"].get<double>());
+    EXPECT_NE(RunHockney("model --help").out.find("ONE message of --bytes"), std::string::npos);
+    std::remove(params.c_str());
+}
+
 TEST(ModelCli, CsvAndTable)
 {
     Result csv = RunHockney("model --bytes=1MB --format=csv");

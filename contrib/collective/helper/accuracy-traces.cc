@@ -4,6 +4,7 @@
 #include "attribute-defaults.h"
 #include "collective-algorithms.h"
 #include "collective-executor.h"
+#include "comparison-congestion-control.h"
 #include "input-error.h"
 #include "packet-transport.h"
 #include "rdma-endpoint.h"
@@ -27,14 +28,6 @@ namespace ns3
 
 namespace
 {
-
-/// The congestion control of the traced run: the one the scenario's fabric
-/// names (nullptr for none).
-Ptr<RdmaCongestionControl>
-TraceCongestionControl(const ComparisonConfig& config)
-{
-    return CreateRdmaCongestionControl(config.fabric.congestionControl);
-}
 
 CollectiveSpec
 IncastSpec(const ComparisonConfig& config, uint32_t ranks)
@@ -202,7 +195,8 @@ RecordIncastTrace(const ComparisonConfig& config, Time step)
 
     RngSeedManager::SetSeed(config.seed == 0 ? 1 : config.seed);
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
-    t->Build(graph.Description(), TraceCongestionControl(config));
+    // The scenario's congestion control (none on the ideal fabric, as in compare).
+    t->Build(graph.Description(), MakeCongestionControl(config.fabric));
     t->GetNetwork()->AssignStreams(config.seed);
     // Set up before the run, as verbs does: each sender's first QP is the
     // one towards the root.

@@ -14,12 +14,63 @@
 #include "comparison-regime.h"
 
 #include <algorithm>
+#include <iomanip>
+#include <sstream>
 
 namespace ns3
 {
 
 namespace
 {
+
+/// compare derives the analytic models' parameters for each link level (or
+/// takes --alpha/--beta, model.o/model.g), so a default of those attributes
+/// could not apply to any row: it is refused, naming what to set instead.
+void
+RefuseAnalyticAttributes()
+{
+    for (const char* a : {"Alpha", "Beta"})
+    {
+        RefuseUserAttribute(std::string("ns3::AlphaBetaModel::") + a,
+                            "compare derives alpha and beta per link level from the topology; give --alpha and "
+                            "--beta (or a scenario's model.alpha and model.beta) instead");
+    }
+    for (const char* a : {"L", "o", "g", "GapPerByte"})
+    {
+        RefuseUserAttribute(std::string("ns3::LogGpModel::") + a,
+                            "the loggp backend derives L = alpha - 2o and G = 1/beta from alpha and beta; give "
+                            "--alpha and --beta, or a scenario's model.o and model.g, instead");
+    }
+}
+
+/// A rank's busbw is the rate its own link must carry ((p-1)/p of the data of
+/// an AllToAll or a ring step goes out through it), so an answer above the
+/// fastest link a rank has cannot happen on the fabric: a contention-free
+/// model (the closed form of all-at-once AllToAll, which sends the p - 1
+/// messages in parallel at beta each) says so in the row.
+std::optional<std::string>
+CapacityWarning(const ResultRow& row, const BackendAnswer& a)
+{
+    const ComparisonPoint* p = a.parameters;
+    if (!p || !a.stoppedAt.empty())
+    {
+        return std::nullopt;
+    }
+    double capacity = 0; // bytes per second
+    for (const PointToPointParameters& level : {p->level[0], p->level[1], p->flat})
+    {
+        capacity = std::max(capacity, static_cast<double>(level.beta.GetBitRate()) / 8.0);
+    }
+    const double busbw = row.GetDouble("busbw_GBps") * 1e9;
+    if (capacity <= 0 || busbw <= capacity * (1 + 1e-9))
+    {
+        return std::nullopt;
+    }
+    std::ostringstream os;
+    os << std::setprecision(4) << "busbw " << busbw / 1e9 << " GB/s exceeds the fastest link of a rank ("
+       << capacity / 1e9 << " GB/s): the model runs a rank's messages in parallel, each at beta";
+    return os.str();
+}
 
 /// The row of the answer \p a on a point of \p setup.
 ResultRow
@@ -41,7 +92,7 @@ MakeRow(const ComparisonSetup& setup,
         .Set("algbw_GBps", AlgorithmBandwidth(bytes, t) / 1e9)
         .Set("busbw_GBps", BusBandwidth(c.collective, setup.ranks, bytes, t) / 1e9)
         .SetNull("error")
-        .Set("regime", verdict.regime);
+        .Set("regime", a.backend == "closed" ? verdict.closedRegime : verdict.regime);
     if (!a.stoppedAt.empty())
     {
         row.SetNull("time_s").SetNull("algbw_GBps").SetNull("busbw_GBps");
@@ -65,6 +116,10 @@ MakeRow(const ComparisonSetup& setup,
     else
     {
         row.SetNull("alpha_s").SetNull("beta_Bps").SetNull("params");
+    }
+    if (const std::optional<std::string> w = CapacityWarning(row, a))
+    {
+        row.Set("warning", *w);
     }
     row.Set("topology", c.topologyName.empty() ? std::string("none") : c.topologyName);
     for (const auto& [key, value] : a.columns.Fields())
@@ -116,6 +171,7 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
 {
     // Before the setup: it creates the models whose defaults these may set.
     const ScopedAttributeDefaults attributes(c.attributes);
+    RefuseAnalyticAttributes();
     if (!c.flows.empty())
     {
         return RunFlowComparison(c, std::move(progress));
@@ -180,6 +236,11 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         for (const BackendAnswer& a : answers)
         {
             rows.push_back(MakeRow(setup, bytes, a, verdict));
+            if (rows.back().Has("warning") && setup.progress)
+            {
+                setup.progress("warning: " + a.backend + " " + std::to_string(bytes) +
+                               " B: " + rows.back().GetString("warning"));
+            }
             // In schedule order, not delivery order: a step's ops together.
             std::vector<ExecutedOp> ops = a.ops;
             std::sort(ops.begin(), ops.end(), [](const ExecutedOp& x, const ExecutedOp& y) { return x.op < y.op; });

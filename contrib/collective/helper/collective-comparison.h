@@ -93,6 +93,14 @@ struct ComparisonFabric
     std::optional<uint32_t> mtuBytes;     ///< payload per packet, every tier
     std::optional<TopologyFlowControl> flowControl;
     std::string congestionControl = "dcqcn"; ///< packet backend: a registered name (RdmaCcRegistry)
+    /// packet backend: a preset of the congestion control ("": its default attributes)
+    std::string congestionPreset;
+    /// packet backend: attributes of the congestion control set after the
+    /// preset (name, value), checked when read
+    std::vector<std::pair<std::string, std::string>> congestionAttributes;
+    /// packet backend: an RdmaHelper NIC preset for the Ethernet and
+    /// InfiniBand NICs ("": attributes derived from the tiers)
+    std::string nicPreset;
     Time timeLimit = Seconds(10);         ///< packet backend: simulated-time watchdog
     /// packet backend: wall-clock limit of one packet run (0: stop at once)
     Time wallLimit = Seconds(600);
@@ -172,9 +180,11 @@ AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text,
 /// Fields: topology (preset name or object), collective, algorithm, ranks,
 /// sizes (list or "1KB,1MB"), backends, params, channels, slices, root, gpus_per_node,
 /// seed, model {alpha, beta, contention, software_overhead, o, g},
-/// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control, time_limit,
-/// wall_limit}, attributes, and instead of the collective fields flows or
-/// flows_csv (comparison-flows.h). A topology object {"preset": NAME, KEY: VALUE, ...} is the
+/// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control (a name or
+/// {name, preset, ATTRIBUTE: VALUE}, comparison-congestion-control.h), nic (an
+/// RdmaHelper NIC preset), time_limit, wall_limit}, attributes, and instead of
+/// the collective fields flows or flows_csv (comparison-flows.h). A topology
+/// object {"preset": NAME, KEY: VALUE, ...} is the
 /// preset "NAME:KEY=VALUE,..." (its options, checked by the preset). A
 /// collective without an algorithm gets the collective's first algorithm.
 void ApplyScenario(const nlohmann::json& scenario, ComparisonConfig& config);

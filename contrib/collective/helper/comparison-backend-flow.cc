@@ -58,7 +58,17 @@ class FlowBackend : public ComparisonBackend
         BackendAnswer a;
         a.time = context.FlowModelTime();
         a.ops = context.FlowModelOps();
-        a.parameters = &point;
+        // The flow model routes over the topology's links whatever alpha and
+        // beta were given (--alpha/--beta, --calibration): its row does not
+        // claim them.
+        if (context.Setup().given)
+        {
+            a.columns.Set("params", "topology");
+        }
+        else
+        {
+            a.parameters = &point;
+        }
         return a;
     }
 };

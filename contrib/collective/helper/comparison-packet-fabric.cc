@@ -14,17 +14,14 @@
 namespace ns3
 {
 
-Ptr<RdmaCongestionControl>
-MakeCongestionControl(const ComparisonFabric& f)
-{
-    // The ideal fabric of the cross-check runs without congestion control.
-    return f.ideal ? nullptr : CreateRdmaCongestionControl(f.congestionControl);
-}
-
 void
 ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 {
     t->SetTransferUnits(f.NvlinkUnit(), f.PcieUnit());
+    if (!f.nicPreset.empty())
+    {
+        t->SetNicPreset(RdmaHelper::Preset(f.nicPreset), "scenario.fabric.nic");
+    }
     if (f.ideal)
     {
         t->SetHeadersInTag(true);
@@ -42,7 +39,7 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     ConfigurePacket(t, f);
-    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f);
+    const PacketTransport::CongestionControlFactory cc = MakeCongestionControl(f);
     try
     {
         t->Build(desc, cc);

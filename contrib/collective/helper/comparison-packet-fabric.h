@@ -8,6 +8,7 @@
 #define HOCKNEY_COMPARISON_PACKET_FABRIC_H
 
 #include "collective-comparison.h"
+#include "comparison-congestion-control.h"
 #include "packet-transport.h"
 #include "rdma-congestion-control.h"
 #include "topology-parameters.h"
@@ -18,11 +19,6 @@
 
 namespace ns3
 {
-
-/// The congestion control a packet run of \p f installs: the registered
-/// algorithm named by f.congestionControl with its default attributes
-/// (nullptr for "none" and on the ideal fabric).
-Ptr<RdmaCongestionControl> MakeCongestionControl(const ComparisonFabric& f);
 
 /// Applies the transfer units and, on the ideal fabric, the zero endpoint and
 /// NIC costs to a transport about to be built.

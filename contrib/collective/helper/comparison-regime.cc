@@ -59,23 +59,21 @@ JudgePoint(const ComparisonPoint& pt, ComparisonContext& context, const std::vec
     {
         flow = context.FlowModelTime();
     }
+    const bool incast = pt.schedule.GetMaxFanIn() >= 2 && pt.schedule.GetMaxFanOut() <= 1;
+    auto [lat, bw] = ClosedParts(pt, sw);
+    v.closedRegime = incast ? "incast" : lat >= bw ? "latency-bound" : "bandwidth-bound";
     if (std::any_of(answers.begin(), answers.end(), [](const BackendAnswer& a) { return a.congestionControlActed; }))
     {
         v.regime = "congestion-control";
     }
-    else if (pt.schedule.GetMaxFanIn() >= 2 && pt.schedule.GetMaxFanOut() <= 1)
-    {
-        v.regime = "incast";
-    }
     // The structural answer (the contention-free closed form) decides contention.
-    else if (flow && flow->GetSeconds() > CONTENTION_THRESHOLD * ClosedTime(pt, sw).GetSeconds())
+    else if (!incast && flow && flow->GetSeconds() > CONTENTION_THRESHOLD * ClosedTime(pt, sw).GetSeconds())
     {
         v.regime = "contention";
     }
     else
     {
-        auto [lat, bw] = ClosedParts(pt, sw);
-        v.regime = lat >= bw ? "latency-bound" : "bandwidth-bound";
+        v.regime = v.closedRegime;
     }
     return v;
 }

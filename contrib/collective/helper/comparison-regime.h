@@ -18,6 +18,12 @@ namespace ns3
 struct PointVerdict
 {
     std::string regime;
+    /// The regime of the closed form itself: contention-free and without
+    /// congestion control by construction, so "incast" (the schedule's
+    /// fan-in, which the closed form prices) or latency- or bandwidth-bound
+    /// from its own alpha and n/beta terms, never "contention" or
+    /// "congestion-control", which only a simulated run can show.
+    std::string closedRegime;
     /// The reference answer's time (the packet run), when one completed.
     std::optional<Time> reference;
     /// \p a's relative error against the reference; none without one, or

@@ -5,6 +5,7 @@
 // the check of the whole configuration before anything runs.
 #include "attribute-defaults.h"
 #include "collective-comparison.h"
+#include "comparison-congestion-control.h"
 #include "comparison-backend.h"
 #include "comparison-flows.h"
 #include "comparison-point.h"
@@ -329,18 +330,6 @@ ApplyModel(const nlohmann::json& m, const std::string& f, ComparisonConfig& c)
     }
 }
 
-std::string
-CongestionControlName(const nlohmann::json& v, const std::string& field)
-{
-    std::string cc = String(v, field);
-    if (!RdmaCcRegistry::Find(cc))
-    {
-        throw InputError(field,
-                         "expected a registered congestion control (" + RdmaCcRegistry::NameList() + "), got '" + cc + "'");
-    }
-    return cc;
-}
-
 // The fabric's packet knobs: ideal, header and MTU, flow and congestion control.
 void
 ApplyFabricPackets(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
@@ -366,7 +355,11 @@ ApplyFabricPackets(const nlohmann::json& fb, const std::string& f, ComparisonCon
     }
     if (fb.contains("congestion_control"))
     {
-        c.fabric.congestionControl = CongestionControlName(fb.at("congestion_control"), f + ".congestion_control");
+        ApplyCongestionControl(fb.at("congestion_control"), f + ".congestion_control", c.fabric);
+    }
+    if (fb.contains("nic"))
+    {
+        ApplyNicPreset(fb.at("nic"), f + ".nic", c.fabric);
     }
 }
 
@@ -407,7 +400,7 @@ void
 ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
 {
     CheckKeys(fb, f,
-              {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "time_limit",
+              {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "nic", "time_limit",
                "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
     ApplyFabricPackets(fb, f, c);
     ApplyFabricLimits(fb, f, c);
@@ -453,8 +446,7 @@ ApplyAttributes(const nlohmann::json& a, const std::string& f, ComparisonConfig&
     for (auto it = a.begin(); it != a.end(); ++it)
     {
         const std::string field = f + "[\"" + it.key() + "\"]";
-        const nlohmann::json& v = it.value();
-        const std::string value = v.is_boolean() ? (v.get<bool>() ? "true" : "false") : Text(v, field);
+        const std::string value = AttributeText(it.value(), field);
         CheckAttributeDefault(it.key(), value, field);
         c.attributes.emplace_back(it.key(), value);
     }
@@ -499,6 +491,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
         ApplyAttributes(j.at("attributes"), s + ".attributes", c);
     }
     ApplyScenarioFlows(j, c);
+    CheckCongestionControlAttributes(c);
     RecordScenarioFields(j, c);
 }
 

@@ -3,6 +3,9 @@
 
 #include "rdma-nic.h"
 
+#include "attribute-defaults.h"
+#include "input-error.h"
+
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -92,6 +95,13 @@ PacketTransport::SetHeadersInTag(bool inTag)
 }
 
 void
+PacketTransport::SetNicPreset(const RdmaNicPreset& preset, const std::string& field)
+{
+    m_nicPreset = preset;
+    m_nicPresetField = field;
+}
+
+void
 PacketTransport::SetTransferUnits(uint32_t nvlinkBytes, uint32_t pcieBytes)
 {
     m_nvlinkUnit = nvlinkBytes;
@@ -108,7 +118,31 @@ PacketTransport::DoDispose()
 }
 
 void
+PacketTransport::CheckNicPreset(const RdmaNicPreset& preset, Ptr<FabricNetDevice> port, const std::string& tier) const
+{
+    auto gbps = [](DataRate r) { return std::to_string(r.GetBitRate() / 1000000000); };
+    if (port->GetDataRate() != preset.lineRate)
+    {
+        throw InputError(m_nicPresetField, "expected NIC ports of " + gbps(preset.lineRate) + " Gb/s for preset " +
+                                               preset.name + ", got " + gbps(port->GetDataRate()) + " Gb/s on tier " +
+                                               tier);
+    }
+    if (preset.mtu > port->GetMtu())
+    {
+        throw InputError(m_nicPresetField, "expected the preset's MTU " + std::to_string(preset.mtu) +
+                                               " B to fit the " + std::to_string(port->GetMtu()) +
+                                               " B payload per packet of tier " + tier);
+    }
+}
+
+void
 PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestionControl> cc)
+{
+    Build(description, cc ? CongestionControlFactory([cc](DataRate) { return cc; }) : CongestionControlFactory());
+}
+
+void
+PacketTransport::Build(const TopologyDescription& description, const CongestionControlFactory& ccFor)
 {
     m_network = CreateObject<FabricNetwork>();
     m_network->SetAttribute("NvlinkTransferUnitBytes", UintegerValue(m_nvlinkUnit));
@@ -117,7 +151,23 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
     const TopologyGraph& g = m_network->GetTopology();
     m_messenger = CreateObject<RdmaMessenger>();
     m_nics.assign(m_network->GetNEndpoints(), {});
+    // A --ns3::RdmaNic::Mtu of the user replaces the derived path MTU; checked
+    // here first, because a NIC cannot even be created with a value RdmaNic refuses.
+    uint32_t userMtu = 0;
+    if (UserSetAttribute("ns3::RdmaNic::Mtu"))
+    {
+        TypeId::AttributeInformation info;
+        RdmaNic::GetTypeId().LookupAttributeByName("Mtu", &info);
+        const uint64_t m = DynamicCast<const UintegerValue>(info.initialValue)->Get();
+        if (m < 256 || m > 4096 || (m & (m - 1)) != 0)
+        {
+            throw InputError(UserAttributeField("ns3::RdmaNic::Mtu"),
+                             "expected an IB MTU (256, 512, 1024, 2048 or 4096 B), got " + std::to_string(m));
+        }
+        userMtu = static_cast<uint32_t>(m);
+    }
     std::map<std::set<uint32_t>, uint32_t> domains; // reach -> domain id
+    uint32_t presetNics = 0;
     for (uint32_t rank = 0; rank < m_network->GetNEndpoints(); ++rank)
     {
         const uint32_t node = g.EndpointNode(rank);
@@ -134,6 +184,7 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
         }
         std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         Ptr<RdmaEndpoint> ep = m_endpointFactory.Create<RdmaEndpoint>();
+        ApplyUserAttributes(ep); // over the ideal fabric's zero costs
         for (const auto& [key, reach] : order)
         {
             auto it = domains.find(reach);
@@ -145,8 +196,21 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
             // The NIC's payload per packet fills the port's MTU after the
             // transport headers (none when the link header carries them).
             const std::string& protocol = g.LinkTier(links[key.second]).protocol;
-            const bool inTag = m_headersInTag || protocol == "nvlink";
+            // A --ns3::RdmaNic::HeadersInTag or Mtu of the user wins over the
+            // derived values (the new NIC holds the user's value as its default).
+            BooleanValue userInTag;
+            nic->GetAttribute("HeadersInTag", userInTag);
             Ptr<FabricNetDevice> port = ports[key.second];
+            const RdmaNicPreset* preset =
+                m_nicPreset && protocol != "nvlink" && protocol != "pcie" ? &*m_nicPreset : nullptr;
+            if (preset)
+            {
+                CheckNicPreset(*preset, port, g.LinkTier(links[key.second]).name);
+                ++presetNics;
+            }
+            const bool derivedInTag = preset ? preset->headersInTag : m_headersInTag || protocol == "nvlink";
+            const bool inTag =
+                UserSetAttribute("ns3::RdmaNic::HeadersInTag") ? userInTag.Get() : derivedInTag;
             // The tier's MTU is the payload per packet; the NIC's path MTU is
             // the largest IB MTU (256..4096) within it, and its transport
             // headers ride in the frame on top (as in a RoCE jumbo frame or an
@@ -155,6 +219,21 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
             while (nicMtu * 2 <= std::min<uint32_t>(port->GetMtu(), 4096))
             {
                 nicMtu *= 2;
+            }
+            if (preset)
+            {
+                nicMtu = preset->mtu;
+            }
+            if (userMtu)
+            {
+                if (userMtu > port->GetMtu())
+                {
+                    throw InputError(UserAttributeField("ns3::RdmaNic::Mtu"),
+                                     "expected at most the " + std::to_string(port->GetMtu()) +
+                                         " B payload per packet of tier " + g.LinkTier(links[key.second]).name +
+                                         ", got " + std::to_string(userMtu));
+                }
+                nicMtu = userMtu;
             }
             if (!inTag)
             {
@@ -172,15 +251,32 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
                 nic->SetAttribute("PcieRate", memory);
                 nic->SetAttribute("PcieLatency", TimeValue(Time(0)));
             }
-            nic->Attach(port);
-            if (cc && protocol != "nvlink") // NVSwitch marks no ECN: nothing to react to
+            if (preset)
             {
-                nic->SetCongestionControl(cc);
+                nic->SetAttribute("PcieRate", DataRateValue(preset->pcieRate));
+                nic->SetAttribute("PcieLatency", TimeValue(preset->pcieLatency));
+                nic->SetAttribute("EngineStartup", TimeValue(preset->engineStartup));
+                nic->SetAttribute("AckInterval", UintegerValue(preset->ackInterval));
+                nic->SetAttribute("AckHighPriority", BooleanValue(preset->ackHighPriority));
+            }
+            ApplyUserAttributes(nic);
+            nic->Attach(port);
+            if (ccFor && protocol != "nvlink") // NVSwitch marks no ECN: nothing to react to
+            {
+                if (Ptr<RdmaCongestionControl> cc = ccFor(port->GetDataRate()))
+                {
+                    nic->SetCongestionControl(cc);
+                }
             }
             ep->AddNic(nic, it->second);
             m_nics[rank].emplace_back(nic, it->second);
         }
         m_messenger->AddEndpoint(ep);
+    }
+    if (m_nicPreset && presetNics == 0)
+    {
+        throw InputError(m_nicPresetField, "expected a topology with Ethernet or InfiniBand NIC ports for preset " +
+                                               m_nicPreset->name + ", got none");
     }
     NS_LOG_INFO("packet transport on " << description.name << ": " << m_network->GetNEndpoints() << " ranks, "
                                        << domains.size() << " domains");

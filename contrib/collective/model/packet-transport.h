@@ -14,12 +14,15 @@
 #include "collective-transport.h"
 #include "rdma-congestion-control.h"
 #include "rdma-endpoint.h"
+#include "rdma-helper.h"
 #include "topology-builder.h"
 #include "topology-description.h"
 
 #include "ns3/object-factory.h"
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +60,13 @@ class PacketTransport : public CollectiveTransport
     /// true: no transport header bytes on any port (the ideal fabric); NVLink
     /// ports never carry them (their own header holds them).
     void SetHeadersInTag(bool inTag);
+    /// The NIC of every Ethernet or InfiniBand port takes the preset's NIC
+    /// attributes (HeadersInTag, Mtu, PcieRate, PcieLatency, EngineStartup,
+    /// AckInterval; not its congestion control) instead of the derived ones.
+    /// Build() throws InputError naming \p field when a port's rate is not
+    /// the preset's line rate, the preset's MTU exceeds the port's, or no
+    /// port takes it. Set before Build().
+    void SetNicPreset(const RdmaNicPreset& preset, const std::string& field);
     /// NVLink and PCIe tiers: send transfer units of these many bytes,
     /// framed as their link packets (FabricNetwork::NvlinkTransferUnitBytes,
     /// PcieTransferUnitBytes); 0: each link packet. Set before Build().
@@ -67,6 +77,11 @@ class PacketTransport : public CollectiveTransport
     /// no congestion control). Throws std::invalid_argument naming the field
     /// of a bad description.
     void Build(const TopologyDescription& description, Ptr<RdmaCongestionControl> cc = nullptr);
+    /// The congestion control of a NIC whose port runs at the given rate
+    /// (null: none); a preset may scale with the rate.
+    using CongestionControlFactory = std::function<Ptr<RdmaCongestionControl>(DataRate)>;
+    /// Build() with a congestion control per NIC from \p ccFor (empty: none).
+    void Build(const TopologyDescription& description, const CongestionControlFactory& ccFor);
 
     Ptr<FabricNetwork> GetNetwork() const;
     Ptr<RdmaMessenger> GetMessenger() const;
@@ -104,6 +119,10 @@ class PacketTransport : public CollectiveTransport
     ObjectFactory m_endpointFactory;
     ObjectFactory m_nicFactory;
     bool m_headersInTag;
+    void CheckNicPreset(const RdmaNicPreset& preset, Ptr<FabricNetDevice> port, const std::string& tier) const;
+
+    std::optional<RdmaNicPreset> m_nicPreset;
+    std::string m_nicPresetField;
     uint32_t m_nvlinkUnit;
     uint32_t m_pcieUnit;
 };

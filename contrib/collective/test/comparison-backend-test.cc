@@ -4,6 +4,7 @@
 // RunComparison runs exactly the selected backends (in registry order), the
 // packet fabric's congestion control comes from one function, and the error
 // against the packet run is decided in one place.
+#include "attribute-defaults.h"
 #include "collective-comparison.h"
 #include "comparison-backend.h"
 #include "comparison-packet-fabric.h"
@@ -12,6 +13,8 @@
 #include "input-error.h"
 #include "simulator-test.h"
 #include "topology-presets.h"
+
+#include "ns3/double.h"
 
 #include <gtest/gtest.h>
 
@@ -157,14 +160,52 @@ TEST_F(ComparisonBackendTest, ParameterSourceBackendsRunOncePerSource)
 TEST_F(ComparisonBackendTest, CongestionControlOfTheFabric)
 {
     ComparisonFabric f; // congestion control "dcqcn" by default
-    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f);
+    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f)(DataRate("100Gbps"));
     ASSERT_NE(cc, nullptr);
     EXPECT_NE(DynamicCast<Dcqcn>(cc), nullptr);
     f.ideal = true; // the ideal fabric cuts no rate
-    EXPECT_EQ(MakeCongestionControl(f), nullptr);
+    EXPECT_FALSE(MakeCongestionControl(f));
     f.ideal = false;
     f.congestionControl = "none";
-    EXPECT_EQ(MakeCongestionControl(f), nullptr);
+    EXPECT_FALSE(MakeCongestionControl(f));
+}
+
+TEST_F(ComparisonBackendTest, CongestionControlPresetThenAttributesThenFlags)
+{
+    // The preset's values, as Dcqcn itself sets them at 100 Gb/s.
+    Ptr<Dcqcn> reference = CreateObject<Dcqcn>();
+    reference->ApplyPreset("connectx", DataRate("100Gbps"));
+    DoubleValue presetG;
+    reference->GetAttribute("G", presetG);
+    TimeValue presetInterval;
+    reference->GetAttribute("CnpInterval", presetInterval);
+
+    ComparisonFabric f;
+    f.congestionPreset = "connectx";
+    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f)(DataRate("100Gbps"));
+    DoubleValue g;
+    cc->GetAttribute("G", g);
+    EXPECT_EQ(g.Get(), presetG.Get());
+    // A key of the object is set after the preset; the others stay the preset's.
+    f.congestionAttributes = {{"G", "0.25"}};
+    cc = MakeCongestionControl(f)(DataRate("100Gbps"));
+    cc->GetAttribute("G", g);
+    EXPECT_EQ(g.Get(), 0.25);
+    TimeValue interval;
+    cc->GetAttribute("CnpInterval", interval);
+    EXPECT_EQ(interval.Get(), presetInterval.Get());
+    // The user's explicit default (here a scenario's "attributes", in scope)
+    // wins over the preset when the object does not set it.
+    {
+        ScopedAttributeDefaults user;
+        user.Set("ns3::Dcqcn::CnpInterval", "7us");
+        cc = MakeCongestionControl(f)(DataRate("100Gbps"));
+        cc->GetAttribute("CnpInterval", interval);
+        EXPECT_EQ(interval.Get(), MicroSeconds(7));
+    }
+    cc = MakeCongestionControl(f)(DataRate("100Gbps"));
+    cc->GetAttribute("CnpInterval", interval);
+    EXPECT_EQ(interval.Get(), presetInterval.Get());
 }
 
 TEST_F(ComparisonBackendTest, ErrorIsRelativeToACompletedReference)

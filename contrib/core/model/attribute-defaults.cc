@@ -129,14 +129,99 @@ CheckAttributeDefault(const std::string& fullName, const std::string& value, con
 
 namespace
 {
-/// Attributes a --ns3:: flag set: they win over a scenario's value.
-std::set<std::string>&
+/// Attributes a --ns3:: flag set (they win over a scenario's value), each with
+/// its flag.
+std::map<std::string, std::string>&
 FromCommandLine()
 {
-    static std::set<std::string> names;
+    static std::map<std::string, std::string> names;
     return names;
 }
+
+/// Attributes the live ScopedAttributeDefaults set, each with its field; a
+/// vector per name because scopes nest (validate's trace runs inside its
+/// comparison), the innermost last.
+std::map<std::string, std::vector<std::string>>&
+FromScenario()
+{
+    static std::map<std::string, std::vector<std::string>> names;
+    return names;
+}
+
+/// The current default of \p fullName, serialized (Config::SetDefault changes
+/// the attribute's initial value).
+std::string
+CurrentDefault(const std::string& fullName, TypeId* tid = nullptr, std::string* name = nullptr)
+{
+    const size_t pos = fullName.rfind("::");
+    TypeId t = TypeId::LookupByName(fullName.substr(0, pos));
+    TypeId::AttributeInformation info;
+    t.LookupAttributeByName(fullName.substr(pos + 2), &info);
+    if (tid)
+    {
+        *tid = t;
+    }
+    if (name)
+    {
+        *name = fullName.substr(pos + 2);
+    }
+    return info.initialValue->SerializeToString(info.checker);
+}
 } // namespace
+
+bool
+UserSetAttribute(const std::string& fullName)
+{
+    return !UserAttributeField(fullName).empty();
+}
+
+std::string
+UserAttributeField(const std::string& fullName)
+{
+    auto cli = FromCommandLine().find(fullName);
+    if (cli != FromCommandLine().end())
+    {
+        return cli->second;
+    }
+    auto scenario = FromScenario().find(fullName);
+    return scenario == FromScenario().end() || scenario->second.empty() ? "" : scenario->second.back();
+}
+
+void
+RefuseUserAttribute(const std::string& fullName, const std::string& why)
+{
+    const std::string field = UserAttributeField(fullName);
+    if (!field.empty())
+    {
+        throw InputError(field, "cannot apply: " + why);
+    }
+}
+
+void
+ApplyUserAttributes(Ptr<Object> object)
+{
+    const TypeId tid = object->GetInstanceTypeId();
+    auto apply = [&](const std::string& fullName) {
+        TypeId owner;
+        std::string name;
+        const std::string value = CurrentDefault(fullName, &owner, &name);
+        if (owner == tid || tid.IsChildOf(owner))
+        {
+            object->SetAttribute(name, StringValue(value));
+        }
+    };
+    for (const auto& [fullName, field] : FromCommandLine())
+    {
+        apply(fullName);
+    }
+    for (const auto& [fullName, fields] : FromScenario())
+    {
+        if (!fields.empty() && !FromCommandLine().count(fullName))
+        {
+            apply(fullName);
+        }
+    }
+}
 
 void
 SetAttributeDefault(const std::string& fullName,
@@ -147,7 +232,7 @@ SetAttributeDefault(const std::string& fullName,
     CheckAttributeDefault(fullName, value, field);
     if (fromCommandLine)
     {
-        FromCommandLine().insert(fullName);
+        FromCommandLine()[fullName] = field;
     }
     else if (FromCommandLine().count(fullName))
     {
@@ -170,6 +255,7 @@ ScopedAttributeDefaults::~ScopedAttributeDefaults()
     for (auto it = m_previous.rbegin(); it != m_previous.rend(); ++it)
     {
         Config::SetDefault(it->first, StringValue(it->second));
+        FromScenario()[it->first].pop_back();
     }
 }
 
@@ -180,12 +266,9 @@ ScopedAttributeDefaults::Set(const std::string& fullName, const std::string& val
     {
         return;
     }
-    const size_t pos = fullName.rfind("::");
-    TypeId::AttributeInformation info;
-    TypeId::LookupByName(fullName.substr(0, pos)).LookupAttributeByName(fullName.substr(pos + 2), &info);
-    // The initial value is the current default: Config::SetDefault changes it.
-    m_previous.emplace_back(fullName, info.initialValue->SerializeToString(info.checker));
+    m_previous.emplace_back(fullName, CurrentDefault(fullName));
     Config::SetDefault(fullName, StringValue(value));
+    FromScenario()[fullName].push_back("scenario.attributes[\"" + fullName + "\"]");
 }
 
 } // namespace ns3

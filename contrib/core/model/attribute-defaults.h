@@ -9,6 +9,7 @@
 #ifndef HOCKNEY_ATTRIBUTE_DEFAULTS_H
 #define HOCKNEY_ATTRIBUTE_DEFAULTS_H
 
+#include "ns3/object.h"
 #include "ns3/type-id.h"
 
 #include <string>
@@ -57,6 +58,29 @@ class ScopedAttributeDefaults
   private:
     std::vector<std::pair<std::string, std::string>> m_previous; ///< name, serialized default
 };
+
+/**
+ * The attributes the user set explicitly for the current run: by a --ns3::
+ * flag (for the whole process) or by a scenario's "attributes" (while its
+ * ScopedAttributeDefaults lives). A builder that derives an attribute's value
+ * itself asks here, so that the user's setting is never overwritten silently:
+ * it either lets the user's value win (ApplyUserAttributes) or refuses the run
+ * (RefuseUserAttribute).
+ */
+bool UserSetAttribute(const std::string& fullName);
+
+/// The flag or scenario field that set \p fullName ("--ns3::Dcqcn::G",
+/// "scenario.attributes[\"ns3::Dcqcn::G\"]"); "" when the user did not set it.
+std::string UserAttributeField(const std::string& fullName);
+
+/// Throws InputError naming the flag or field that set \p fullName, with \p why
+/// (why the builder cannot use it and what to set instead), when the user set it.
+void RefuseUserAttribute(const std::string& fullName, const std::string& why);
+
+/// Sets on \p object each attribute of its type or a parent type that the user
+/// set, to the user's value (the attribute's current default). Called by a
+/// builder after it derived its own values, so that the user's win.
+void ApplyUserAttributes(Ptr<Object> object);
 
 /// What a value of \p checker looks like, for error messages and listings
 /// ("an unsigned integer (uint32_t 0:4294967295)").

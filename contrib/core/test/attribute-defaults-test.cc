@@ -8,6 +8,7 @@
 #include "input-error.h"
 
 #include "ns3/double.h"
+#include "ns3/integer.h"
 #include "ns3/random-variable-stream.h"
 
 #include <gtest/gtest.h>
@@ -98,4 +99,46 @@ TEST(AttributeDefaults, ScopedDefaultsYieldToTheCommandLine)
     DoubleValue v;
     CreateObject<UniformRandomVariable>()->GetAttribute("Max", v);
     EXPECT_EQ(v.Get(), 7.0);
+}
+
+TEST(AttributeDefaults, UserSetAttributesWinOverABuildersValue)
+{
+    const std::string min = "ns3::UniformRandomVariable::Min";
+    const std::string stream = "ns3::RandomVariableStream::Stream";
+    EXPECT_FALSE(UserSetAttribute(min));
+    EXPECT_NO_THROW(RefuseUserAttribute(min, "why"));
+    {
+        ScopedAttributeDefaults scoped;
+        scoped.Set(min, "0.5");
+        scoped.Set(stream, "9"); // declared by the parent type
+        EXPECT_TRUE(UserSetAttribute(min));
+        EXPECT_EQ(UserAttributeField(min), "scenario.attributes[\"" + min + "\"]");
+        // A builder sets its own values; the user's win, the others stay.
+        Ptr<UniformRandomVariable> rv = CreateObject<UniformRandomVariable>();
+        rv->SetAttribute("Min", DoubleValue(0.25));
+        rv->SetAttribute("Max", DoubleValue(3));
+        rv->SetAttribute("Stream", IntegerValue(4));
+        ApplyUserAttributes(rv);
+        DoubleValue v;
+        rv->GetAttribute("Min", v);
+        EXPECT_EQ(v.Get(), 0.5);
+        rv->GetAttribute("Max", v);
+        EXPECT_EQ(v.Get(), 3.0);
+        IntegerValue s;
+        rv->GetAttribute("Stream", s);
+        EXPECT_EQ(s.Get(), 9);
+        try
+        {
+            RefuseUserAttribute(min, "the builder derives it");
+            ADD_FAILURE() << "no InputError";
+        }
+        catch (const InputError& e)
+        {
+            EXPECT_EQ(e.Field(), "scenario.attributes[\"" + min + "\"]");
+            EXPECT_EQ(e.Expected(), "cannot apply: the builder derives it");
+        }
+    }
+    EXPECT_FALSE(UserSetAttribute(min)); // the scenario's run is over
+    SetAttributeDefault(min, "0.75", "--ns3::UniformRandomVariable::Min", true);
+    EXPECT_EQ(UserAttributeField(min), "--ns3::UniformRandomVariable::Min");
 }

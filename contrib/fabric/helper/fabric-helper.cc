@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-helper.h"
 
+#include "attribute-defaults.h"
 #include "credit-flow-control.h"
 #include "ecn-marker.h"
 #include "fabric-pcap-helper.h"
@@ -45,6 +46,20 @@ FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& 
     {
         throw std::invalid_argument("mtu: expected > 0 bytes");
     }
+    // A link's rate, framing and MTU are its topology tier's, and the
+    // analytic backends derive their parameters from the same tier: a
+    // per-device default would make the packet fabric a different network
+    // from the one the other rows describe, so it is refused, naming the
+    // knob that changes the tier for every backend.
+    RefuseUserAttribute("ns3::FabricNetDevice::DataRate",
+                        "each link's rate is its topology tier's lane_rate x lanes, which every backend uses; "
+                        "set lane_rate in a topology file's tiers instead");
+    RefuseUserAttribute("ns3::FabricNetDevice::HeaderBytes",
+                        "each link's framing is its topology tier's header_bytes, which every backend uses; "
+                        "set fabric.header_bytes in a scenario or the tier's header_bytes instead");
+    RefuseUserAttribute("ns3::FabricNetDevice::Mtu",
+                        "each link's MTU is its topology tier's mtu_bytes, which every backend uses; "
+                        "set fabric.mtu_bytes in a scenario or the tier's mtu_bytes instead");
     dev->SetDataRate(cfg.rate);
     dev->SetHeaderBytes(cfg.headerBytes);
     dev->SetAttribute("MinWireBytes", UintegerValue(cfg.minWireBytes));
@@ -52,6 +67,7 @@ FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& 
     dev->SetMtu(cfg.mtu);
     dev->SetAttribute("HeaderGranuleBytes", UintegerValue(cfg.headerGranuleBytes));
     dev->SetLinkType(cfg.linkType);
+    ApplyUserAttributes(dev); // MinWireBytes, ControlFrameBytes, HeaderGranuleBytes, ...
     Ptr<FabricFlowControl> fc = CreateFabricFlowControl(cfg.flowControl);
     fc->SetParameters({cfg.creditBufferBytes, cfg.creditPiggyback, cfg.losslessClasses});
     dev->SetFlowControl(fc);
@@ -83,6 +99,7 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, const FabricLinkConfig& cfg) con
             return 0xFFFFFFFFu;
         }
         uint32_t port = sw->AddPort(d);
+        ApplyUserAttributes(d); // AddPort gives the port the switch's CutThrough
         if (cfg.headroomBytes > 0)
         {
             sw->GetBuffer()->SetHeadroomBytes(port, cfg.headroomBytes);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-helper.h"
 
+#include "attribute-defaults.h"
+
 #include "fabric-net-device.h"
 
 #include "ns3/boolean.h"
@@ -111,6 +113,7 @@ RdmaHelper::Install(Ptr<FabricNetDevice> port, const std::string& name) const
     nic->SetAttribute("EngineStartup", TimeValue(p.engineStartup));
     nic->SetAttribute("AckInterval", UintegerValue(p.ackInterval));
     nic->SetAttribute("AckHighPriority", BooleanValue(p.ackHighPriority));
+    ApplyUserAttributes(nic); // the user's --ns3:: or scenario values win over the preset's
     nic->SetCongestionControl(CreateCongestionControl(p.congestion, port->GetDataRate()));
     nic->Attach(port);
     return nic;

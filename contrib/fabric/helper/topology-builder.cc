@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "topology-builder.h"
 
+#include "attribute-defaults.h"
+
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -188,6 +190,9 @@ FabricNetwork::Build(const TopologyDescription& description)
             {
                 sw->GetBuffer()->SetAttribute("BufferBytes", UintegerValue(t->switchBufferBytes));
             }
+            // The user's --ns3:: or scenario values win over the tier's.
+            ApplyUserAttributes(sw);
+            ApplyUserAttributes(sw->GetBuffer());
             m_switches.Add(sw);
             node = sw;
         }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-switch.h"
 
+#include "attribute-defaults.h"
 #include "ecn-marker.h"
 #include "fabric-channel.h"
 #include "fabric-log.h"
 #include "fabric-net-device.h"
+#include "input-error.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -128,6 +130,22 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
     {
         Ptr<FabricEcnMarker> marker = CreateObject<FabricEcnMarker>();
         marker->ConfigureForRate(device->GetDataRate());
+        // Kmin, Kmax or Pmax given by the user win over the per-rate table.
+        ApplyUserAttributes(marker);
+        UintegerValue kmin;
+        UintegerValue kmax;
+        marker->GetAttribute("Kmin", kmin);
+        marker->GetAttribute("Kmax", kmax);
+        if (kmax.Get() < kmin.Get())
+        {
+            const std::string field = UserAttributeField("ns3::FabricEcnMarker::Kmin").empty()
+                                          ? UserAttributeField("ns3::FabricEcnMarker::Kmax")
+                                          : UserAttributeField("ns3::FabricEcnMarker::Kmin");
+            throw InputError(field, "expected Kmin <= Kmax on every switch port, got Kmin " +
+                                        std::to_string(kmin.Get()) + " B > Kmax " + std::to_string(kmax.Get()) +
+                                        " B on a port of " +
+                                        std::to_string(device->GetDataRate().GetBitRate() / 1000000000) + " Gbps");
+        }
         device->SetEcnMarker(marker);
     }
     return index;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-congestion-control.h"
 
+#include "attribute-defaults.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -282,6 +284,7 @@ RdmaCcRegistry::Create(const std::string& spec, DataRate lineRate)
     {
         e->applyPreset(cc, preset, lineRate);
     }
+    ApplyUserAttributes(cc); // the user's --ns3:: or scenario values win over the preset's
     return cc;
 }
 

@@ -235,7 +235,7 @@ class RdmaMessenger : public Object
   private:
     friend class RdmaEndpoint;
     /// The delivery of a message at its receiver: fires the sender's callback.
-    void NotifyDelivered(const RdmaMessageRecord& rec);
+    void NotifyDelivered(RdmaMessageRecord& rec); ///< fills rec.submitted
 
     std::vector<Ptr<RdmaEndpoint>> m_eps;
     /// onDelivered callbacks by (src, id): a convenience that crosses ranks (a

@@ -135,13 +135,15 @@ RdmaMessenger::Send(uint32_t src, uint32_t dst, uint64_t bytes,
 }
 
 void
-RdmaMessenger::NotifyDelivered(const RdmaMessageRecord& rec)
+RdmaMessenger::NotifyDelivered(RdmaMessageRecord& rec)
 {
-    RdmaMessageRecord full = rec;
+    // The receiver cannot know when the sender called Send(): the messenger,
+    // which took the call, fills it in for every observer of the delivery
+    // (the Send callback, the endpoint's Delivered trace and callback).
     auto s = m_submitted.find({rec.src, rec.id});
     if (s != m_submitted.end())
     {
-        full.submitted = s->second;
+        rec.submitted = s->second;
         m_submitted.erase(s);
     }
     auto it = m_pending.find({rec.src, rec.id});
@@ -153,7 +155,7 @@ RdmaMessenger::NotifyDelivered(const RdmaMessageRecord& rec)
     m_pending.erase(it);
     if (!cb.IsNull())
     {
-        cb(full);
+        cb(rec);
     }
 }
 

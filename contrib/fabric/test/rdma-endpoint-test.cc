@@ -95,6 +95,22 @@ TEST_F(RdmaEndpointTest, EagerMessageByHand)
                 1e-11);
 }
 
+TEST_F(RdmaEndpointTest, DeliveredTraceCarriesTheSubmitTime)
+{
+    // The receiver's Delivered trace sees the sender's Send() time (the
+    // messenger fills it in), so delivered - submitted is the eager time by hand.
+    std::vector<RdmaMessageRecord> seen;
+    messenger->GetEndpoint(1)->TraceConnectWithoutContext(
+        "Delivered",
+        MakeCallback(+[](std::vector<RdmaMessageRecord>* v, const RdmaMessageRecord& r) { v->push_back(r); })
+            .Bind(&seen));
+    Simulator::Schedule(MicroSeconds(5), [this]() { messenger->Send(0, 1, 1000, RdmaEndpoint::MessageCallback()); });
+    Simulator::Run();
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].submitted, MicroSeconds(5));
+    EXPECT_NEAR((seen[0].delivered - seen[0].submitted).GetSeconds(), ByHand(Costs(), 1000), kTol);
+}
+
 TEST_F(RdmaEndpointTest, RendezvousAndPipelineByHand)
 {
     Costs c;

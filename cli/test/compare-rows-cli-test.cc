@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// What a compare row claims is what the backend did: the flow row does not
+// claim given parameters it does not use, a calibration fit of another
+// collective is named on stderr, the closed form's regime is its own, a busbw
+// no link of a rank can carry is flagged, and hierarchical rows show both
+// levels' parameters.
+#include "cli-runner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace
+{
+
+using hockney::CliResult;
+using hockney::RunHockney;
+using hockney::RunRows;
+using hockney::TempPath;
+
+nlohmann::json
+RowOf(const nlohmann::json& rows, const std::string& backend)
+{
+    for (const auto& r : rows)
+    {
+        if (r["backend"] == backend)
+        {
+            return r;
+        }
+    }
+    ADD_FAILURE() << "no " << backend << " row";
+    return nlohmann::json::object();
+}
+
+const std::string kRailH = "compare --topology=rail-h100-2n --algorithm=hierarchical --bytes=1MB";
+const std::string kA2a = "compare --topology=fat-tree --collective=alltoall --algorithm=all-at-once --bytes=16MB";
+
+} // namespace
+
+TEST(CompareRowsCli, FlowRowDoesNotClaimGivenParameters)
+{
+    // The flow model routes over the topology: the same time with or without
+    // --alpha/--beta, and its row names the topology as its parameter source.
+    const auto derived = RowOf(RunRows(kRailH), "flow");
+    const auto given = RowOf(RunRows(kRailH + " --alpha=3us --beta=100GB/s"), "flow");
+    EXPECT_EQ(given["time_s"], derived["time_s"]);
+    EXPECT_EQ(given["params"], "topology");
+    EXPECT_TRUE(given["alpha_s"].is_null());
+    EXPECT_TRUE(given["beta_Bps"].is_null());
+    EXPECT_EQ(derived["params"], "derived");
+    // The closed form does use them: 3 us and 100 GB/s are in its row.
+    const auto closed = RowOf(RunRows(kRailH + " --alpha=3us --beta=100GB/s"), "closed");
+    EXPECT_EQ(closed["params"], "given");
+    EXPECT_NEAR(closed["alpha_s"].get<double>(), 3e-6, 1e-15);
+}
+
+TEST(CompareRowsCli, CalibrationOfAnotherCollectiveIsNamed)
+{
+    const std::string params = TempPath("allreduce-fit.json");
+    CliResult cal = RunHockney("calibrate --input=" HOCKNEY_SOURCE_DIR "/validation/data/nccl_allreduce_ring_8xH100_nvswitch_together.csv "
+                               "--output=" + params);
+    ASSERT_EQ(cal.status, 0) << cal.err;
+    CliResult other = RunHockney("compare --collective=allgather --backends=closed --bytes=1MB --calibration=" + params);
+    EXPECT_EQ(other.status, 0) << other.err;
+    EXPECT_NE(other.err.find("no alphabeta fit of allgather; using its fit of allreduce"), std::string::npos)
+        << other.err;
+    CliResult same = RunHockney("compare --collective=allreduce --backends=closed --bytes=1MB --calibration=" + params);
+    EXPECT_EQ(same.status, 0) << same.err;
+    EXPECT_EQ(same.err.find("warning"), std::string::npos) << same.err;
+    std::remove(params.c_str());
+}
+
+TEST(CompareRowsCli, ClosedFormRegimeIsItsOwn)
+{
+    // 16 MB all-at-once AllToAll on the fat tree: the flow model is far above
+    // the closed form (contention), but the closed form itself is
+    // contention-free; its n/beta terms dominate its few microseconds of alpha.
+    const auto rows = RunRows(kA2a + " --backends=closed,flow");
+    EXPECT_EQ(RowOf(rows, "flow")["regime"], "contention");
+    const auto closed = RowOf(rows, "closed");
+    EXPECT_EQ(closed["regime"], "bandwidth-bound");
+    EXPECT_GT(closed["time_s"].get<double>(), 10 * closed["alpha_s"].get<double>());
+}
+
+TEST(CompareRowsCli, BusbwAboveTheLinkIsFlagged)
+{
+    CliResult r = RunHockney(kA2a + " --backends=closed,flow --format=json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto rows = nlohmann::json::parse(r.out)["rows"];
+    const auto closed = RowOf(rows, "closed");
+    // A rank's busbw is what its own link must carry: above beta it cannot.
+    ASSERT_GT(closed["busbw_GBps"].get<double>() * 1e9, closed["beta_Bps"].get<double>());
+    ASSERT_TRUE(closed.contains("warning"));
+    EXPECT_NE(closed["warning"].get<std::string>().find("exceeds the fastest link"), std::string::npos);
+    EXPECT_NE(r.err.find("warning: closed 16000000 B: busbw"), std::string::npos) << r.err;
+    // The flow model shares the links: below beta, no warning.
+    const auto flow = RowOf(rows, "flow");
+    EXPECT_LT(flow["busbw_GBps"].get<double>() * 1e9, closed["beta_Bps"].get<double>());
+    EXPECT_TRUE(!flow.contains("warning") || flow["warning"].is_null());
+    // A ring AllReduce on dgx-h100 stays within its NVLink.
+    for (const auto& row : RunRows("compare --topology=dgx-h100 --bytes=16MB"))
+    {
+        EXPECT_TRUE(!row.contains("warning") || row["warning"].is_null()) << row.dump();
+    }
+}
+
+TEST(CompareRowsCli, HierarchicalRowsShowBothLevels)
+{
+    // NVLink level: 450 GB/s with a 16 B header per 256 B link packet; the
+    // inter-node level is a 400 Gb/s NIC (50 GB/s less its framing).
+    const auto closed = RowOf(RunRows(kRailH), "closed");
+    EXPECT_NEAR(closed["beta_Bps"].get<double>(), 450e9 * 256 / 272, 1e-6 * 450e9);
+    EXPECT_GT(closed["inter_beta_Bps"].get<double>(), 45e9);
+    EXPECT_LT(closed["inter_beta_Bps"].get<double>(), 50e9);
+    EXPECT_GT(closed["inter_alpha_s"].get<double>(), closed["alpha_s"].get<double>());
+}
