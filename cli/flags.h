@@ -86,6 +86,10 @@ void CreateOutputDirectory(const std::string& dir, bool sayWhy);
 /// attribute reaches the objects the command creates.
 std::vector<std::string> ApplyAttributeFlags(const std::vector<std::string>& args);
 
+/// The --ns3:: flags ApplyAttributeFlags applied, as given, for a command
+/// that runs hockney again in a child process (sweep) to pass on.
+const std::vector<std::string>& AttributeFlags();
+
 /// The items joined with \p separator ("a, b, c").
 std::string Join(const std::vector<std::string>& items, const std::string& separator);
 

@@ -11,11 +11,6 @@
 namespace ns3
 {
 
-namespace
-{
-
-using namespace measurement;
-
 std::vector<std::string>
 SplitCsv(const std::string& line, const std::string& where)
 {
@@ -47,7 +42,7 @@ SplitCsv(const std::string& line, const std::string& where)
         }
         else if (c == ',')
         {
-            out.push_back(Trim(cur));
+            out.push_back(measurement::Trim(cur));
             cur.clear();
         }
         else
@@ -59,9 +54,14 @@ SplitCsv(const std::string& line, const std::string& where)
     {
         throw InputError(where, "expected a closing quote in the CSV row");
     }
-    out.push_back(Trim(cur));
+    out.push_back(measurement::Trim(cur));
     return out;
 }
+
+namespace
+{
+
+using namespace measurement;
 
 // A time column and how to read it.
 struct TimeColumn
