@@ -239,6 +239,15 @@ NumericValues(const ns3::SweepAxis& axis)
     return xs;
 }
 
+// The last name of a key, for the legend: "SoftwareOverhead" for
+// attributes.ns3::AlphaBetaModel::SoftwareOverhead.
+std::string
+ShortKey(const std::string& key)
+{
+    const size_t cut = key.find_last_of(".:]/");
+    return cut == std::string::npos || cut + 1 == key.size() ? key : key.substr(cut + 1);
+}
+
 // The series a row belongs to: its backend, parameters and size, and the
 // values of the other axes.
 std::string
@@ -258,7 +267,7 @@ SeriesName(const ns3::ResultRow& r, const std::vector<ns3::SweepAxis>& axes, siz
         if (k != x)
         {
             const auto* v = SweptValue(r, axes[k]);
-            name += " " + axes[k].key + "=" + (v ? ns3::CsvText(*v) : "");
+            name += " " + ShortKey(axes[k].key) + "=" + (v ? ns3::CsvText(*v) : "");
         }
     }
     return name;
@@ -353,7 +362,10 @@ WriteSweepPlot(const std::string& png,
     std::ofstream gp(dir + "/" + script);
     ns3::WritePlotPreamble(gp);
     // Keys are paths ("switch_buffer_bytes"): '_' is not a subscript here.
-    gp << "set termoption noenhanced\n";
+    // The legend goes below the plot, in two columns, the figure growing
+    // with it, so that many series do not squeeze the plot.
+    gp << "set terminal pngcairo size 1000," << 650 + 9 * plotted.size()
+       << " font ',10'\nset termoption noenhanced\nset key below\n";
     if (!numeric)
     {
         gp << "set xrange [-0.5:" << axis.values.size() - 0.5 << "]\nset xtics (";
