@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -250,4 +251,33 @@ TEST(SweepCli, BadKeysAndValuesExitTwoNamingTheKey)
     const std::string file = WriteScenario("bad-file", R"({"sweep": {"sizes": "1MB"}})");
     ExpectBadInput("sweep --scenario=" + file, "sweep[\"sizes\"]");
     std::remove(file.c_str());
+}
+
+TEST(SweepCli, ExampleSweepRunsAndPlots)
+{
+    const std::string dir = TempPath("example");
+    const std::string csv = dir + "-rows.csv";
+    CliResult r = RunHockney("sweep --scenario=" HOCKNEY_SOURCE_DIR "/examples/sweep-incast-buffer.json --jobs=2 "
+                             "--format=csv --output=" + csv + " --plot=" + dir + "/sweep.png");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out; // the rows went to --output
+    const std::string rows = RowsText(hockney::ReadFile(csv), "csv");
+    // 3 buffers x 2 congestion controls x 2 overheads x 2 sizes, 4 backends each.
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 1 + 24 * 4);
+    // Incast: every sender sends its one message at once, so 1 us of
+    // software overhead per message adds 1 us to the alpha-beta row (the
+    // first rows of each overhead: buffer 1 MB, congestion control none).
+    const std::string t0 = "0us,1MB,incast,direct,9,1000000,alphabeta,";
+    const std::string t1 = "1us,1MB,incast,direct,9,1000000,alphabeta,";
+    ASSERT_NE(rows.find(t0), std::string::npos);
+    ASSERT_NE(rows.find(t1), std::string::npos);
+    const double a = std::stod(rows.substr(rows.find(t0) + t0.size()));
+    const double b = std::stod(rows.substr(rows.find(t1) + t1.size()));
+    EXPECT_NEAR(b - a, 1e-6, 1e-12);
+    std::ifstream png(dir + "/sweep.png", std::ios::binary);
+    char magic[4] = {};
+    png.read(magic, 4);
+    EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+    std::filesystem::remove_all(dir);
+    std::remove(csv.c_str());
 }
