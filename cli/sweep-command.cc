@@ -7,7 +7,6 @@
 // global state (the Simulator, attribute defaults) that one point would leave
 // to the next. Rows come back in grid order whatever --jobs is, so the output
 // does not depend on which child finishes first.
-#include "accuracy-plot.h"
 #include "flags.h"
 #include "input-error.h"
 #include "result-row.h"
@@ -22,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
@@ -420,7 +420,7 @@ DeclareSweepFlags(hockney::Flags& f)
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     f.Add("scenario", "", "compare scenario file (JSON) with a \"sweep\" object {\"KEY\": [values], ...}")
         .Add("sweep", "", "KEY=v1,v2,... : one more axis (repeatable; KEY=[JSON list] for values with commas)")
-        .Add("jobs", std::to_string(cores), "points run at once, each in its own process")
+        .Add("jobs", std::to_string(cores), "points run at once, each in its own process (default: the machine's cores)")
         .Add("format", "table", "table | csv | json")
         .Add("output", "", "file to write (and to resume: points already in it are not run again)")
         .Add("plot", "", "PNG of the analytic backends' error vs packets against the swept value (gnuplot)")

@@ -156,6 +156,19 @@ TEST(SweepCli, JobsDoNotChangeTheOutput)
     EXPECT_EQ(RowsText(one.out, "csv"), RowsText(two.out, "csv"));
     const std::string rows = RowsText(one.out, "csv");
     EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 25); // header + 24 rows
+
+    // With packet rows: the same but for the wall time and memory they measure.
+    const std::string packet = WriteScenario("jobs-packet", R"({"topology": "dgx-h100", "ranks": 4,
+        "backends": ["closed", "packet"], "sweep": {"sizes": ["16KB", "64KB"], "seed": [1, 2]}})");
+    const Json p1 = RunJson("sweep --scenario=" + packet + " --jobs=1");
+    const Json p2 = RunJson("sweep --scenario=" + packet + " --jobs=2");
+    std::remove(packet.c_str());
+    ASSERT_EQ(p1["rows"].size(), 8u);
+    ASSERT_EQ(p2["rows"].size(), 8u);
+    for (size_t i = 0; i < 8; ++i)
+    {
+        EXPECT_EQ(Comparable(p1["rows"][i], {}), Comparable(p2["rows"][i], {})) << i;
+    }
 }
 
 TEST(SweepCli, ResumeRunsOnlyTheMissingPoints)
