@@ -15,6 +15,7 @@
 #include "units.h"
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
@@ -201,7 +202,8 @@ class Progress
     {
     }
 
-    void Point(const std::string& label, double seconds, bool ok)
+    /// A point ended: "done", "FAILED" or "stopped" (by an interrupt).
+    void Point(const std::string& label, double seconds, const std::string& how)
     {
         ++m_done;
         ++m_run;
@@ -209,7 +211,7 @@ class Progress
         const double eta = elapsed / m_run * (m_total - m_done);
         if (!m_tty)
         {
-            std::cerr << "sweep: point " << m_done << "/" << m_total << (ok ? " done" : " FAILED") << " in "
+            std::cerr << "sweep: point " << m_done << "/" << m_total << " " << how << " in "
                       << Seconds(seconds) << ": " << label << "\n";
             return;
         }
@@ -326,6 +328,43 @@ WithSweptColumns(const std::vector<SweepAxis>& axes, const SweepPoint& p, const 
     return out;
 }
 
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void
+OnInterrupt(int)
+{
+    g_interrupted = 1;
+}
+
+// While it lives, SIGINT and SIGTERM only set g_interrupted (and interrupt
+// waitpid, no SA_RESTART): the sweep then starts no more points, ends the
+// running ones and still writes the rows it has and removes its files.
+class InterruptGuard
+{
+  public:
+    InterruptGuard()
+    {
+        struct sigaction sa = {};
+        sa.sa_handler = OnInterrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &m_int);
+        sigaction(SIGTERM, &sa, &m_term);
+    }
+
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+    ~InterruptGuard()
+    {
+        sigaction(SIGINT, &m_int, nullptr);
+        sigaction(SIGTERM, &m_term, nullptr);
+    }
+
+  private:
+    struct sigaction m_int = {};
+    struct sigaction m_term = {};
+};
+
 // Runs the points not yet in \p output, \p jobs at a time; rewrites the
 // output after each. Returns how many failed; a point's bad input (exit 2)
 // throws once the running children have finished.
@@ -349,12 +388,24 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
     size_t next = 0;
     size_t failed = 0;
     std::optional<ns3::InputError> badInput;
-    while (running.size() > 0 || (next < todo.size() && !badInput))
+    InterruptGuard guard;
+    bool stopping = false;
+    while (running.size() > 0 || (next < todo.size() && !badInput && !g_interrupted))
     {
-        while (running.size() < jobs && next < todo.size() && !badInput)
+        while (running.size() < jobs && next < todo.size() && !badInput && !g_interrupted)
         {
             const size_t i = todo[next++];
             running[runner.Start(i, g.points[i].scenario)] = {i, Clock::now()};
+        }
+        if (g_interrupted && !stopping)
+        {
+            // A terminal's Ctrl-C reached the children too; a SIGTERM to
+            // this process alone did not.
+            stopping = true;
+            for (const auto& [child, point] : running)
+            {
+                kill(child, SIGTERM);
+            }
         }
         int status = 0;
         const pid_t pid = waitpid(-1, &status, 0);
@@ -374,7 +425,7 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
             {
                 const auto rows = ns3::RowsFromJson(OrderedJson::parse(runner.Out(i)), "compare's output");
                 output.Add(i, WithSweptColumns(g.axes, g.points[i], rows));
-                progress.Point(label, seconds, true);
+                progress.Point(label, seconds, "done");
                 continue;
             }
             catch (const std::exception& e)
@@ -382,12 +433,16 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
                 // An unreadable output is the point's failure, like a crash.
             }
         }
-        progress.Point(label, seconds, false);
+        progress.Point(label, seconds, g_interrupted ? "stopped" : "FAILED");
         const auto [field, message] = ChildError(runner.Err(i));
         if (code == 2 && !badInput)
         {
             badInput = ns3::SweepPointError(g.base, g.axes, g.points[i], field, message);
             continue;
+        }
+        if (g_interrupted)
+        {
+            continue; // stopped by the interrupt, not failed
         }
         ++failed;
         progress.Break();
@@ -455,6 +510,12 @@ Sweep(const std::vector<std::string>& argsIn, std::ostream& out)
     if (f.Get("output").empty())
     {
         ns3::WriteRows(out, "sweep", output.Rows(), format);
+    }
+    if (g_interrupted)
+    {
+        std::cerr << "hockney sweep: interrupted; the points done are in the output"
+                  << (f.Get("output").empty() ? "" : " and the same command runs the others") << "\n";
+        return 130; // as a shell reports a command ended by SIGINT
     }
     if (!f.Get("plot").empty())
     {
