@@ -164,6 +164,16 @@ CalibrateCommand(const std::vector<std::string>& args, std::ostream& out)
         set.Append(ns3::ReadMeasurementFile(path));
     }
     const ns3::CalibrationOptions opt = ParseCalibrationOptions(flags);
+    // Before the fits (the bootstrap can take a while): an unwritable path is
+    // bad input naming its flag, not a failure after the table.
+    for (const char* file : {"output", "residuals"})
+    {
+        if (flags.IsSet(file))
+        {
+            hockney::CheckWritableFile(flags.Get(file), std::string("--") + file);
+        }
+    }
+    ns3::OutputProvenance().seed = opt.seed; // of the bootstrap resamples
     auto fits = ns3::Calibrate(set, opt);
     std::vector<ns3::ResultRow> rows;
     for (const auto& f : fits)

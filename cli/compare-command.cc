@@ -9,12 +9,15 @@
 #include "flags.h"
 #include "input-error.h"
 #include "result-row.h"
+#include "sha256.h"
 #include "topology-presets.h"
 #include "units.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -63,13 +66,22 @@ DeclareCompareFlags(hockney::Flags& f)
                                 "(its alphabeta fit of this collective, else of any); not with --alpha/--beta")
         .Add("contention", "none", "contention policy of the alphabeta backend: none | endpoint (links shared "
                                    "over the topology's routes: the flow backend)")
-        .Add("wall-limit", "600s", "packet backend: wall-clock limit of each packet run (0s: stop at once)")
+        .Add("wall-limit", "600s", "packet backend: wall-clock limit of each packet run (0s: stop at once); "
+                                  "when reached, every row is printed (packet status stopped-at-wall-limit, later "
+                                  "sizes not-run-after-wall-limit) and compare exits 3")
         .Add("transfer-unit", "", "packet backend, NVLink: bytes per simulated transfer unit, framed as its "
                                   "256 B link packets (0: every link packet; default: see doc/collective.md)")
         .Add("pcie-transfer-unit", "0", "packet backend, PCIe: the same for PCIe links (also the RDMA packet of a "
                                         "NIC behind one)")
         .Add("format", "table", "table | csv | json")
         .Add("output", "", "directory to also write compare.csv into")
+        .Add("per-op", "", "CSV file of one row per schedule operation (rank, peer, op_bytes, step, start_s, "
+                           "end_s) of every backend that executes the schedule (alphabeta, loggp, flow, packet)")
+        .Add("traces", "", "packet backend: directory for each run's time series (PREFIX-queues/pfc/rates.csv) "
+                           "and its ECN marks and CNPs (PREFIX-events.csv), PREFIX packet-BYTES")
+        .Add("trace-interval", "1us", "sampling interval of --traces")
+        .Add("pcap", "", "packet backend: directory for a pcap file per port of each run (RoCEv2 on Ethernet "
+                         "ports, as Wireshark dissects it), packet-BYTES-NODE-DEVICE.pcap")
         .Add("seed", "1", "random seed (packet backend)");
 }
 
@@ -276,30 +288,65 @@ ApplyFabric(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig&
     }
 }
 
-// The output directory is checked before the (possibly long) run, so a typo
-// fails at once as bad input rather than after the table.
-void
-PrepareOutputDirectory(const std::string& outputDir)
+// The outputs are checked before the (possibly long) run, so a typo or an
+// unwritable path fails at once as bad input (exit 2 naming the flag and the
+// path) rather than after the table. Returns compare.csv's path, or "".
+std::string
+PrepareOutputs(const hockney::Flags& f, ns3::ComparisonConfig& c, std::vector<ns3::ResultRow>& perOp)
 {
-    hockney::CreateOutputDirectory(outputDir, true);
-    // Appending creates the file without touching an earlier one.
-    if (!std::ofstream(outputDir + "/compare.csv", std::ios::app))
+    std::string compareCsv;
+    if (!f.Get("output").empty())
     {
-        throw ns3::InputError("--output", "expected a writable directory, cannot write '" + outputDir +
-                                              "/compare.csv'");
+        hockney::CreateOutputDirectory(f.Get("output"), true);
+        compareCsv = f.Get("output") + "/compare.csv";
+        hockney::CheckWritableFile(compareCsv, "--output");
     }
+    if (!f.Get("per-op").empty())
+    {
+        hockney::CheckWritableFile(f.Get("per-op"), "--per-op");
+        c.perOp = [&perOp](const ns3::ResultRow& row) { perOp.push_back(row); };
+    }
+    for (const auto& [flag, dir] : {std::pair{"traces", &c.tracesDir}, std::pair{"pcap", &c.pcapDir}})
+    {
+        if (!f.Get(flag).empty())
+        {
+            // Both record packet runs: without one they would silently stay empty.
+            if (std::find(c.backends.begin(), c.backends.end(), "packet") == c.backends.end())
+            {
+                throw ns3::InputError(std::string("--") + flag,
+                                      "expected the packet backend among the backends (it records packet runs)");
+            }
+            *dir = f.Get(flag);
+            hockney::CreateOutputDirectory(*dir, true, std::string("--") + flag);
+            // A directory that exists may still refuse files (read-only).
+            const std::string probe = *dir + "/.hockney-write-check";
+            hockney::CheckWritableFile(probe, std::string("--") + flag);
+            std::remove(probe.c_str());
+        }
+    }
+    c.traceInterval = ns3::units::ParseTime(f.Get("trace-interval"), "--trace-interval");
+    if (!c.traceInterval.IsStrictlyPositive())
+    {
+        throw ns3::InputError("--trace-interval", "expected a positive time, got " + f.Get("trace-interval"));
+    }
+    return compareCsv;
 }
 
-// Runs the comparison and writes its rows (also to --output's compare.csv).
-void
-RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std::string& outputDir,
-            std::ostream& out)
+// Runs the comparison and writes its rows (also to --output's compare.csv,
+// and the per-op rows to --per-op's file); returns the exit status.
+int
+RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std::string& compareCsv,
+            const std::string& perOpFile, const std::vector<ns3::ResultRow>& perOp, std::ostream& out)
 {
     auto write = [&](const std::vector<ns3::ResultRow>& rows) {
         ns3::WriteRows(out, "compare", rows, format);
-        if (!outputDir.empty())
+        if (!compareCsv.empty())
         {
-            ns3::WriteCsvFile(outputDir + "/compare.csv", rows);
+            ns3::WriteCsvFile(compareCsv, rows);
+        }
+        if (!perOpFile.empty())
+        {
+            ns3::WriteCsvFile(perOpFile, perOp);
         }
     };
     try
@@ -308,11 +355,15 @@ RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std:
     }
     catch (const ns3::PacketRunStopped& e)
     {
-        // A run failure (exit 1) that still shows what the stopped run did:
-        // its events, hops and wall time say how far from finishing it was.
+        // Not a failure of the program, a limit the user set: every row is
+        // printed (the stopped run's events, hops and wall time say how far
+        // from finishing it was), and the exit status tells a script that the
+        // packet rows are incomplete.
         write(e.Rows());
-        throw;
+        std::cerr << "hockney compare: " << e.what() << "\n";
+        return hockney::kExitStopped;
     }
+    return 0;
 }
 
 int
@@ -329,19 +380,23 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     if (f.IsSet("scenario"))
     {
         ns3::ApplyScenarioFile(f.Get("scenario"), c);
+        // The outputs name the file and hash what it held, so a result can be
+        // traced to the scenario even after the file is edited.
+        std::ifstream in(f.Get("scenario"), std::ios::binary);
+        std::stringstream content;
+        content << in.rdbuf();
+        ns3::OutputProvenance().scenarioFile = f.Get("scenario");
+        ns3::OutputProvenance().scenarioSha256 = ns3::Sha256Hex(content.str());
     }
     ScenarioOverride o(f, c);
     ApplyWhatRuns(f, o, c);
     ApplyShape(f, o, c);
     ApplyModel(f, o, c);
     ApplyFabric(f, o, c);
-    const std::string outputDir = f.Get("output");
-    if (!outputDir.empty())
-    {
-        PrepareOutputDirectory(outputDir);
-    }
-    RunAndWrite(c, format, outputDir, out);
-    return 0;
+    ns3::OutputProvenance().seed = c.seed;
+    std::vector<ns3::ResultRow> perOp;
+    const std::string compareCsv = PrepareOutputs(f, c, perOp);
+    return RunAndWrite(c, format, compareCsv, f.Get("per-op"), perOp, out);
 }
 
 hockney::CommandRegistrar registrar("compare", "one collective on every backend: closed form, alpha-beta, LogGP, "

@@ -6,7 +6,10 @@
 #include "units.h"
 
 #include <cmath>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
 namespace hockney
 {
@@ -150,14 +153,26 @@ ToDataRate(double bytesPerSecond)
 }
 
 void
-CreateOutputDirectory(const std::string& dir, bool sayWhy)
+CreateOutputDirectory(const std::string& dir, bool sayWhy, const std::string& flag)
 {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec || !std::filesystem::is_directory(dir))
     {
-        throw ns3::InputError("--output", "expected a directory that can be created, got '" + dir + "'" +
-                                              (sayWhy && ec ? " (" + ec.message() + ")" : ""));
+        throw ns3::InputError(flag, "expected a directory that can be created, got '" + dir + "'" +
+                                        (sayWhy && ec ? " (" + ec.message() + ")" : ""));
+    }
+}
+
+void
+CheckWritableFile(const std::string& path, const std::string& flag)
+{
+    // Appending creates the file without touching an earlier one.
+    std::ofstream f(path, std::ios::app);
+    if (!f)
+    {
+        throw ns3::InputError(flag, "expected a writable file, cannot write '" + path + "' (" +
+                                        std::strerror(errno) + ")");
     }
 }
 

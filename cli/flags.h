@@ -46,6 +46,11 @@ class Flags
     std::vector<std::string> m_order;
 };
 
+/// Exit status of a run that stopped at a limit the user set (compare's
+/// --wall-limit): its rows are printed, some incomplete. 0 is success, 1 an
+/// internal failure, 2 bad input (hockney-main.cc).
+constexpr int kExitStopped = 3;
+
 /// A subcommand: takes its arguments, writes to out, returns the exit status.
 /// Throws InputError (or std::invalid_argument) on bad input.
 using CommandFn = int (*)(const std::vector<std::string>& args, std::ostream& out);
@@ -74,10 +79,14 @@ std::vector<uint64_t> ParseSizeList(const Flags& f, const std::string& name, boo
 /// A rate in bytes per second as the ns-3 DataRate of the nearest whole bit rate.
 ns3::DataRate ToDataRate(double bytesPerSecond);
 
-/// Creates the --output directory \p dir with its parents, before a long run,
-/// so that a typo fails at once as bad input; \p sayWhy appends the system's
-/// reason to the error.
-void CreateOutputDirectory(const std::string& dir, bool sayWhy);
+/// Creates the output directory \p dir of flag \p flag with its parents,
+/// before a long run, so that a typo fails at once as bad input (exit 2
+/// naming the flag and the path); \p sayWhy appends the system's reason.
+void CreateOutputDirectory(const std::string& dir, bool sayWhy, const std::string& flag = "--output");
+/// Checks, before a long run, that the output file \p path of flag \p flag
+/// can be written (creating it empty if it did not exist); an InputError
+/// naming the flag and the path otherwise.
+void CheckWritableFile(const std::string& path, const std::string& flag);
 
 /// Applies every --ns3::TypeName::AttributeName=VALUE among \p args as that
 /// attribute's default (SetAttributeDefault: a wrong type, attribute or value

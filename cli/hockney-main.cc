@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // build/bin/hockney: the command line (README.md; each module's doc page). Exit status 0 on
-// success, 2 on bad input (one line on stderr naming the flag or field), 1 on an
-// internal failure. Subcommands live in cli/*-command.cc and register themselves.
+// success, 2 on bad input (one line on stderr naming the flag or field), 3 when a
+// run stopped at a limit the user set (compare --wall-limit; the rows are still
+// printed), 1 on an internal failure. Subcommands live in cli/*-command.cc and register themselves.
 #include "flags.h"
+#include "result-row.h"
 
 #include "ns3/nstime.h"
 
@@ -20,6 +22,8 @@ main(int argc, char** argv)
     if (cmd == "help" || cmd == "--help" || cmd == "-h")
     {
         std::cout << "usage: hockney COMMAND [--flag=value ...]   (COMMAND --help for its flags)\n"
+                  << "  exit status: 0 success, 1 internal error, 2 bad input (the flag or field named on "
+                     "stderr), 3 a run stopped at its limit (compare --wall-limit; rows still printed)\n"
                   << "  every command also takes --ns3::TypeName::AttributeName=VALUE (hockney attributes)\n";
         for (const auto& [name, info] : commands)
         {
@@ -27,6 +31,14 @@ main(int argc, char** argv)
         }
         return 0;
     }
+    // The provenance of every CSV and JSON output (result-row.h): the whole
+    // command line, as a shell would take it back.
+    std::string line = "hockney";
+    for (int i = 1; i < argc; ++i)
+    {
+        line += " " + ns3::ShellQuote(argv[i]);
+    }
+    ns3::OutputProvenance().commandLine = line;
     auto it = commands.find(cmd);
     if (it == commands.end())
     {

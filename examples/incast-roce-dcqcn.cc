@@ -82,8 +82,8 @@ main(int argc, char** argv)
         {
             continue;
         }
-        fabric->GetMessenger()->Connect(s, receiver); // its QP 1 goes to the receiver
-        Ptr<RdmaRateState> rate = fabric->GetMessenger()->GetEndpoint(s)->GetNic(0)->GetRateState(1);
+        fabric->GetMessenger()->Connect(s, receiver); // its first QP goes to the receiver
+        Ptr<RdmaRateState> rate = fabric->GetMessenger()->GetEndpoint(s)->GetNic(0)->GetRateState(RdmaNic::kFirstQpn);
         rate->TraceConnectWithoutContext(
             "Rate",
             MakeCallback(+[](std::ofstream* f, uint32_t sender, DataRate, DataRate now) {

@@ -42,6 +42,24 @@ TempPath(const std::string& stem)
     return "/tmp/hockney-cli-test-" + std::to_string(getpid()) + "-" + stem;
 }
 
+/// The lines of a hockney CSV output without its leading provenance comment
+/// lines ("# key=value"): the header first, as a CSV reader that skips
+/// comments (pandas comment='#') sees it.
+inline std::string
+CsvWithoutComments(const std::string& csv)
+{
+    std::istringstream in(csv);
+    std::string out;
+    for (std::string line; std::getline(in, line);)
+    {
+        if (line.rfind("#", 0) != 0)
+        {
+            out += line + "\n";
+        }
+    }
+    return out;
+}
+
 /// Runs `hockney ARGS`; stdout and stderr go through files so neither can block.
 inline CliResult
 RunHockney(const std::string& args)

@@ -39,7 +39,7 @@ RejectUnknownFields(const nlohmann::json& j, const std::string& file)
 {
     static const std::set<std::string> known{"id",       "title",  "seed_claim", "why",         "default",
                                              "scenario", "full",   "variants",   "expect",      "traces",
-                                             "assumptions", "plot_x", "recover"};
+                                             "assumptions", "plot_x", "recover", "cases"};
     for (auto it = j.begin(); it != j.end(); ++it)
     {
         if (!known.count(it.key()))
@@ -69,26 +69,53 @@ ParseExpectation(const nlohmann::json& x, const std::string& name, const std::st
     return a;
 }
 
+/// A list of {label, patch} (`key`: variants or cases); empty when absent.
+std::vector<std::pair<std::string, nlohmann::json>>
+ParseLabelledPatches(const nlohmann::json& j, const std::string& key, const std::string& file)
+{
+    std::vector<std::pair<std::string, nlohmann::json>> list;
+    if (j.contains(key))
+    {
+        if (!j.at(key).is_array())
+        {
+            throw InputError(file + ": " + key, "expected a list of {label, patch}");
+        }
+        for (const auto& v : j.at(key))
+        {
+            list.emplace_back(Field(v, "label", file + ": " + key + "[]"), v.value("patch", nlohmann::json::object()));
+        }
+    }
+    return list;
+}
+
+/// The variants, each crossed with every case when there are cases: case
+/// by case, the variants in their order, labelled "VARIANT CASE", the
+/// variant's patch merged over the case's (so adding an algorithm is one
+/// variant whatever the number of cases).
 std::vector<std::pair<std::string, nlohmann::json>>
 ParseVariants(const nlohmann::json& j, const std::string& file)
 {
-    std::vector<std::pair<std::string, nlohmann::json>> variants;
-    if (j.contains("variants"))
-    {
-        if (!j.at("variants").is_array())
-        {
-            throw InputError(file + ": variants", "expected a list of {label, patch}");
-        }
-        for (const auto& v : j.at("variants"))
-        {
-            variants.emplace_back(Field(v, "label", file + ": variants[]"), v.value("patch", nlohmann::json::object()));
-        }
-    }
+    std::vector<std::pair<std::string, nlohmann::json>> variants = ParseLabelledPatches(j, "variants", file);
     if (variants.empty())
     {
         variants.emplace_back("base", nlohmann::json::object());
     }
-    return variants;
+    const auto cases = ParseLabelledPatches(j, "cases", file);
+    if (cases.empty())
+    {
+        return variants;
+    }
+    std::vector<std::pair<std::string, nlohmann::json>> crossed;
+    for (const auto& c : cases)
+    {
+        for (const auto& v : variants)
+        {
+            nlohmann::json patch = c.second;
+            patch.merge_patch(v.second);
+            crossed.emplace_back(v.first + " " + c.first, patch);
+        }
+    }
+    return crossed;
 }
 
 void

@@ -12,6 +12,9 @@
 //   full         merge-patch applied to the scenario under --full
 //   variants     [{label, patch}] : the scenario is run once per variant
 //                (patch merged in); none: one run labelled "base"
+//   cases        [{label, patch}] : optional; every variant is run in every
+//                case (labelled "VARIANT CASE", the variant's patch merged
+//                over the case's), e.g. algorithms x workloads
 //   expect       {backend, params, metric: "max"|"median"|"min"|"packet_drop",
 //                min, max}: the claim as a range of the symmetric error over
 //                every point of the backend with those params; confirmed when

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "accuracy-plot.h"
 
+#include "result-row.h"
+
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -10,21 +12,6 @@
 namespace ns3
 {
 
-namespace
-{
-
-std::string
-ShellQuote(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s)
-    {
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    }
-    return q + "'";
-}
-
-} // namespace
 
 std::string
 SafeName(std::string s)

@@ -165,7 +165,7 @@ ExperimentFigures(std::ostream& gp, const std::string& dir, const ExperimentOutc
 }
 
 /// The incast time series of one variant: its CSV, and the queue, PFC and
-/// sender rate figures.
+/// sender rate figures, and the sender window figure of a window-based control.
 std::vector<std::string>
 TraceFigures(std::ostream& gp,
              const std::string& dir,
@@ -175,6 +175,7 @@ TraceFigures(std::ostream& gp,
 {
     XY q, paused, pauses;
     std::vector<XY> rate;
+    std::vector<XY> window;
     for (const IncastSample& s : samples)
     {
         q.emplace_back(s.timeS * 1e6, s.queueBytes / 1e3);
@@ -184,6 +185,11 @@ TraceFigures(std::ostream& gp,
         for (size_t i = 0; i < s.senderRateBps.size(); ++i)
         {
             rate[i].emplace_back(s.timeS * 1e6, s.senderRateBps[i] / 1e9);
+        }
+        window.resize(std::max(window.size(), s.senderWindowBytes.size()));
+        for (size_t i = 0; i < s.senderWindowBytes.size(); ++i)
+        {
+            window[i].emplace_back(s.timeS * 1e6, s.senderWindowBytes[i] / 1e3);
         }
     }
     WriteIncastTraceCsv(dir + "/incast-" + SafeName(e.id + "-" + label) + ".csv", samples);
@@ -204,11 +210,27 @@ TraceFigures(std::ostream& gp,
         rs.push_back({WritePlotSeries(dir, base + "-rate" + std::to_string(i), rate[i]),
                       "sender " + std::to_string(i) + " rate RC"});
     }
-    WritePlotFigure(
-        gp,
-        {base + "-rate.png", title + "sender rate (DCQCN RC)", "time (us)", "rate (Gb/s)", false, false, "steps"},
-        rs);
-    return {base + "-queue.png", base + "-pfc.png", base + "-rate.png"};
+    const bool windows = HasSenderWindows(samples);
+    // A window-based control paces only below one packet of window: its
+    // rate is the limiter's, line rate otherwise.
+    WritePlotFigure(gp,
+                    {base + "-rate.png", title + (windows ? "sender rate limit" : "sender rate (DCQCN RC)"),
+                     "time (us)", "rate (Gb/s)", false, false, "steps"},
+                    rs);
+    if (!windows)
+    {
+        return {base + "-queue.png", base + "-pfc.png", base + "-rate.png"};
+    }
+    std::vector<PlotSeries> ws;
+    for (size_t i = 0; i < window.size(); ++i)
+    {
+        ws.push_back({WritePlotSeries(dir, base + "-window" + std::to_string(i), window[i]),
+                      "sender " + std::to_string(i) + " window"});
+    }
+    WritePlotFigure(gp,
+                    {base + "-window.png", title + "sender window", "time (us)", "window (KB)", false, false, "steps"},
+                    ws);
+    return {base + "-queue.png", base + "-pfc.png", base + "-rate.png", base + "-window.png"};
 }
 
 void

@@ -18,6 +18,9 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <iomanip>
+#include <memory>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -25,8 +28,8 @@ namespace ns3
 namespace
 {
 
-/// The congestion control of the traced run: DCQCN when the scenario's fabric
-/// names it, none otherwise.
+/// The congestion control of the traced run: the one the scenario's fabric
+/// names (nullptr for none).
 Ptr<RdmaCongestionControl>
 TraceCongestionControl(const ComparisonConfig& config)
 {
@@ -46,63 +49,143 @@ IncastSpec(const ComparisonConfig& config, uint32_t ranks)
     return spec;
 }
 
-/// What a sample reads: the port towards the receiver, every port of the
-/// fabric, the rate state of every sender's QP.
-struct TraceProbes
-{
-    Ptr<FabricNetDevice> bottleneck;
-    std::vector<Ptr<FabricNetDevice>> ports;
-    std::vector<Ptr<RdmaRateState>> rates;
-};
+} // namespace
 
-TraceProbes
-AttachProbes(const TopologyGraph& graph, Ptr<PacketTransport> t, const CollectiveSpec& spec)
+PacketTraceRecorder::PacketTraceRecorder(const TopologyGraph& graph, Ptr<PacketTransport> t)
+    : m_transport(t)
 {
-    TraceProbes probes;
-    Ptr<RdmaMessenger> messenger = t->GetMessenger();
-    for (uint32_t r = 0; r < spec.ranks; ++r)
-    {
-        if (r == spec.root)
-        {
-            continue;
-        }
-        // Set up before the run, as verbs does: the sender's first QP is qpn 1.
-        messenger->Connect(r, spec.root);
-        probes.rates.push_back(messenger->GetEndpoint(r)->GetNic(0)->GetRateState(1));
-    }
-    const uint32_t sender = spec.root == 0 ? 1 : 0;
-    const TopologyPath path = PairPath(graph, sender, spec.root);
-    const TopologyHop& last = path.hops.back();
-    probes.bottleneck = t->GetNetwork()->GetLinkDevice(last.link, graph.LinkA(last.link) == last.from);
     for (uint32_t l = 0; l < graph.LinkCount(); ++l)
     {
-        probes.ports.push_back(t->GetNetwork()->GetLinkDevice(l, true));
-        probes.ports.push_back(t->GetNetwork()->GetLinkDevice(l, false));
+        for (bool aSide : {true, false})
+        {
+            const uint32_t from = aSide ? graph.LinkA(l) : graph.LinkB(l);
+            const uint32_t to = aSide ? graph.LinkB(l) : graph.LinkA(l);
+            const std::string name =
+                std::to_string(l) + ":" + graph.Node(from).name + ">" + graph.Node(to).name;
+            Ptr<FabricNetDevice> port = t->GetNetwork()->GetLinkDevice(l, aSide);
+            port->TraceConnectWithoutContext(
+                "EcnMark",
+                MakeBoundCallback(
+                    +[](std::vector<Event>* events, std::string where, Ptr<const Packet>, uint64_t queue) {
+                        events->push_back(Event{Simulator::Now().GetSeconds(), "ecn-mark", where, 0, queue});
+                    },
+                    &m_events,
+                    name));
+            m_ports.push_back(port);
+            m_names.push_back(name);
+        }
     }
-    return probes;
+    Ptr<RdmaMessenger> messenger = t->GetMessenger();
+    for (uint32_t r = 0; r < messenger->GetNRanks(); ++r)
+    {
+        Ptr<RdmaEndpoint> ep = messenger->GetEndpoint(r);
+        for (uint32_t i = 0; i < ep->GetNNics(); ++i)
+        {
+            ep->GetNic(i)->TraceConnectWithoutContext(
+                "CnpTx",
+                MakeBoundCallback(
+                    +[](std::vector<Event>* events, std::string where, uint32_t qpn) {
+                        events->push_back(Event{Simulator::Now().GetSeconds(), "cnp", where, qpn, 0});
+                    },
+                    &m_events,
+                    "rank" + std::to_string(r)));
+        }
+    }
 }
 
-IncastSample
-TakeSample(const TraceProbes& probes)
+uint32_t
+PacketTraceRecorder::PortIndex(const TopologyGraph& graph, uint32_t link, uint32_t from)
 {
-    IncastSample s;
+    return 2 * link + (graph.LinkA(link) == from ? 0 : 1);
+}
+
+void
+PacketTraceRecorder::Start(Ptr<CollectiveExecutor> exec, Time interval)
+{
+    m_exec = exec;
+    m_interval = interval;
+    Simulator::Schedule(Time(0), &PacketTraceRecorder::TakeSample, this);
+}
+
+void
+PacketTraceRecorder::TakeSample()
+{
+    Sample s;
     s.timeS = Simulator::Now().GetSeconds();
-    s.queueBytes = probes.bottleneck->GetTotalQueueBytes();
     s.pausedPorts = 0;
     s.pausesSent = 0;
-    for (const auto& p : probes.ports)
+    for (const auto& p : m_ports)
     {
+        s.queueBytes.push_back(p->GetTotalQueueBytes());
         s.pausedPorts += p->GetBlockedClasses() != 0 ? 1 : 0;
         s.pausesSent += p->GetCounters().pausesSent;
     }
-    for (const auto& r : probes.rates)
+    Ptr<RdmaMessenger> messenger = m_transport->GetMessenger();
+    for (uint32_t r = 0; r < messenger->GetNRanks(); ++r)
     {
-        s.senderRateBps.push_back(static_cast<double>(r->GetRate().GetBitRate()));
+        Ptr<RdmaEndpoint> ep = messenger->GetEndpoint(r);
+        for (uint32_t i = 0; i < ep->GetNNics(); ++i)
+        {
+            for (uint32_t qpn : ep->GetNic(i)->GetQpns())
+            {
+                Ptr<RdmaRateState> state = ep->GetNic(i)->GetRateState(qpn);
+                s.qps.push_back({r, qpn, static_cast<double>(state->GetRate().GetBitRate()), state->GetWindow()});
+            }
+        }
     }
-    return s;
+    m_samples.push_back(std::move(s));
+    if (!m_exec->IsComplete())
+    {
+        Simulator::Schedule(m_interval, &PacketTraceRecorder::TakeSample, this);
+    }
 }
 
-} // namespace
+void
+PacketTraceRecorder::WriteCsv(const std::string& dir, const std::string& prefix) const
+{
+    auto open = [&](const std::string& name) {
+        const std::string path = dir + "/" + prefix + "-" + name + ".csv";
+        auto f = std::make_unique<std::ofstream>(path);
+        if (!*f)
+        {
+            throw std::runtime_error("cannot write " + path);
+        }
+        WriteCsvProvenance(*f);
+        *f << std::setprecision(10);
+        return f;
+    };
+    auto queues = open("queues");
+    *queues << "time_s";
+    for (const std::string& n : m_names)
+    {
+        *queues << "," << n;
+    }
+    *queues << "\n";
+    auto pfc = open("pfc");
+    *pfc << "time_s,paused_ports,pfc_pauses_sent\n";
+    auto rates = open("rates");
+    *rates << "time_s,rank,qpn,rate_bps,window_bytes\n";
+    for (const Sample& s : m_samples)
+    {
+        *queues << s.timeS;
+        for (uint64_t q : s.queueBytes)
+        {
+            *queues << "," << q;
+        }
+        *queues << "\n";
+        *pfc << s.timeS << "," << s.pausedPorts << "," << s.pausesSent << "\n";
+        for (const Sample::Qp& q : s.qps)
+        {
+            *rates << s.timeS << "," << q.rank << "," << q.qpn << "," << q.rateBps << "," << q.windowBytes << "\n";
+        }
+    }
+    auto events = open("events");
+    *events << "time_s,event,where,qpn,queue_bytes\n";
+    for (const Event& e : m_events)
+    {
+        *events << e.timeS << "," << e.kind << "," << e.where << "," << e.qpn << "," << e.queueBytes << "\n";
+    }
+}
 
 std::vector<IncastSample>
 RecordIncastTrace(const ComparisonConfig& config, Time step)
@@ -121,39 +204,79 @@ RecordIncastTrace(const ComparisonConfig& config, Time step)
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     t->Build(graph.Description(), TraceCongestionControl(config));
     t->GetNetwork()->AssignStreams(config.seed);
-    const TraceProbes probes = AttachProbes(graph, t, spec);
+    // Set up before the run, as verbs does: each sender's first QP is the
+    // one towards the root.
+    Ptr<RdmaMessenger> messenger = t->GetMessenger();
+    std::vector<std::pair<uint32_t, uint32_t>> senderQps; // (rank, qpn)
+    for (uint32_t r = 0; r < spec.ranks; ++r)
+    {
+        if (r != spec.root)
+        {
+            messenger->Connect(r, spec.root);
+            senderQps.emplace_back(r, messenger->GetEndpoint(r)->GetNic(0)->GetQpns().front());
+        }
+    }
+    // The bottleneck: the last hop's port towards the receiver.
+    const TopologyPath path = PairPath(graph, spec.root == 0 ? 1 : 0, spec.root);
+    const uint32_t bottleneck = PacketTraceRecorder::PortIndex(graph, path.hops.back().link, path.hops.back().from);
 
-    std::vector<IncastSample> samples;
+    PacketTraceRecorder recorder(graph, t);
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(config.fabric.timeLimit));
-    std::function<void()> sample;
-    sample = [&]() {
-        samples.push_back(TakeSample(probes));
-        if (!exec->IsComplete())
-        {
-            Simulator::Schedule(step, sample);
-        }
-    };
-    Simulator::Schedule(Time(0), sample);
+    recorder.Start(exec, step);
     exec->Run(schedule, t);
     Simulator::Destroy();
+
+    std::vector<IncastSample> samples;
+    for (const PacketTraceRecorder::Sample& s : recorder.Samples())
+    {
+        IncastSample i{s.timeS, s.queueBytes[bottleneck], s.pausedPorts, s.pausesSent, {}, {}};
+        for (const auto& [rank, qpn] : senderQps)
+        {
+            for (const PacketTraceRecorder::Sample::Qp& q : s.qps)
+            {
+                if (q.rank == rank && q.qpn == qpn)
+                {
+                    i.senderRateBps.push_back(q.rateBps);
+                    i.senderWindowBytes.push_back(q.windowBytes);
+                }
+            }
+        }
+        samples.push_back(std::move(i));
+    }
     return samples;
+}
+
+bool
+HasSenderWindows(const std::vector<IncastSample>& samples)
+{
+    return std::any_of(samples.begin(), samples.end(), [](const IncastSample& s) {
+        return std::any_of(s.senderWindowBytes.begin(), s.senderWindowBytes.end(), [](uint64_t w) { return w > 0; });
+    });
 }
 
 void
 WriteIncastTraceCsv(const std::string& path, const std::vector<IncastSample>& samples)
 {
+    // Window columns only for a window-based control: the files of rate-based
+    // runs keep their columns.
+    const bool windows = HasSenderWindows(samples);
     size_t senders = 0;
     for (const IncastSample& s : samples)
     {
         senders = std::max(senders, s.senderRateBps.size());
     }
     std::ofstream ts(path);
+    WriteCsvProvenance(ts);
     ts << "time_s,queue_bytes,paused_ports,pfc_pauses_sent";
     for (size_t i = 0; i < senders; ++i)
     {
         ts << ",sender" << i << "_rate_bps";
+    }
+    for (size_t i = 0; windows && i < senders; ++i)
+    {
+        ts << ",sender" << i << "_window_bytes";
     }
     ts << "\n";
     for (const IncastSample& s : samples)
@@ -162,6 +285,10 @@ WriteIncastTraceCsv(const std::string& path, const std::vector<IncastSample>& sa
         for (double r : s.senderRateBps)
         {
             ts << "," << r;
+        }
+        for (size_t i = 0; windows && i < s.senderWindowBytes.size(); ++i)
+        {
+            ts << "," << s.senderWindowBytes[i];
         }
         ts << "\n";
     }

@@ -73,6 +73,41 @@ MakeRow(const ComparisonSetup& setup,
     return row;
 }
 
+/// The per-op row of \p op, one backend's run of a point of \p setup.
+ResultRow
+PerOpRow(const ComparisonSetup& setup, uint64_t bytes, const BackendAnswer& a, const ExecutedOp& op)
+{
+    const ComparisonConfig& c = setup.config;
+    ResultRow row;
+    row.Set("collective", ToString(c.collective))
+        .Set("algorithm", setup.algorithm)
+        .Set("ranks", static_cast<uint64_t>(setup.ranks))
+        .Set("bytes", bytes)
+        .Set("backend", a.backend);
+    a.parameters ? row.Set("params", a.parameters->params) : row.SetNull("params");
+    row.Set("op", static_cast<uint64_t>(op.op))
+        .Set("step", static_cast<uint64_t>(op.step))
+        .Set("rank", static_cast<uint64_t>(op.src))
+        .Set("peer", static_cast<uint64_t>(op.dst))
+        .Set("op_bytes", op.bytes)
+        .Set("start_s", op.start.GetSeconds())
+        .Set("end_s", op.end.GetSeconds())
+        .Set("duration_s", (op.end - op.start).GetSeconds());
+    return row;
+}
+
+/// The answer of a backend not run because an earlier size's run of it
+/// stopped at the wall-clock limit: no time, status not-run-after-wall-limit.
+BackendAnswer
+NotRunAfterStop()
+{
+    BackendAnswer a;
+    a.reference = true;
+    a.stoppedAt = "not run";
+    a.columns.Set("status", "not-run-after-wall-limit");
+    return a;
+}
+
 } // namespace
 
 std::vector<ResultRow>
@@ -92,6 +127,8 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
     }
     std::vector<ResultRow> rows;
     CalibrationCache calibrationCache;
+    std::string stoppedAt;      // the first run stopped at the wall-clock limit: how far it got
+    std::string stoppedBackend; // and its backend
     for (uint64_t bytes : c.sizes)
     {
         const ComparisonPoint pt = BuildPoint(setup, bytes);
@@ -110,7 +147,10 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         ComparisonContext context(setup, pt);
         std::vector<BackendAnswer> answers;
         auto run = [&](const ComparisonBackend* b, const ComparisonPoint& point) {
-            answers.push_back(b->Run(point, context));
+            // After a run stopped at the wall-clock limit, its backend is not
+            // run again (a larger size would only stop again, after as long);
+            // the others still answer every size.
+            answers.push_back(b->Name() == stoppedBackend ? NotRunAfterStop() : b->Run(point, context));
             answers.back().backend = b->Name();
         };
         for (const ComparisonPoint* source : sources)
@@ -132,16 +172,26 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         }
 
         const PointVerdict verdict = JudgePoint(pt, context, answers);
-        std::string stoppedAt;
         for (const BackendAnswer& a : answers)
         {
             rows.push_back(MakeRow(setup, bytes, a, verdict));
-            stoppedAt = stoppedAt.empty() ? a.stoppedAt : stoppedAt;
+            // In schedule order, not delivery order: a step's ops together.
+            std::vector<ExecutedOp> ops = a.ops;
+            std::sort(ops.begin(), ops.end(), [](const ExecutedOp& x, const ExecutedOp& y) { return x.op < y.op; });
+            for (const ExecutedOp& op : ops)
+            {
+                c.perOp(PerOpRow(setup, bytes, a, op));
+            }
+            if (stoppedAt.empty() && !a.stoppedAt.empty())
+            {
+                stoppedAt = a.stoppedAt;
+                stoppedBackend = a.backend;
+            }
         }
-        if (!stoppedAt.empty())
-        {
-            throw PacketRunStopped(stoppedAt, std::move(rows));
-        }
+    }
+    if (!stoppedAt.empty())
+    {
+        throw PacketRunStopped(stoppedAt, std::move(rows));
     }
     return rows;
 }

@@ -124,6 +124,18 @@ struct ComparisonConfig
     ComparisonModel model;
     ComparisonFabric fabric;
     uint32_t seed = 1;
+    /// Outputs beyond the rows, none unless asked for (compare's --per-op,
+    /// --traces, --pcap; doc/collective.md, "Outputs").
+    /// Set: receives, after each size, one row per op of every backend run
+    /// that executes the schedule (alphabeta, loggp, flow, packet): the op's
+    /// ranks, bytes, step and start and end relative to the collective's start.
+    std::function<void(const ResultRow&)> perOp;
+    /// Non-empty: each packet run writes its time series (queue depth, PFC
+    /// pauses, QP rates, ECN marks and CNPs; accuracy-traces.h) here.
+    std::string tracesDir;
+    Time traceInterval = MicroSeconds(1); ///< sampling interval of the time series
+    /// Non-empty: each packet run writes a pcap file per port here (FabricPcapHelper).
+    std::string pcapDir;
     /// A scenario's "attributes" (ns-3 attribute name, value), checked when
     /// read and set as defaults only while RunComparison runs this config (a
     /// --ns3:: flag for the same attribute wins).
@@ -165,10 +177,13 @@ void ApplyScenarioFile(const std::string& path, ComparisonConfig& config);
 /// RunComparison also checks the ranks against the topology.
 void ValidateComparison(const ComparisonConfig& config);
 
-/// A packet run reached its wall-clock limit (fabric.wall_limit): the run
-/// failed, but what it did is reported. Rows() holds every row made so far,
-/// the stopped point's packet row included (time_s null, status
-/// "stopped-at-wall-limit", with its events, hops, wall and simulated time).
+/// A packet run reached its wall-clock limit (fabric.wall_limit): not a
+/// failure of the program (hockney compare exits 3), and what it did is
+/// reported. Rows() holds every row: the stopped point's packet row (time_s
+/// null, status "stopped-at-wall-limit", with its events, hops, wall and
+/// simulated time), and for the sizes after it the other backends' rows and a
+/// packet row with status "not-run-after-wall-limit" (the packet backend is
+/// not run again). what() says how far the stopped run got.
 class PacketRunStopped : public std::runtime_error
 {
   public:
@@ -185,8 +200,8 @@ class PacketRunStopped : public std::runtime_error
 };
 
 /// Runs every backend on every size; one row per (size, backend). \p progress,
-/// when set, receives a line for each long packet run. Throws PacketRunStopped
-/// when a packet run reaches the wall-clock limit (the sizes after it are not run).
+/// when set, receives a line for each long packet run. Throws PacketRunStopped,
+/// after every size, when a packet run reached the wall-clock limit.
 std::vector<ResultRow> RunComparison(const ComparisonConfig& config,
                                      std::function<void(const std::string&)> progress = {});
 

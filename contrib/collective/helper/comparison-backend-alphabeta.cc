@@ -36,7 +36,8 @@ class AlphaBetaBackend : public ComparisonBackend
         a.time = RunOnAnalyticChannel(
             point,
             [sw](const PointToPointParameters& q) { return MakeAlphaBeta(q, sw); },
-            model.contention);
+            model.contention,
+            RecordsOps(context.Setup()) ? &a.ops : nullptr);
         a.parameters = &point;
         return a;
     }

@@ -12,7 +12,7 @@ namespace ns3
 {
 
 Time
-RunFlowModel(const ComparisonPoint& pt, const ComparisonSetup& setup)
+RunFlowModel(const ComparisonPoint& pt, const ComparisonSetup& setup, std::vector<ExecutedOp>* ops)
 {
     const TopologyGraph& graph = *setup.graph;
     const uint32_t rdmaHeader = setup.rdmaHeader;
@@ -31,7 +31,7 @@ RunFlowModel(const ComparisonPoint& pt, const ComparisonSetup& setup)
                              setup.config.model.softwareOverhead + setup.endpointCost),
                AnalyticChannel::SHARED);
     SetScheduleRoutes(graph, pt.schedule, t->GetAnalyticChannel(), rdmaHeader);
-    return RunScheduleOn(pt, t);
+    return RunScheduleOn(pt, t, ops);
 }
 
 namespace
@@ -48,6 +48,7 @@ class FlowBackend : public ComparisonBackend
     {
         BackendAnswer a;
         a.time = context.FlowModelTime();
+        a.ops = context.FlowModelOps();
         a.parameters = &point;
         return a;
     }

@@ -60,7 +60,8 @@ class LogGpBackend : public ComparisonBackend
         a.time = RunOnAnalyticChannel(
             point,
             [&model, o, &oField](const PointToPointParameters& q) { return MakeLogGp(q, model, o, oField); },
-            AnalyticChannel::ENDPOINT);
+            AnalyticChannel::ENDPOINT,
+            RecordsOps(setup) ? &a.ops : nullptr);
         a.parameters = &point;
         return a;
     }

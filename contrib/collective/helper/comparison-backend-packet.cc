@@ -5,9 +5,11 @@
 // run, the fabric's conservation check. Its time is the reference the other
 // rows' error is measured against, and its counters decide the
 // congestion-control regime (comparison-regime.h).
+#include "accuracy-traces.h"
 #include "collective-executor.h"
 #include "comparison-backend.h"
 #include "comparison-packet-fabric.h"
+#include "fabric-pcap-helper.h"
 #include "input-error.h"
 #include "units.h"
 
@@ -61,13 +63,24 @@ PeakRssBytes()
     return static_cast<uint64_t>(u.ru_maxrss) * 1024;
 }
 
+/// What a packet run writes besides its row (ComparisonConfig's outputs).
+struct PacketOutputs
+{
+    std::vector<ExecutedOp>* ops = nullptr; ///< each op, when given
+    const TopologyGraph* graph = nullptr;   ///< the fabric's graph (port names of the traces)
+    std::string tracesDir;                  ///< time series, when non-empty
+    Time traceInterval;
+    std::string pcapDir;                    ///< pcap of every port, when non-empty
+};
+
 PacketResult
 RunPacket(const ComparisonPoint& pt,
           const TopologyDescription& desc,
           const ComparisonFabric& f,
           uint32_t seed,
           const std::function<void(const std::string&)>& progress,
-          const std::string& wallField)
+          const std::string& wallField,
+          const PacketOutputs& outputs)
 {
     using Clock = std::chrono::steady_clock;
     const auto wallStart = Clock::now();
@@ -93,6 +106,27 @@ RunPacket(const ComparisonPoint& pt,
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));
+    RecordOps(exec, outputs.ops);
+    // One run per size: its files are named by the size.
+    const std::string runName = "packet-" + std::to_string(pt.spec.bytes);
+    if (!outputs.pcapDir.empty())
+    {
+        FabricPcapHelper::EnablePcap(outputs.pcapDir + "/" + runName, t->GetNetwork()->GetNodes());
+    }
+    std::unique_ptr<PacketTraceRecorder> recorder;
+    if (!outputs.tracesDir.empty())
+    {
+        recorder = std::make_unique<PacketTraceRecorder>(*outputs.graph, t);
+        recorder->Start(exec, outputs.traceInterval);
+    }
+    // Written whether the run finished or stopped: the series up to the stop
+    // show where it was.
+    auto writeTraces = [&]() {
+        if (recorder)
+        {
+            recorder->WriteCsv(outputs.tracesDir, runName);
+        }
+    };
     // A progress line every few wall-clock seconds of a long packet run.
     auto lastPrint = wallStart;
     const uint32_t total = static_cast<uint32_t>(pt.schedule.GetOps().size());
@@ -150,6 +184,7 @@ RunPacket(const ComparisonPoint& pt,
         // Stopped, not failed: what the run did so far is reported (the
         // rows say how far it got); conservation cannot hold mid-flight.
         measure();
+        writeTraces();
         Simulator::Destroy();
         r.stopped = true;
         r.stoppedAt = "packet run of " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
@@ -164,6 +199,7 @@ RunPacket(const ComparisonPoint& pt,
         throw std::runtime_error("packet run of " + pt.schedule.GetName() + ": " + cons.message);
     }
     measure();
+    writeTraces();
     Simulator::Destroy();
     return r;
 }
@@ -179,9 +215,12 @@ class PacketBackend : public ComparisonBackend
     {
         const ComparisonSetup& setup = context.Setup();
         const ComparisonFabric& fabric = setup.fabric;
-        const PacketResult packet = RunPacket(point, setup.packetDesc, fabric, setup.config.seed, setup.progress,
-                                              setup.config.FieldName("fabric.wall_limit", "--wall-limit"));
         BackendAnswer a;
+        const ComparisonConfig& c = setup.config;
+        const PacketOutputs outputs{RecordsOps(setup) ? &a.ops : nullptr, setup.graph.get(), c.tracesDir,
+                                    c.traceInterval, c.pcapDir};
+        const PacketResult packet = RunPacket(point, setup.packetDesc, fabric, c.seed, setup.progress,
+                                              c.FieldName("fabric.wall_limit", "--wall-limit"), outputs);
         a.time = packet.time;
         a.reference = true;
         const PacketRunCounters& k = packet.counters;

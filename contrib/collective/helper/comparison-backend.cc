@@ -99,7 +99,7 @@ ComparisonContext::FlowModelTime()
 {
     if (!m_flow)
     {
-        m_flow = RunFlowModel(m_derived, m_setup);
+        m_flow = RunFlowModel(m_derived, m_setup, RecordsOps(m_setup) ? &m_flowOps : nullptr);
     }
     return *m_flow;
 }
@@ -107,7 +107,8 @@ ComparisonContext::FlowModelTime()
 Time
 RunOnAnalyticChannel(const ComparisonPoint& pt,
                      const std::function<Ptr<AnalyticModel>(const PointToPointParameters&)>& makeModel,
-                     AnalyticChannel::ContentionPolicy policy)
+                     AnalyticChannel::ContentionPolicy policy,
+                     std::vector<ExecutedOp>* ops)
 {
     auto t = CreateObject<AnalyticTransport>();
     const uint32_t g = pt.spec.LocalRanks();
@@ -121,14 +122,32 @@ RunOnAnalyticChannel(const ComparisonPoint& pt,
     {
         t->Install(pt.spec.ranks, makeModel(pt.flat), policy);
     }
-    return RunScheduleOn(pt, t);
+    return RunScheduleOn(pt, t, ops);
+}
+
+bool
+RecordsOps(const ComparisonSetup& setup)
+{
+    return static_cast<bool>(setup.config.perOp);
+}
+
+void
+RecordOps(Ptr<CollectiveExecutor> exec, std::vector<ExecutedOp>* ops)
+{
+    if (ops)
+    {
+        exec->TraceConnectWithoutContext(
+            "OpCompleted",
+            MakeBoundCallback(+[](std::vector<ExecutedOp>* to, const ExecutedOp& op) { to->push_back(op); }, ops));
+    }
 }
 
 Time
-RunScheduleOn(const ComparisonPoint& pt, Ptr<AnalyticTransport> t)
+RunScheduleOn(const ComparisonPoint& pt, Ptr<AnalyticTransport> t, std::vector<ExecutedOp>* ops)
 {
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false)); // checked once per point (BuildPoint)
+    RecordOps(exec, ops);
     Time took = exec->Run(pt.schedule, t);
     Simulator::Destroy();
     return took;

@@ -15,6 +15,7 @@
 
 #include "analytic-model.h"
 #include "analytic-transport.h"
+#include "collective-executor.h"
 #include "comparison-point.h"
 
 #include <functional>
@@ -45,7 +46,13 @@ struct BackendAnswer
     /// Non-empty: the run stopped at the wall-clock limit; how far it got
     /// (the message of PacketRunStopped).
     std::string stoppedAt;
+    /// Each op as the executor ran it, when the comparison asks for them
+    /// (ComparisonConfig::perOp; RecordsOps); a stopped run's delivered ones.
+    std::vector<ExecutedOp> ops;
 };
+
+/// Whether the comparison of \p setup wants each op (compare --per-op).
+bool RecordsOps(const ComparisonSetup& setup);
 
 /// One point's context: the comparison-wide setup and the results backends
 /// (and the regime) share, each computed once.
@@ -57,18 +64,18 @@ class ComparisonContext
 
     const ComparisonSetup& Setup() const { return m_setup; }
 
-    /// The executor's time of \p pt's schedule on \p t (installed), the
-/// simulator destroyed after it.
-Time RunScheduleOn(const ComparisonPoint& pt, Ptr<AnalyticTransport> t);
-/// The flow model's time of the derived point (max-min fair link sharing
+    /// The flow model's time of the derived point (max-min fair link sharing
     /// over the topology's routes, RunFlowModel), computed on first use: the
     /// flow backend's answer and the contention evidence of the regime.
     Time FlowModelTime();
+    /// The flow model's ops (recorded when RecordsOps), after FlowModelTime.
+    const std::vector<ExecutedOp>& FlowModelOps() const { return m_flowOps; }
 
   private:
     const ComparisonSetup& m_setup;
     const ComparisonPoint& m_derived;
     std::optional<Time> m_flow;
+    std::vector<ExecutedOp> m_flowOps;
 };
 
 class ComparisonBackend
@@ -109,15 +116,21 @@ Time ClosedTime(const ComparisonPoint& pt, Time extra);
 /// An alpha-beta model of \p p with \p extra added to alpha.
 Ptr<AlphaBetaModel> MakeAlphaBeta(const PointToPointParameters& p, Time extra);
 /// The executor's time of \p pt's schedule on the analytic channel, one
-/// model per level (\p makeModel), contention policy \p policy.
+/// model per level (\p makeModel), contention policy \p policy; each op
+/// into \p ops when given.
 Time RunOnAnalyticChannel(const ComparisonPoint& pt,
                           const std::function<Ptr<AnalyticModel>(const PointToPointParameters&)>& makeModel,
-                          AnalyticChannel::ContentionPolicy policy);
+                          AnalyticChannel::ContentionPolicy policy,
+                          std::vector<ExecutedOp>* ops = nullptr);
 /// The executor's time of \p pt's schedule on \p t (installed), the
-/// simulator destroyed after it.
-Time RunScheduleOn(const ComparisonPoint& pt, Ptr<AnalyticTransport> t);
-/// The flow model's time of \p pt (comparison-backend-flow.cc).
-Time RunFlowModel(const ComparisonPoint& pt, const ComparisonSetup& setup);
+/// simulator destroyed after it; each op into \p ops when given.
+Time RunScheduleOn(const ComparisonPoint& pt, Ptr<AnalyticTransport> t, std::vector<ExecutedOp>* ops = nullptr);
+/// Appends every op \p exec completes to \p ops (nothing when null): the
+/// one observer of the executor's OpCompleted for every backend.
+void RecordOps(Ptr<CollectiveExecutor> exec, std::vector<ExecutedOp>* ops);
+/// The flow model's time of \p pt (comparison-backend-flow.cc); each op into
+/// \p ops when given.
+Time RunFlowModel(const ComparisonPoint& pt, const ComparisonSetup& setup, std::vector<ExecutedOp>* ops = nullptr);
 
 } // namespace ns3
 

@@ -83,6 +83,7 @@ WriteCalibrationFile(const std::string& path, const std::vector<CalibrationFit>&
         }
         doc["fits"].push_back(j);
     }
+    doc["meta"] = ProvenanceJson(); // as every JSON output (result-row.h)
     std::ofstream out(path);
     if (!out)
     {

@@ -40,7 +40,11 @@ CollectiveExecutor::GetTypeId()
             .AddTraceSource("OpDelivered",
                             "An op's last byte arrived.",
                             MakeTraceSourceAccessor(&CollectiveExecutor::m_opDeliveredTrace),
-                            "ns3::CollectiveExecutor::OpTracedCallback");
+                            "ns3::CollectiveExecutor::OpTracedCallback")
+            .AddTraceSource("OpCompleted",
+                            "An op's last byte arrived: the op with its step, start and end.",
+                            MakeTraceSourceAccessor(&CollectiveExecutor::m_opCompletedTrace),
+                            "ns3::CollectiveExecutor::ExecutedOpTracedCallback");
     return tid;
 }
 
@@ -128,6 +132,11 @@ CollectiveExecutor::Delivered(uint32_t i)
     m_end = std::max(m_end, m_opDelivered[i]);
     ++m_delivered;
     m_opDeliveredTrace(i, op.src, op.dst, op.bytes);
+    if (!m_opCompletedTrace.IsEmpty())
+    {
+        m_opCompletedTrace(
+            ExecutedOp{i, op.src, op.dst, op.bytes, op.step, m_opStart[i] - m_start, m_opDelivered[i] - m_start});
+    }
     for (uint32_t j : m_dependents[i])
     {
         if (--m_waiting[j] == 0)

@@ -23,11 +23,26 @@
 namespace ns3
 {
 
+/// One op as it ran: what the OpCompleted trace reports when its last byte
+/// arrives, with everything a per-op table needs (compare --per-op).
+struct ExecutedOp
+{
+    uint32_t op;    ///< index in the schedule
+    uint32_t src;   ///< sending rank
+    uint32_t dst;   ///< receiving rank
+    uint64_t bytes;
+    uint32_t step;  ///< the algorithm step it belongs to
+    Time start;     ///< handed to the transport, relative to the collective's start
+    Time end;       ///< delivered, relative to the collective's start
+};
+
 class CollectiveExecutor : public Object
 {
   public:
     /// Trace signature of OpStart and OpDelivered: op index, src, dst, bytes.
     using OpTracedCallback = void (*)(uint32_t op, uint32_t src, uint32_t dst, uint64_t bytes);
+    /// Trace signature of OpCompleted.
+    using ExecutedOpTracedCallback = void (*)(const ExecutedOp& op);
 
     static TypeId GetTypeId();
     CollectiveExecutor();
@@ -78,6 +93,7 @@ class CollectiveExecutor : public Object
     Time m_timeLimit;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opStartTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opDeliveredTrace;
+    TracedCallback<const ExecutedOp&> m_opCompletedTrace;
 };
 
 } // namespace ns3

@@ -154,6 +154,25 @@ TEST_F(AccuracyMapTest, IncastIsBeyondThirtyPercentAndShowsPfcAndDcqcn)
         }
     }
     EXPECT_LT(minRate, 0.5 * 100e9);
+    // Rate-based or none: no window columns.
+    EXPECT_FALSE(HasSenderWindows(series));
+    EXPECT_FALSE(HasSenderWindows(dcqcn));
+
+    // Swift: each sender starts with one base target (25 us) of line rate,
+    // 100 Gb/s x 25 us = 312500 B, and is cut towards its share of the port
+    // at the target (8 flows, about 34 us: ~51 KB each), below a quarter.
+    s["fabric"]["congestion_control"] = "swift";
+    auto swift = RecordIncastTrace(ScenarioConfig(s), MicroSeconds(1));
+    ASSERT_TRUE(HasSenderWindows(swift));
+    ASSERT_EQ(swift.front().senderWindowBytes.size(), 8u);
+    EXPECT_EQ(swift.front().senderWindowBytes[0], 312500u);
+    uint64_t minWindow = UINT64_MAX;
+    for (const auto& x : swift)
+    {
+        minWindow = std::min(minWindow, *std::min_element(x.senderWindowBytes.begin(), x.senderWindowBytes.end()));
+    }
+    EXPECT_GT(minWindow, 0u);
+    EXPECT_LT(minWindow, 312500u / 4);
 }
 
 TEST_F(AccuracyMapTest, AllToAllOnOversubscribedLeafSpineIsBeyondHundredPercent)
@@ -226,13 +245,13 @@ TEST_F(AccuracyMapTest, AblationSoftwareCostIsOneMicrosecondPerStep)
 TEST_F(AccuracyMapTest, ExperimentFilesParseAndBadOnesAreNamed)
 {
     auto all = LoadAccuracyExperiments(HOCKNEY_SOURCE_DIR "/validation");
-    EXPECT_GE(all.size(), 6u);
+    EXPECT_GE(all.size(), 7u);
     size_t inDefault = 0;
     for (const auto& e : all)
     {
         inDefault += e.inDefault ? 1 : 0;
     }
-    EXPECT_GE(inDefault, 5u);
+    EXPECT_GE(inDefault, 6u);
 
     nlohmann::json good = {{"id", "x"},
                            {"title", "t"},
@@ -240,6 +259,21 @@ TEST_F(AccuracyMapTest, ExperimentFilesParseAndBadOnesAreNamed)
                            {"scenario", {{"topology", "roce-leafspine"}, {"ranks", 4}}},
                            {"expect", {{"min", 0.1}}}};
     EXPECT_NO_THROW(ParseAccuracyExperiment(good, "g.json"));
+    // Cases cross the variants: case by case, the variant's patch over the case's.
+    nlohmann::json crossed = good;
+    crossed["variants"] = {{{"label", "a"}, {"patch", {{"sizes", {"1MB"}}}}},
+                           {{"label", "b"}, {"patch", {{"ranks", 3}}}}};
+    crossed["cases"] = {{{"label", "x"}, {"patch", {{"ranks", 2}}}}, {{"label", "y"}}};
+    const AccuracyExperiment c = ParseAccuracyExperiment(crossed, "c.json");
+    ASSERT_EQ(c.variants.size(), 4u);
+    EXPECT_EQ(c.variants[0].first, "a x");
+    EXPECT_EQ(c.variants[0].second, nlohmann::json({{"ranks", 2}, {"sizes", {"1MB"}}}));
+    EXPECT_EQ(c.variants[1].first, "b x");
+    EXPECT_EQ(c.variants[1].second, nlohmann::json({{"ranks", 3}}));
+    EXPECT_EQ(c.variants[2].first, "a y");
+    EXPECT_EQ(c.variants[3].second, nlohmann::json({{"ranks", 3}}));
+    crossed["cases"] = "8-to-1";
+    EXPECT_THROW(ParseAccuracyExperiment(crossed, "c.json"), InputError);
     nlohmann::json unknown = good;
     unknown["colour"] = "red";
     EXPECT_THROW(ParseAccuracyExperiment(unknown, "u.json"), InputError);

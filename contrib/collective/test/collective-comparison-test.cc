@@ -441,7 +441,7 @@ TEST_F(CollectiveComparisonTest, LogGpOverheadAboveHalfAlphaIsRefused)
 TEST_F(CollectiveComparisonTest, PacketRunStopsAtTheWallClockLimit)
 {
     // A wall limit of 0 is reached at the first check, at simulated time 0,
-    // whatever the machine's speed: the run fails (not bad input, exit 1).
+    // whatever the machine's speed: the run stops (not bad input; compare exits 3).
     ComparisonConfig c;
     c.topology = TwoHostsOneSwitch(2);
     c.sizes = {100000};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "result-row.h"
 
+#include "hockney-version.h"
 #include "input-error.h"
 
 #include <nlohmann/json.hpp>
@@ -133,6 +134,96 @@ ParseOutputFormat(const std::string& text, const std::string& field)
     throw InputError(field, "expected table, csv or json, got '" + text + "'");
 }
 
+Provenance&
+OutputProvenance()
+{
+    static Provenance p;
+    return p;
+}
+
+std::string
+HockneyVersion()
+{
+    return HOCKNEY_GIT_DESCRIBE;
+}
+
+std::string
+Ns3Version()
+{
+    const std::string package = HOCKNEY_NS3_PACKAGE;
+    return std::string(HOCKNEY_NS3_VERSION) + (package.empty() ? "" : " (" + package + ")");
+}
+
+std::vector<std::pair<std::string, std::string>>
+ProvenanceFields()
+{
+    const Provenance& p = OutputProvenance();
+    std::vector<std::pair<std::string, std::string>> f{{"hockney_version", HockneyVersion()},
+                                                       {"ns3_version", Ns3Version()},
+                                                       {"command_line", p.commandLine}};
+    if (p.seed)
+    {
+        f.emplace_back("seed", std::to_string(*p.seed));
+    }
+    if (!p.scenarioFile.empty())
+    {
+        f.emplace_back("scenario", p.scenarioFile);
+        f.emplace_back("scenario_sha256", p.scenarioSha256);
+    }
+    return f;
+}
+
+nlohmann::ordered_json
+ProvenanceJson()
+{
+    const Provenance& p = OutputProvenance();
+    nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : ProvenanceFields())
+    {
+        meta[k] = v;
+    }
+    // Keys every reader can rely on: a seed without one is null, not absent.
+    meta["seed"] = p.seed ? nlohmann::ordered_json(*p.seed) : nlohmann::ordered_json(nullptr);
+    if (p.scenarioFile.empty())
+    {
+        meta["scenario"] = nullptr;
+        meta["scenario_sha256"] = nullptr;
+    }
+    return meta;
+}
+
+std::string
+ShellQuote(const std::string& s)
+{
+    const bool safe = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                        "0123456789-_=+.,/:@%") == std::string::npos;
+    if (safe)
+    {
+        return s;
+    }
+    std::string q = "'";
+    for (char c : s)
+    {
+        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return q + "'";
+}
+
+void
+WriteCsvProvenance(std::ostream& os)
+{
+    for (const auto& [k, v] : ProvenanceFields())
+    {
+        // One line per key: a newline inside an argument is written as \n.
+        std::string line;
+        for (char c : v)
+        {
+            line += c == '\n' ? std::string("\\n") : std::string(1, c);
+        }
+        os << "# " << k << "=" << line << "\n";
+    }
+}
+
 namespace
 {
 
@@ -217,6 +308,7 @@ Columns(const std::vector<ResultRow>& rows)
 void
 WriteCsv(std::ostream& os, const std::vector<ResultRow>& rows)
 {
+    WriteCsvProvenance(os);
     auto cols = Columns(rows);
     for (size_t i = 0; i < cols.size(); ++i)
     {
@@ -268,6 +360,7 @@ WriteRows(std::ostream& os, const std::string& command, const std::vector<Result
             }
             doc["rows"].push_back(o);
         }
+        doc["meta"] = ProvenanceJson();
         os << doc.dump(2) << "\n";
         return;
     }

@@ -5,6 +5,7 @@
 // one-line errors that name the field.
 #include "input-error.h"
 #include "result-row.h"
+#include "sha256.h"
 #include "units.h"
 
 #include <nlohmann/json.hpp>
@@ -119,8 +120,14 @@ TEST(ResultRows, OneRowTypeThreeFormats)
     rows[1].Set("bytes", uint64_t{2000}).Set("time_s", 3.5e-6).Set("backend", "a,b").Set("error", 0.25);
     std::ostringstream csv;
     WriteRows(csv, "model", rows, OutputFormat::CSV);
-    // Header in first-seen order, null as empty, a comma quoted (RFC 4180).
-    EXPECT_EQ(csv.str(), "bytes,time_s,backend,error\n1000,2.5e-06,closed,\n2000,3.5e-06,\"a,b\",0.25\n");
+    // The provenance comment lines, then the header in first-seen order,
+    // null as empty, a comma quoted (RFC 4180).
+    const std::string text = csv.str();
+    const std::string comments = "# hockney_version=" + HockneyVersion() + "\n# ns3_version=" + Ns3Version() +
+                                 "\n# command_line=\n";
+    ASSERT_EQ(text.rfind(comments, 0), 0u) << text;
+    EXPECT_EQ(text.substr(comments.size()),
+              "bytes,time_s,backend,error\n1000,2.5e-06,closed,\n2000,3.5e-06,\"a,b\",0.25\n");
     std::ostringstream js;
     WriteRows(js, "model", rows, OutputFormat::JSON);
     auto doc = nlohmann::json::parse(js.str());
@@ -128,9 +135,46 @@ TEST(ResultRows, OneRowTypeThreeFormats)
     EXPECT_TRUE(doc["rows"][0]["error"].is_null());
     EXPECT_DOUBLE_EQ(doc["rows"][1]["error"].get<double>(), 0.25);
     EXPECT_EQ(doc["rows"][1]["bytes"].get<int>(), 2000);
+    EXPECT_EQ(doc["meta"]["hockney_version"], HockneyVersion());
+    EXPECT_TRUE(doc["meta"]["seed"].is_null()); // no program set one
+
     std::ostringstream table;
     WriteRows(table, "model", rows, OutputFormat::TABLE);
     EXPECT_NE(table.str().find("-"), std::string::npos); // null shows as "-"
     EXPECT_EQ(ParseOutputFormat("csv"), OutputFormat::CSV);
     EXPECT_EQ(ErrorOf([]() { ParseOutputFormat("xml"); }).rfind("--format: ", 0), 0u);
+}
+
+TEST(ResultRows, ProvenanceOfAProgram)
+{
+    // What a program sets is written by every writer; an argument with a
+    // newline stays on its comment line.
+    OutputProvenance() = Provenance{"hockney compare " + ShellQuote("a b") + " " + ShellQuote("x\ny"), 42,
+                                    "s.json", "ab12"};
+    EXPECT_EQ(OutputProvenance().commandLine, "hockney compare 'a b' 'x\ny'");
+    std::ostringstream csv;
+    WriteRows(csv, "compare", {ResultRow().Set("bytes", 1)}, OutputFormat::CSV);
+    EXPECT_NE(csv.str().find("# command_line=hockney compare 'a b' 'x\\ny'\n# seed=42\n# scenario=s.json\n"
+                             "# scenario_sha256=ab12\nbytes\n1\n"),
+              std::string::npos)
+        << csv.str();
+    std::ostringstream js;
+    WriteRows(js, "compare", {}, OutputFormat::JSON);
+    auto meta = nlohmann::json::parse(js.str())["meta"];
+    EXPECT_EQ(meta["seed"], 42);
+    EXPECT_EQ(meta["scenario"], "s.json");
+    EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+    OutputProvenance() = Provenance();
+}
+
+TEST(Sha256, KnownDigests)
+{
+    // FIPS 180-4 examples (NIST CSRC "Examples with intermediate values"):
+    // one block, two blocks (56-byte message), and the empty string.
+    EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    // 64 bytes: the padding takes a whole second block.
+    EXPECT_EQ(Sha256Hex(std::string(64, 'a')), "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
 }

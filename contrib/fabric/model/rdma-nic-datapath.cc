@@ -106,7 +106,7 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
     {
         for (uint32_t idx = NextActive(cls, from, end); idx < end; idx = NextActive(cls, idx + 1, end))
         {
-            RdmaQueuePair& qp = m_qps[list[idx] - 1];
+            RdmaQueuePair& qp = m_qps[list[idx] - kFirstQpn];
             Time t = EligibleAt(qp);
             if (t > now)
             {
@@ -189,7 +189,9 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
     AddDataTransport(p, bh, *m, first, last, m_headersInTag);
     FabricHeader fh(GetAddress(),
                     qp.peerAddress,
-                    (GetAddress() << 12) ^ qp.qpn,
+                    // The flow (ECMP hash, RoCEv2 UDP source port) counts
+                    // the NIC's QPs from 1, whatever the QPN base.
+                    (GetAddress() << 12) ^ (qp.qpn - kFirstQpn + 1),
                     qp.priority,
                     m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
     p->AddHeader(fh);
@@ -291,7 +293,7 @@ void
 RdmaNic::RtoCheck(uint32_t qpn)
 {
     NS_LOG_FUNCTION(this << qpn);
-    RdmaQueuePair& qp = m_qps[qpn - 1];
+    RdmaQueuePair& qp = m_qps[qpn - kFirstQpn];
     if (qp.rtoDeadline == Time::Max())
     {
         return;
@@ -393,7 +395,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         p->RemoveHeader(bh);
     }
     uint32_t qpn = bh.destQp;
-    if (qpn == 0 || qpn > m_qps.size())
+    if (!HasQp(qpn))
     {
         ++m_counters.unknownQpDropped;
         NS_LOG_WARN("packet for unknown QP " << qpn << " dropped");

@@ -303,7 +303,7 @@ RdmaNic::CreateQp(uint8_t priority)
     }
     // The congestion control starts first: it may reject its parameters for
     // this port's rate, and then no half-made QP is left behind.
-    auto qpn = static_cast<uint32_t>(m_qps.size() + 1); // QPN 0 is reserved (SMI) in IB
+    auto qpn = static_cast<uint32_t>(m_qps.size() + kFirstQpn);
     Ptr<RdmaRateState> rate = CreateObject<RdmaRateState>();
     rate->qpNumber = qpn;
     rate->SetLineRate(m_lineRate);
@@ -346,30 +346,47 @@ RdmaNic::Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b, uint8_t priority)
     return {qa, qb};
 }
 
+bool
+RdmaNic::HasQp(uint32_t qpn) const
+{
+    return qpn >= kFirstQpn && qpn - kFirstQpn < m_qps.size();
+}
+
 void
 RdmaNic::CheckQpn(uint32_t qpn, const char* caller) const
 {
-    if (qpn == 0 || qpn > m_qps.size())
+    if (!HasQp(qpn))
     {
-        throw std::invalid_argument(std::string("RdmaNic::") + caller +
-                                    " qpn: expected a QP of this NIC (1-" +
-                                    std::to_string(m_qps.size()) + "), got " +
+        throw std::invalid_argument(std::string("RdmaNic::") + caller + " qpn: expected a QP of this NIC (" +
+                                    std::to_string(kFirstQpn) + "-" +
+                                    std::to_string(kFirstQpn + m_qps.size() - 1) + "), got " +
                                     std::to_string(qpn));
     }
+}
+
+std::vector<uint32_t>
+RdmaNic::GetQpns() const
+{
+    std::vector<uint32_t> qpns;
+    for (const RdmaQueuePair& qp : m_qps)
+    {
+        qpns.push_back(qp.qpn);
+    }
+    return qpns;
 }
 
 RdmaQueuePair&
 RdmaNic::GetQp(uint32_t qpn, const char* caller)
 {
     CheckQpn(qpn, caller);
-    return m_qps[qpn - 1];
+    return m_qps[qpn - kFirstQpn];
 }
 
 const RdmaQueuePair&
 RdmaNic::GetQp(uint32_t qpn, const char* caller) const
 {
     CheckQpn(qpn, caller);
-    return m_qps[qpn - 1];
+    return m_qps[qpn - kFirstQpn];
 }
 
 Ptr<RdmaRateState>

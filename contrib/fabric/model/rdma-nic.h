@@ -93,6 +93,11 @@ class RdmaNic : public Object
 
     /// Transport bytes a data packet carries in its payload besides data at
     /// most: BTH 12 + RETH 16 + ImmDt 4.
+    /// The first QPN a NIC hands out (IBTA Vol. 1, 3.5.9: QP0 is the
+    /// subnet management QP and QP1 the general services QP; Wireshark
+    /// dissects their packets as management datagrams). QPs are numbered up
+    /// from here, as a verbs driver hands out QPNs far from the special ones.
+    static constexpr uint32_t kFirstQpn = 0x100;
     static constexpr uint32_t kMaxTransportHeader =
         BthHeader::kSize + RethHeader::kSize + ImmDtHeader::kSize;
 
@@ -136,6 +141,8 @@ class RdmaNic : public Object
     void SetReceiveCompletionCallback(CompletionCallback cb) { m_recvDone = cb; }
 
     const RdmaNicCounters& GetCounters() const { return m_counters; }
+    /// The numbers of this NIC's QPs, in creation order.
+    std::vector<uint32_t> GetQpns() const;
     /// The rate state of a QP (Rate / TargetRate trace sources).
     Ptr<RdmaRateState> GetRateState(uint32_t qpn) const;
     /// The congestion-control instance of a QP (e.g. Dcqcn's Alpha trace).
@@ -171,6 +178,7 @@ class RdmaNic : public Object
     uint32_t GetWqeBytes() const { return m_dma.GetWqeBytes(); }
 
     /// \throws std::invalid_argument naming `caller` if the NIC has no QP qpn.
+    bool HasQp(uint32_t qpn) const;
     void CheckQpn(uint32_t qpn, const char* caller) const;
     RdmaQueuePair& GetQp(uint32_t qpn, const char* caller = "GetQp");
     const RdmaQueuePair& GetQp(uint32_t qpn, const char* caller = "GetQp") const;

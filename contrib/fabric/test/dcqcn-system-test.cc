@@ -67,19 +67,7 @@ TEST_F(DcqcnSystemTest, TwoFlowsConvergeToFairShare)
     const Time window = MicroSeconds(50);
     const Time end = MilliSeconds(3);
     std::vector<std::pair<double, double>> rates; // Gb/s of payload per window
-    uint64_t last1 = 0, last2 = 0;
-    Simulator::Schedule(MicroSeconds(100), [&]() { last1 = s.nics[1]->GetCounters().bytesSent; });
-    for (Time t = MicroSeconds(100) + window; t <= end; t += window)
-    {
-        Simulator::Schedule(t, [&]() {
-            uint64_t b1 = s.nics[1]->GetCounters().bytesSent;
-            uint64_t b2 = s.nics[2]->GetCounters().bytesSent;
-            rates.push_back({(b1 - last1) * 8 / window.GetSeconds() * 1e-9,
-                             (b2 - last2) * 8 / window.GetSeconds() * 1e-9});
-            last1 = b1;
-            last2 = b2;
-        });
-    }
+    SampleTwoRates(s.nics[1], s.nics[2], MicroSeconds(100), window, end, &rates);
     Simulator::Stop(end);
     Simulator::Run();
     // Converged from window i on: every 500 us moving average has each flow
@@ -89,23 +77,7 @@ TEST_F(DcqcnSystemTest, TwoFlowsConvergeToFairShare)
     // then cuts one flow, or both, by alpha/2 and hyper increase brings them
     // back within ~250 us) is why single 50 us windows are not the measure.
     const double capacity = 100.0 * 4096 / 4178;
-    const int avg = 10;
-    auto good = [&](int i) {
-        double a = 0, b = 0;
-        for (int k = i; k < i + avg; ++k)
-        {
-            a += rates[k].first / avg;
-            b += rates[k].second / avg;
-        }
-        double fair = (a + b) / 2;
-        return std::abs(a - fair) <= 0.1 * fair && std::abs(b - fair) <= 0.1 * fair &&
-               a + b >= 0.9 * capacity;
-    };
-    int converged = -1;
-    for (int i = int(rates.size()) - avg; i >= 0 && good(i); --i)
-    {
-        converged = i;
-    }
+    const int converged = FairFrom(rates, 10, 0.1, 0.9 * capacity);
     ASSERT_GE(converged, 0) << "not within 10 % of fair share at the end";
     double tConv = converged * window.GetSeconds(); // after flow 2 joined
     ::testing::Test::RecordProperty("time_to_converge_us", std::to_string(tConv * 1e6));

@@ -359,20 +359,21 @@ TEST_F(RdmaNicTest, BadInputNamesTheAttribute)
     expectMsg([&]() { nic->GetRateState(0); }, "RdmaNic::GetRateState qpn");
     expectMsg([&]() { nic->GetOutstandingBytes(1); }, "RdmaNic::GetOutstandingBytes qpn");
     expectMsg([&]() { nic->ConnectQp(9, 1, 1); }, "RdmaNic::ConnectQp qpn");
+    // QPNs start above QP0 and QP1, the special QPs (IBTA Vol. 1, 3.5.9).
     uint32_t q = nic->CreateQp(3);
-    EXPECT_EQ(q, 1u);
-    expectMsg([&]() { nic->PostSend(q, 100, true, 0); }, "unconnected QP 1");
+    EXPECT_EQ(q, 0x100u);
+    expectMsg([&]() { nic->PostSend(q, 100, true, 0); }, "unconnected QP 256");
     nic->ConnectQp(q, 1, 1);
     expectMsg([&]() { nic->PostSend(q, 0, false, 0, Create<Packet>(2049)); },
               "RdmaNic::PostSend inlineData");
     // A congestion control that cannot run on this port: CreateQp throws and
-    // leaves no half-made QP behind (the next QP is number 2).
+    // leaves no half-made QP behind (the next QP is number 0x101).
     Ptr<Dcqcn> fast = CreateObject<Dcqcn>();
     fast->SetAttribute("MinRate", DataRateValue(DataRate("200Gb/s")));
     nic->SetCongestionControl(fast);
     expectMsg([&]() { nic->CreateQp(3); }, "Dcqcn::MinRate");
     nic->SetCongestionControl(CreateObject<RdmaCcNone>());
-    EXPECT_EQ(nic->CreateQp(3), 2u);
+    EXPECT_EQ(nic->CreateQp(3), 0x101u);
 }
 
 TEST_F(RdmaNicTest, PacketsForAnUnknownQpAreCounted)

@@ -10,10 +10,13 @@
 #include "rdma-nic.h"
 
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace hockney
@@ -193,6 +196,54 @@ AttachAll(Star& s)
     {
         s.nics[i]->Attach(s.links[i].devA);
     }
+}
+
+/// Schedules samples of two senders' payload rates (Gb/s, from their NICs'
+/// bytesSent) per `window` from `start` to `end`, appended to *rates as
+/// the simulation runs.
+inline void
+SampleTwoRates(Ptr<RdmaNic> a, Ptr<RdmaNic> b, Time start, Time window, Time end,
+               std::vector<std::pair<double, double>>* rates)
+{
+    auto last = std::make_shared<std::pair<uint64_t, uint64_t>>(0, 0);
+    Simulator::Schedule(start, [a, b, last]() {
+        *last = {a->GetCounters().bytesSent, b->GetCounters().bytesSent};
+    });
+    const double gbps = 8 / window.GetSeconds() * 1e-9;
+    for (Time t = start + window; t <= end; t += window)
+    {
+        Simulator::Schedule(t, [a, b, last, gbps, rates]() {
+            const uint64_t ba = a->GetCounters().bytesSent;
+            const uint64_t bb = b->GetCounters().bytesSent;
+            rates->push_back({(ba - last->first) * gbps, (bb - last->second) * gbps});
+            *last = {ba, bb};
+        });
+    }
+}
+
+/// The first sample from which every moving average of `avg` samples has
+/// each flow within `tol` (a fraction) of the pair's mean and the pair at
+/// >= minTotal Gb/s; -1 if the last average fails.
+inline int
+FairFrom(const std::vector<std::pair<double, double>>& rates, int avg, double tol, double minTotal)
+{
+    auto good = [&](int i) {
+        double a = 0, b = 0;
+        for (int k = i; k < i + avg; ++k)
+        {
+            a += rates[k].first / avg;
+            b += rates[k].second / avg;
+        }
+        const double fair = (a + b) / 2;
+        return std::abs(a - fair) <= tol * fair && std::abs(b - fair) <= tol * fair &&
+               a + b >= minTotal;
+    };
+    int from = -1;
+    for (int i = int(rates.size()) - avg; i >= 0 && good(i); --i)
+    {
+        from = i;
+    }
+    return from;
 }
 
 } // namespace rdmatest
