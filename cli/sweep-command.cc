@@ -8,9 +8,11 @@
 // to the next. Rows come back in grid order whatever --jobs is, so the output
 // does not depend on which child finishes first.
 #include "flags.h"
+#include "collective-comparison.h"
 #include "input-error.h"
 #include "result-row.h"
 #include "scenario-sweep.h"
+#include "sha256.h"
 #include "sweep-output.h"
 #include "units.h"
 
@@ -67,18 +69,23 @@ TakeSweepFlags(std::vector<std::string>& args)
     return sweeps;
 }
 
-// The scenario as written, member order kept (the axes' order).
+// The scenario as written, member order kept (the axes' order). The outputs
+// name the file and hash what it held, as compare's do.
 OrderedJson
 ReadScenario(const std::string& path)
 {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in)
     {
         throw ns3::InputError("--scenario", "expected a readable JSON file, cannot open '" + path + "'");
     }
+    std::stringstream content;
+    content << in.rdbuf();
+    ns3::OutputProvenance().scenarioFile = path;
+    ns3::OutputProvenance().scenarioSha256 = ns3::Sha256Hex(content.str());
     try
     {
-        return OrderedJson::parse(in);
+        return OrderedJson::parse(content.str());
     }
     catch (const nlohmann::json::exception& e)
     {
@@ -365,10 +372,16 @@ class InterruptGuard
     struct sigaction m_term = {};
 };
 
+struct PointCounts
+{
+    size_t failed = 0;      ///< exit 1 or a signal: no rows
+    size_t wallStopped = 0; ///< exit 3: rows, a packet run stopped at its wall-clock limit
+};
+
 // Runs the points not yet in \p output, \p jobs at a time; rewrites the
-// output after each. Returns how many failed; a point's bad input (exit 2)
-// throws once the running children have finished.
-size_t
+// output after each. A point's bad input (exit 2) throws once the running
+// children have finished.
+PointCounts
 RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
 {
     std::vector<size_t> todo;
@@ -386,7 +399,7 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
     Progress progress(g.points.size(), g.points.size() - todo.size());
     std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
     size_t next = 0;
-    size_t failed = 0;
+    PointCounts counts;
     std::optional<ns3::InputError> badInput;
     InterruptGuard guard;
     bool stopping = false;
@@ -419,13 +432,21 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
         const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
         const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
         const std::string label = PointLabel(g.axes, g.points[i]);
-        if (code == 0)
+        // Exit 3: a packet run reached its wall-clock limit; compare still
+        // printed every row (SweepOutput runs such a point again on resume).
+        if (code == 0 || code == 3)
         {
             try
             {
                 const auto rows = ns3::RowsFromJson(OrderedJson::parse(runner.Out(i)), "compare's output");
                 output.Add(i, WithSweptColumns(g.axes, g.points[i], rows));
-                progress.Point(label, seconds, "done");
+                progress.Point(label, seconds, code == 0 ? "done" : "stopped at the wall-clock limit");
+                if (code == 3)
+                {
+                    ++counts.wallStopped;
+                    progress.Break();
+                    std::cerr << "hockney sweep: point " << label << ": " << ChildError(runner.Err(i)).second << "\n";
+                }
                 continue;
             }
             catch (const std::exception& e)
@@ -444,7 +465,7 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
         {
             continue; // stopped by the interrupt, not failed
         }
-        ++failed;
+        ++counts.failed;
         progress.Break();
         std::cerr << "hockney sweep: point " << label << " failed (exit " << code << "): " << message << "\n";
     }
@@ -453,7 +474,7 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
         progress.Break();
         throw *badInput;
     }
-    return failed;
+    return counts;
 }
 
 // The analytic backends' error vs packets against the values of axis --plot-x.
@@ -506,7 +527,14 @@ Sweep(const std::vector<std::string>& argsIn, std::ostream& out)
                                 g.points);
     }
     hockney::SweepOutput output(f.Get("output"), format, g.axes, g.points);
-    const size_t failed = RunPoints(g, output, jobs);
+    if (std::none_of(g.axes.begin(), g.axes.end(), [](const SweepAxis& a) { return a.key == "seed"; }))
+    {
+        // One seed for every point: the scenario's, else compare's default.
+        ns3::OutputProvenance().seed =
+            g.base.contains("seed") && g.base.at("seed").is_number_unsigned() ? g.base.at("seed").get<uint64_t>()
+                                                                               : ns3::ComparisonConfig{}.seed;
+    }
+    const PointCounts counts = RunPoints(g, output, jobs);
     if (f.Get("output").empty())
     {
         ns3::WriteRows(out, "sweep", output.Rows(), format);
@@ -521,11 +549,18 @@ Sweep(const std::vector<std::string>& argsIn, std::ostream& out)
     {
         Plot(f, g, output.Rows());
     }
-    if (failed > 0)
+    if (counts.failed > 0)
     {
-        std::cerr << "hockney sweep: " << failed << " of " << g.points.size()
+        std::cerr << "hockney sweep: " << counts.failed << " of " << g.points.size()
                   << " points failed; run the same sweep again to retry them\n";
         return 1;
+    }
+    if (counts.wallStopped > 0)
+    {
+        // As compare: every row written, exit 3.
+        std::cerr << "hockney sweep: " << counts.wallStopped << " of " << g.points.size()
+                  << " points stopped at the wall-clock limit; with --output the same sweep runs them again\n";
+        return 3;
     }
     return 0;
 }

@@ -131,6 +131,18 @@ SweepOutput::SweepOutput(const std::string& path,
             slot->push_back(std::move(r));
         }
     }
+    // A point whose packet run stopped at the wall-clock limit (compare's
+    // exit 3) runs again: a resumed sweep may have the time it lacked.
+    for (auto& slot : m_points)
+    {
+        if (slot && std::any_of(slot->begin(), slot->end(), [](const ns3::ResultRow& r) {
+                return r.Has("status") && (r.GetString("status") == "stopped-at-wall-limit" ||
+                                           r.GetString("status") == "not-run-after-wall-limit");
+            }))
+        {
+            slot.reset();
+        }
+    }
     // Fail on an unwritable path now rather than after the first point.
     if (!std::ofstream(path + ".part"))
     {

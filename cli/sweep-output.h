@@ -26,7 +26,9 @@ class SweepOutput
     /// With \p path set and the file there (not empty), reads its rows in
     /// \p format (CSV or JSON; a table cannot be read back: InputError naming
     /// --output): rows whose swept columns match a point stand for that point,
-    /// which then does not run; the others are kept after the grid's rows.
+    /// which then does not run (unless a row of it says its packet run
+    /// stopped at the wall-clock limit: it runs again); the others are kept
+    /// after the grid's rows.
     /// An unwritable \p path is an InputError naming --output.
     SweepOutput(const std::string& path,
                 ns3::OutputFormat format,

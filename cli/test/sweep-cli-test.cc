@@ -294,3 +294,35 @@ TEST(SweepCli, ExampleSweepRunsAndPlots)
     std::filesystem::remove_all(dir);
     std::remove(csv.c_str());
 }
+
+TEST(SweepCli, WallLimitKeepsTheRowsExitsThreeAndRunsAgainOnResume)
+{
+    // A wall-clock limit of 0 s stops every packet run at once: compare exits
+    // 3 with every row, and so does the sweep; resumed with time to run, the
+    // stopped points run again and the others do not.
+    const char* scenario = R"({"topology": "dgx-h100", "ranks": 4, "backends": ["closed", "packet"],
+        "fabric": {"wall_limit": "%s"}, "sweep": {"sizes": ["16KB", "64KB"]}})";
+    char text[512];
+    std::snprintf(text, sizeof text, scenario, "0s");
+    const std::string path = WriteScenario("wall", text);
+    const std::string out = TempPath("wall-out.json");
+    std::remove(out.c_str());
+    CliResult stopped = RunHockney("sweep --scenario=" + path + " --format=json --output=" + out);
+    EXPECT_EQ(stopped.status, 3) << stopped.err;
+    Json rows = Json::parse(hockney::ReadFile(out))["rows"];
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[1]["status"], "stopped-at-wall-limit");
+    EXPECT_EQ(rows[3]["status"], "stopped-at-wall-limit");
+
+    std::snprintf(text, sizeof text, scenario, "600s");
+    std::ofstream(path) << text;
+    CliResult resumed = RunHockney("sweep --scenario=" + path + " --format=json --output=" + out);
+    EXPECT_EQ(resumed.status, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("2 points, 0 already in"), std::string::npos) << resumed.err;
+    rows = Json::parse(hockney::ReadFile(out))["rows"];
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[1]["status"], "complete");
+    EXPECT_EQ(rows[3]["status"], "complete");
+    std::remove(out.c_str());
+    std::remove(path.c_str());
+}
