@@ -393,6 +393,19 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     ApplyShape(f, o, c);
     ApplyModel(f, o, c);
     ApplyFabric(f, o, c);
+    if (!c.flows.empty())
+    {
+        // Flows replace the collective (comparison-flows.h).
+        for (const char* flag :
+             {"collective", "algorithm", "ranks", "bytes", "channels", "slices", "root", "gpus-per-node"})
+        {
+            if (f.IsSet(flag))
+            {
+                throw ns3::InputError(std::string("--") + flag,
+                                      "expected no collective flag with a scenario of flows");
+            }
+        }
+    }
     ns3::OutputProvenance().seed = c.seed;
     std::vector<ns3::ResultRow> perOp;
     const std::string compareCsv = PrepareOutputs(f, c, perOp);

@@ -9,6 +9,7 @@
 #include "attribute-defaults.h"
 #include "collective-bandwidth.h"
 #include "comparison-backend.h"
+#include "comparison-flows.h"
 #include "comparison-point.h"
 #include "comparison-regime.h"
 
@@ -115,6 +116,10 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
 {
     // Before the setup: it creates the models whose defaults these may set.
     const ScopedAttributeDefaults attributes(c.attributes);
+    if (!c.flows.empty())
+    {
+        return RunFlowComparison(c, std::move(progress));
+    }
     const ComparisonSetup setup(c, std::move(progress));
     // The selected backends in registry order, which is row order.
     std::vector<const ComparisonBackend*> selected;

@@ -4,6 +4,8 @@
 // configuration (from flags or a scenario file, every field checked,
 // comparison-scenario.cc), the backends (one class each, registered by name in
 // comparison-backend.h), and the rows (RunComparison, collective-comparison.cc).
+// A scenario may carry a workload of flows instead of the collective
+// (comparison-flows.h).
 //
 // Backends, all running the same schedule (except closed):
 //   closed     the closed form of the algorithm (collective-closed-form.h), no simulation
@@ -40,6 +42,7 @@
 
 #include "analytic-channel.h"
 #include "collective-algorithms.h"
+#include "flow-workload.h"
 #include "result-row.h"
 #include "topology-description.h"
 
@@ -140,6 +143,12 @@ struct ComparisonConfig
     /// read and set as defaults only while RunComparison runs this config (a
     /// --ns3:: flag for the same attribute wins).
     std::vector<std::pair<std::string, std::string>> attributes;
+    /// A workload of flows instead of the collective (scenario.flows or
+    /// scenario.flows_csv; comparison-flows.h); empty: the collective runs.
+    std::vector<FlowSpec> flows;
+    /// The directory of the scenario file ApplyScenarioFile read ("" for a
+    /// scenario applied from JSON): scenario.flows_csv is relative to it.
+    std::string scenarioDirectory;
     /// The fields ApplyScenario set ("sizes", "model.beta", "fabric.mtu_bytes",
     /// ...), so that an error names the scenario field rather than the flag;
     /// a flag that overrides a field erases it (see FieldName).
@@ -164,7 +173,8 @@ AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text,
 /// sizes (list or "1KB,1MB"), backends, params, channels, slices, root, gpus_per_node,
 /// seed, model {alpha, beta, contention, software_overhead, o, g},
 /// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control, time_limit,
-/// wall_limit}. A topology object {"preset": NAME, KEY: VALUE, ...} is the
+/// wall_limit}, attributes, and instead of the collective fields flows or
+/// flows_csv (comparison-flows.h). A topology object {"preset": NAME, KEY: VALUE, ...} is the
 /// preset "NAME:KEY=VALUE,..." (its options, checked by the preset). A
 /// collective without an algorithm gets the collective's first algorithm.
 void ApplyScenario(const nlohmann::json& scenario, ComparisonConfig& config);

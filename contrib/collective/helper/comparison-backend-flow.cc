@@ -11,27 +11,36 @@
 namespace ns3
 {
 
-Time
-RunFlowModel(const ComparisonPoint& pt, const ComparisonSetup& setup, std::vector<ExecutedOp>* ops)
+Ptr<AnalyticTransport>
+MakeFlowTransport(const ComparisonSetup& setup,
+                  uint32_t ranks,
+                  const std::vector<std::pair<uint32_t, uint32_t>>& pairs,
+                  DataRate fastest,
+                  Time extra)
 {
     const TopologyGraph& graph = *setup.graph;
     const uint32_t rdmaHeader = setup.rdmaHeader;
     // The model adds only the software cost; the routes carry the hop
     // latencies and link rates, so a lone message takes exactly the derived
     // alpha + n / beta. Its beta caps no route: the fastest payload rate used.
-    DataRate fastest = pt.level[0].beta;
-    for (auto [src, dst] : SchedulePairs(pt.schedule))
+    for (auto [src, dst] : pairs)
     {
         TopologyPath path = PairPath(graph, src, dst);
         fastest = std::max(fastest, DerivePathParameters(path, TransportHeaderOf(graph, path, rdmaHeader)).beta);
     }
     auto t = CreateObject<AnalyticTransport>();
-    t->Install(pt.spec.ranks,
-               MakeAlphaBeta(PointToPointParameters{Time(0), fastest},
-                             setup.config.model.softwareOverhead + setup.endpointCost),
-               AnalyticChannel::SHARED);
-    SetScheduleRoutes(graph, pt.schedule, t->GetAnalyticChannel(), rdmaHeader);
-    return RunScheduleOn(pt, t, ops);
+    t->Install(ranks, MakeAlphaBeta(PointToPointParameters{Time(0), fastest}, extra), AnalyticChannel::SHARED);
+    SetPairRoutes(graph, pairs, t->GetAnalyticChannel(), rdmaHeader);
+    return t;
+}
+
+Time
+RunFlowModel(const ComparisonPoint& pt, const ComparisonSetup& setup, std::vector<ExecutedOp>* ops)
+{
+    return RunScheduleOn(pt,
+                         MakeFlowTransport(setup, pt.spec.ranks, SchedulePairs(pt.schedule), pt.level[0].beta,
+                                           setup.config.model.softwareOverhead + setup.endpointCost),
+                         ops);
 }
 
 namespace

@@ -14,7 +14,6 @@
 #include "units.h"
 
 #include "ns3/boolean.h"
-#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -85,24 +84,7 @@ RunPacket(const ComparisonPoint& pt,
     using Clock = std::chrono::steady_clock;
     const auto wallStart = Clock::now();
     const uint64_t eventsBefore = Simulator::GetEventCount();
-    RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
-    Ptr<PacketTransport> t = CreateObject<PacketTransport>();
-    ConfigurePacket(t, f);
-    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f);
-    try
-    {
-        t->Build(desc, cc);
-    }
-    catch (const InputError&)
-    {
-        throw;
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw InputError("--topology", e.what());
-    }
-    t->GetNetwork()->AssignStreams(seed);
-    t->InstallWatchdog();
+    Ptr<PacketTransport> t = BuildPacketRun(desc, f, seed);
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));
@@ -128,41 +110,19 @@ RunPacket(const ComparisonPoint& pt,
         }
     };
     // A progress line every few wall-clock seconds of a long packet run.
-    auto lastPrint = wallStart;
     const uint32_t total = static_cast<uint32_t>(pt.schedule.GetOps().size());
-    const auto wallLimit = std::chrono::nanoseconds(f.wallLimit.GetNanoSeconds());
-    bool overWall = false;
-    std::string overWallAt;
-    std::function<void()> tick;
-    tick = [&]() {
-        auto now = Clock::now();
-        // "Reached", not "passed": a limit of 0 stops at the first check,
-        // deterministically.
-        if (now - wallStart >= wallLimit)
-        {
-            overWall = true;
-            overWallAt = std::to_string(exec->GetDeliveredOps()) + "/" + std::to_string(total) +
-                         " messages delivered, simulated " + std::to_string(Simulator::Now().GetMicroSeconds()) +
-                         " us";
-            Simulator::Stop();
-            return;
-        }
-        if (progress && now - lastPrint >= std::chrono::seconds(3))
-        {
-            lastPrint = now;
-            progress("packet " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
-                     std::to_string(pt.spec.bytes) + " B: " + std::to_string(exec->GetDeliveredOps()) + "/" +
-                     std::to_string(total) + " messages delivered, simulated " +
-                     std::to_string(Simulator::Now().GetMicroSeconds()) + " us, wall " +
-                     std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - wallStart).count()) +
-                     " s");
-        }
-        if (!exec->IsComplete())
-        {
-            Simulator::Schedule(MicroSeconds(5), tick);
-        }
-    };
-    Simulator::ScheduleNow(tick);
+    PacketWallWatch watch(
+        wallStart,
+        f.wallLimit,
+        [&]() {
+            return std::to_string(exec->GetDeliveredOps()) + "/" + std::to_string(total) +
+                   " messages delivered, simulated " + std::to_string(Simulator::Now().GetMicroSeconds()) + " us";
+        },
+        [&]() { return exec->IsComplete(); },
+        progress,
+        "packet " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " + std::to_string(pt.spec.bytes) +
+            " B");
+    watch.Start();
     PacketResult r;
     auto measure = [&]() {
         r.counters = t->GetCounters();
@@ -177,7 +137,7 @@ RunPacket(const ComparisonPoint& pt,
     }
     catch (const std::runtime_error&)
     {
-        if (!overWall)
+        if (!watch.Stopped())
         {
             throw;
         }
@@ -190,7 +150,7 @@ RunPacket(const ComparisonPoint& pt,
         r.stoppedAt = "packet run of " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
                       std::to_string(pt.spec.bytes) + " B on " + std::to_string(pt.spec.ranks) +
                       " ranks: stopped at the wall-clock limit of " + units::FormatSeconds(f.wallLimit.GetSeconds()) +
-                      " (" + wallField + ") after " + overWallAt;
+                      " (" + wallField + ") after " + watch.StoppedAt();
         return r;
     }
     FabricConservation cons = t->FinishRun();

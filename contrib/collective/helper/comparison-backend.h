@@ -128,6 +128,14 @@ Time RunScheduleOn(const ComparisonPoint& pt, Ptr<AnalyticTransport> t, std::vec
 /// Appends every op \p exec completes to \p ops (nothing when null): the
 /// one observer of the executor's OpCompleted for every backend.
 void RecordOps(Ptr<CollectiveExecutor> exec, std::vector<ExecutedOp>* ops);
+/// The flow model's transport: the analytic channel with the shared policy
+/// over the routes of \p pairs, each message capped by the fastest of their
+/// payload rates and \p fastest, plus \p extra (comparison-backend-flow.cc).
+Ptr<AnalyticTransport> MakeFlowTransport(const ComparisonSetup& setup,
+                                         uint32_t ranks,
+                                         const std::vector<std::pair<uint32_t, uint32_t>>& pairs,
+                                         DataRate fastest,
+                                         Time extra);
 /// The flow model's time of \p pt (comparison-backend-flow.cc); each op into
 /// \p ops when given.
 Time RunFlowModel(const ComparisonPoint& pt, const ComparisonSetup& setup, std::vector<ExecutedOp>* ops = nullptr);

@@ -2,8 +2,10 @@
 #include "comparison-packet-fabric.h"
 
 #include "calibration.h"
+#include "input-error.h"
 #include "rdma-endpoint.h"
 
+#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -31,6 +33,75 @@ ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
         t->SetEndpointAttribute("PipelineSetup", TimeValue(Time(0)));
         t->SetNicAttribute("EngineStartup", TimeValue(Time(0)));
         t->SetNicAttribute("AckInterval", UintegerValue(64));
+    }
+}
+
+Ptr<PacketTransport>
+BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed)
+{
+    RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
+    Ptr<PacketTransport> t = CreateObject<PacketTransport>();
+    ConfigurePacket(t, f);
+    Ptr<RdmaCongestionControl> cc = MakeCongestionControl(f);
+    try
+    {
+        t->Build(desc, cc);
+    }
+    catch (const InputError&)
+    {
+        throw;
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw InputError("--topology", e.what());
+    }
+    t->GetNetwork()->AssignStreams(seed);
+    t->InstallWatchdog();
+    return t;
+}
+
+PacketWallWatch::PacketWallWatch(Clock::time_point start,
+                                 Time limit,
+                                 std::function<std::string()> status,
+                                 std::function<bool()> complete,
+                                 std::function<void(const std::string&)> progress,
+                                 std::string prefix)
+    : m_start(start),
+      m_lastPrint(start),
+      m_limit(std::chrono::nanoseconds(limit.GetNanoSeconds())),
+      m_status(std::move(status)),
+      m_complete(std::move(complete)),
+      m_progress(std::move(progress)),
+      m_prefix(std::move(prefix))
+{
+}
+
+void
+PacketWallWatch::Start()
+{
+    Simulator::ScheduleNow(&PacketWallWatch::Check, this);
+}
+
+void
+PacketWallWatch::Check()
+{
+    const auto now = Clock::now();
+    if (now - m_start >= m_limit)
+    {
+        m_stopped = true;
+        m_stoppedAt = m_status();
+        Simulator::Stop();
+        return;
+    }
+    if (m_progress && now - m_lastPrint >= std::chrono::seconds(3))
+    {
+        m_lastPrint = now;
+        m_progress(m_prefix + ": " + m_status() + ", wall " +
+                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - m_start).count()) + " s");
+    }
+    if (!m_complete())
+    {
+        Simulator::Schedule(MicroSeconds(5), &PacketWallWatch::Check, this);
     }
 }
 

@@ -12,6 +12,10 @@
 #include "rdma-congestion-control.h"
 #include "topology-parameters.h"
 
+#include <chrono>
+#include <functional>
+#include <string>
+
 namespace ns3
 {
 
@@ -23,6 +27,49 @@ Ptr<RdmaCongestionControl> MakeCongestionControl(const ComparisonFabric& f);
 /// Applies the transfer units and, on the ideal fabric, the zero endpoint and
 /// NIC costs to a transport about to be built.
 void ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f);
+
+/// The fabric of one packet run: the random seed set (\p seed, 0 read as
+/// 1), a transport configured and built from \p desc with the congestion
+/// control of \p f, the fabric's streams assigned from \p seed and its
+/// watchdog installed. A bad description is an InputError naming --topology.
+Ptr<PacketTransport> BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed);
+
+/// The wall-clock guard of a packet run (fabric.wall_limit) and its progress
+/// lines: from Start(), every 5 us of simulated time until \p complete says
+/// the run is done, it stops the simulator once the wall-clock time since
+/// \p start reaches \p limit ("reached", not "passed": a limit of 0 stops at
+/// the first check, deterministically), and every 3 wall-clock seconds hands
+/// \p progress (if set) the line "PREFIX: STATUS, wall N s".
+class PacketWallWatch
+{
+  public:
+    using Clock = std::chrono::steady_clock;
+
+    PacketWallWatch(Clock::time_point start,
+                    Time limit,
+                    std::function<std::string()> status,
+                    std::function<bool()> complete,
+                    std::function<void(const std::string&)> progress,
+                    std::string prefix);
+    /// Schedules the first check now.
+    void Start();
+    bool Stopped() const { return m_stopped; }
+    /// The status when it stopped the run.
+    const std::string& StoppedAt() const { return m_stoppedAt; }
+
+  private:
+    void Check();
+
+    Clock::time_point m_start;
+    Clock::time_point m_lastPrint;
+    std::chrono::nanoseconds m_limit;
+    std::function<std::string()> m_status;
+    std::function<bool()> m_complete;
+    std::function<void(const std::string&)> m_progress;
+    std::string m_prefix;
+    bool m_stopped = false;
+    std::string m_stoppedAt;
+};
 
 /// The endpoint's software cost per message (send + receive overhead, the
 /// RdmaEndpoint defaults); zero on the ideal fabric.

@@ -6,6 +6,7 @@
 #include "attribute-defaults.h"
 #include "collective-comparison.h"
 #include "comparison-backend.h"
+#include "comparison-flows.h"
 #include "comparison-point.h"
 #include "input-error.h"
 #include "rdma-congestion-control.h"
@@ -470,7 +471,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     CheckKeys(j,
               s,
               {"topology", "collective", "algorithm", "ranks", "sizes", "backends", "params", "channels", "slices",
-               "root", "gpus_per_node", "seed", "model", "fabric", "attributes"});
+               "root", "gpus_per_node", "seed", "model", "fabric", "attributes", "flows", "flows_csv"});
     if (j.contains("params"))
     {
         c.params = ParseParameterSources(ListText(j.at("params"), s + ".params"), s + ".params");
@@ -497,6 +498,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     {
         ApplyAttributes(j.at("attributes"), s + ".attributes", c);
     }
+    ApplyScenarioFlows(j, c);
     RecordScenarioFields(j, c);
 }
 
@@ -517,6 +519,8 @@ ApplyScenarioFile(const std::string& path, ComparisonConfig& config)
     {
         throw InputError("--scenario", "expected valid JSON in '" + path + "' (" + e.what() + ")");
     }
+    const size_t slash = path.rfind('/');
+    config.scenarioDirectory = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
     ApplyScenario(j, config);
 }
 

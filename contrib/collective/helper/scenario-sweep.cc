@@ -3,7 +3,6 @@
 
 #include "collective-comparison.h"
 #include "input-error.h"
-#include "measurement-csv.h"
 #include "measurement-text.h"
 #include "units.h"
 
@@ -506,7 +505,7 @@ RowsFromCsv(const std::string& text, const std::string& field)
         {
             continue;
         }
-        const auto cells = SplitCsv(lines[i], field + ":" + std::to_string(i + 1));
+        const auto cells = measurement::SplitCsv(lines[i], field + ":" + std::to_string(i + 1));
         if (header.empty())
         {
             header = cells;

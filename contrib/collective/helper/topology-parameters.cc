@@ -154,7 +154,16 @@ SetScheduleRoutes(const TopologyGraph& graph,
                   Ptr<AnalyticChannel> channel,
                   uint32_t rdmaHeader)
 {
-    for (auto [src, dst] : SchedulePairs(schedule))
+    SetPairRoutes(graph, SchedulePairs(schedule), channel, rdmaHeader);
+}
+
+void
+SetPairRoutes(const TopologyGraph& graph,
+              const std::vector<std::pair<uint32_t, uint32_t>>& pairs,
+              Ptr<AnalyticChannel> channel,
+              uint32_t rdmaHeader)
+{
+    for (auto [src, dst] : pairs)
     {
         TopologyPath path = PairPath(graph, src, dst);
         const uint32_t transport = TransportHeaderOf(graph, path, rdmaHeader);

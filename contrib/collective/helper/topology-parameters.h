@@ -77,6 +77,13 @@ DerivedParameters DeriveScheduleParameters(const TopologyGraph& graph,
                                            const CollectiveSchedule& schedule,
                                            uint32_t rdmaHeader = 0);
 
+/// Sets on \p channel (shared policy) the route of each of \p pairs: one
+/// AnalyticLink per link direction crossed.
+void SetPairRoutes(const TopologyGraph& graph,
+                   const std::vector<std::pair<uint32_t, uint32_t>>& pairs,
+                   Ptr<AnalyticChannel> channel,
+                   uint32_t rdmaHeader = 0);
+
 /// Sets on \p channel (shared policy) the route of every pair \p schedule uses.
 void SetScheduleRoutes(const TopologyGraph& graph,
                        const CollectiveSchedule& schedule,

@@ -11,53 +11,6 @@
 namespace ns3
 {
 
-std::vector<std::string>
-SplitCsv(const std::string& line, const std::string& where)
-{
-    std::vector<std::string> out;
-    std::string cur;
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i)
-    {
-        char c = line[i];
-        if (quoted)
-        {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-            {
-                cur += '"';
-                ++i;
-            }
-            else if (c == '"')
-            {
-                quoted = false;
-            }
-            else
-            {
-                cur += c;
-            }
-        }
-        else if (c == '"')
-        {
-            quoted = true;
-        }
-        else if (c == ',')
-        {
-            out.push_back(measurement::Trim(cur));
-            cur.clear();
-        }
-        else
-        {
-            cur += c;
-        }
-    }
-    if (quoted)
-    {
-        throw InputError(where, "expected a closing quote in the CSV row");
-    }
-    out.push_back(measurement::Trim(cur));
-    return out;
-}
-
 namespace
 {
 

@@ -20,14 +20,9 @@
 #include "measurement-sample.h"
 
 #include <string>
-#include <vector>
 
 namespace ns3
 {
-
-/// The cells of one CSV row (RFC 4180 quoting, one line), each trimmed; an
-/// unclosed quote is an InputError naming \p where.
-std::vector<std::string> SplitCsv(const std::string& line, const std::string& where);
 
 /// Parses \p text; every (test, run) pair becomes one MeasurementSource.
 MeasurementSet ParseMeasurementCsv(const std::string& text, const std::string& file);

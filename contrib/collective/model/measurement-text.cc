@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "measurement-text.h"
 
+#include "input-error.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -103,6 +105,53 @@ ParseUnsigned(const std::string& token)
         v = v * 10 + static_cast<uint64_t>(c - '0');
     }
     return v;
+}
+
+std::vector<std::string>
+SplitCsv(const std::string& line, const std::string& where)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i)
+    {
+        char c = line[i];
+        if (quoted)
+        {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+            {
+                cur += '"';
+                ++i;
+            }
+            else if (c == '"')
+            {
+                quoted = false;
+            }
+            else
+            {
+                cur += c;
+            }
+        }
+        else if (c == '"')
+        {
+            quoted = true;
+        }
+        else if (c == ',')
+        {
+            out.push_back(Trim(cur));
+            cur.clear();
+        }
+        else
+        {
+            cur += c;
+        }
+    }
+    if (quoted)
+    {
+        throw InputError(where, "expected a closing quote in the CSV row");
+    }
+    out.push_back(Trim(cur));
+    return out;
 }
 
 } // namespace measurement

@@ -19,6 +19,9 @@ namespace measurement
 std::vector<std::string> SplitLines(const std::string& text); ///< drops '\r'
 std::vector<std::string> SplitWhitespace(const std::string& line);
 std::string Trim(const std::string& s);
+/// One CSV row's fields, trimmed (RFC 4180 quotes); an unclosed quote is
+/// an InputError naming \p where.
+std::vector<std::string> SplitCsv(const std::string& line, const std::string& where);
 std::string Lower(const std::string& s);
 /// The whole token is a finite number ("12.5", "1e-3"); otherwise nullopt.
 std::optional<double> ParseDouble(const std::string& token);

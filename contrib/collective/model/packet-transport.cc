@@ -103,6 +103,7 @@ PacketTransport::DoDispose()
 {
     m_messenger = nullptr;
     m_network = nullptr;
+    m_nics.clear();
     CollectiveTransport::DoDispose();
 }
 
@@ -115,6 +116,7 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
     m_network->Build(description);
     const TopologyGraph& g = m_network->GetTopology();
     m_messenger = CreateObject<RdmaMessenger>();
+    m_nics.assign(m_network->GetNEndpoints(), {});
     std::map<std::set<uint32_t>, uint32_t> domains; // reach -> domain id
     for (uint32_t rank = 0; rank < m_network->GetNEndpoints(); ++rank)
     {
@@ -176,6 +178,7 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
                 nic->SetCongestionControl(cc);
             }
             ep->AddNic(nic, it->second);
+            m_nics[rank].emplace_back(nic, it->second);
         }
         m_messenger->AddEndpoint(ep);
     }
@@ -193,6 +196,29 @@ Ptr<RdmaMessenger>
 PacketTransport::GetMessenger() const
 {
     return m_messenger;
+}
+
+std::pair<Ptr<RdmaNic>, Ptr<RdmaNic>>
+PacketTransport::NicPair(uint32_t src, uint32_t dst) const
+{
+    if (src >= m_nics.size() || dst >= m_nics.size() || src == dst)
+    {
+        throw std::invalid_argument("PacketTransport::NicPair: expected two different ranks below " +
+                                    std::to_string(m_nics.size()) + ", got " + std::to_string(src) + " and " +
+                                    std::to_string(dst));
+    }
+    for (const auto& [a, domainA] : m_nics[src])
+    {
+        for (const auto& [b, domainB] : m_nics[dst])
+        {
+            if (domainA == domainB)
+            {
+                return {a, b};
+            }
+        }
+    }
+    throw std::invalid_argument("PacketTransport::NicPair: ranks " + std::to_string(src) + " and " +
+                                std::to_string(dst) + " share no fabric domain");
 }
 
 void

@@ -21,6 +21,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -68,6 +70,11 @@ class PacketTransport : public CollectiveTransport
 
     Ptr<FabricNetwork> GetNetwork() const;
     Ptr<RdmaMessenger> GetMessenger() const;
+    /// The NICs a QP from rank src to rank dst joins: the first NIC of src
+    /// (narrowest domain first) that shares a domain with one of dst's, as
+    /// the messenger connects them. For raw QPs beside the messenger (flows).
+    /// \throws std::invalid_argument if the ranks share no domain.
+    std::pair<Ptr<RdmaNic>, Ptr<RdmaNic>> NicPair(uint32_t src, uint32_t dst) const;
     PacketRunCounters GetCounters() const;
     /// The check every packet run ends with: the fabric's
     /// FabricNetwork::FinishRun (payload conservation, no drop on a lossless
@@ -92,6 +99,8 @@ class PacketTransport : public CollectiveTransport
   private:
     Ptr<FabricNetwork> m_network;
     Ptr<RdmaMessenger> m_messenger;
+    /// Per rank, its NICs and their domains, in the endpoint's order.
+    std::vector<std::vector<std::pair<Ptr<RdmaNic>, uint32_t>>> m_nics;
     ObjectFactory m_endpointFactory;
     ObjectFactory m_nicFactory;
     bool m_headersInTag;

@@ -1,115 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// SHA-256 as FIPS 180-4 (section 6.2) specifies it: 512-bit blocks, the
-// message padded with a 1 bit, zeros and its bit length. Written out here
-// rather than linked from a crypto library so the build needs nothing more.
+// SHA-256 through OpenSSL's EVP digest interface (Debian's libssl-dev): a
+// well-kept implementation rather than a hand-written one.
 #include "sha256.h"
 
-#include <algorithm>
+#include <openssl/evp.h>
+
 #include <array>
-#include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 
 namespace ns3
 {
 
-namespace
-{
-
-// FIPS 180-4, 4.2.2: the first 32 bits of the fractional parts of the cube
-// roots of the first 64 primes.
-constexpr std::array<uint32_t, 64> kK = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-uint32_t
-Rotr(uint32_t x, int n)
-{
-    return (x >> n) | (x << (32 - n));
-}
-
-void
-Compress(std::array<uint32_t, 8>& h, const uint8_t* block)
-{
-    uint32_t w[64];
-    for (int t = 0; t < 16; ++t)
-    {
-        w[t] = uint32_t(block[4 * t]) << 24 | uint32_t(block[4 * t + 1]) << 16 | uint32_t(block[4 * t + 2]) << 8 |
-               uint32_t(block[4 * t + 3]);
-    }
-    for (int t = 16; t < 64; ++t)
-    {
-        const uint32_t s0 = Rotr(w[t - 15], 7) ^ Rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
-        const uint32_t s1 = Rotr(w[t - 2], 17) ^ Rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
-    for (int t = 0; t < 64; ++t)
-    {
-        const uint32_t t1 = k + (Rotr(e, 6) ^ Rotr(e, 11) ^ Rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[t] + w[t];
-        const uint32_t t2 = (Rotr(a, 2) ^ Rotr(a, 13) ^ Rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        k = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += k;
-}
-
-} // namespace
-
 std::string
 Sha256Hex(const std::string& data)
 {
-    // FIPS 180-4, 5.3.3: the initial hash value.
-    std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
-    const size_t n = data.size();
-    size_t done = 0;
-    for (; done + 64 <= n; done += 64)
+    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+    unsigned int length = 0;
+    if (EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1)
     {
-        Compress(h, bytes + done);
-    }
-    // The tail, the 0x80 byte, zeros, and the length in bits (big-endian):
-    // one block, or two when fewer than 9 bytes are left.
-    uint8_t tail[128] = {};
-    const size_t rest = n - done;
-    std::copy(bytes + done, bytes + n, tail);
-    tail[rest] = 0x80;
-    const size_t blocks = rest + 9 <= 64 ? 1 : 2;
-    const uint64_t bits = static_cast<uint64_t>(n) * 8;
-    for (int i = 0; i < 8; ++i)
-    {
-        tail[blocks * 64 - 1 - i] = uint8_t(bits >> (8 * i));
-    }
-    for (size_t b = 0; b < blocks; ++b)
-    {
-        Compress(h, tail + 64 * b);
+        throw std::runtime_error("OpenSSL EVP_Digest(sha256) failed");
     }
     std::string hex;
-    for (uint32_t word : h)
+    hex.reserve(2 * length);
+    for (unsigned int i = 0; i < length; ++i)
     {
-        char buf[9];
-        std::snprintf(buf, sizeof buf, "%08x", word);
-        hex += buf;
+        char byte[3];
+        std::snprintf(byte, sizeof(byte), "%02x", digest[i]);
+        hex += byte;
     }
     return hex;
 }

@@ -37,6 +37,7 @@ struct RdmaNicPreset
     Time engineStartup;     ///< RdmaNic::EngineStartup
     bool headersInTag;      ///< RdmaNic::HeadersInTag
     uint32_t ackInterval;   ///< RdmaNic::AckInterval
+    bool ackHighPriority;   ///< RdmaNic::AckHighPriority
     std::string congestion; ///< CreateCongestionControl spec
     std::string source;
 };

@@ -3,6 +3,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -40,12 +41,6 @@ RequireNonNegative(const char* field, Time t)
         os << field << ": expected a time >= 0, got " << t.As(Time::US);
         throw std::invalid_argument(os.str());
     }
-}
-
-DataRate
-Mbps(double v)
-{
-    return DataRate(static_cast<uint64_t>(std::llround(v * 1e6)));
 }
 } // namespace
 
@@ -131,6 +126,35 @@ Dcqcn::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&Dcqcn::m_cnpPerPort),
                           MakeBooleanChecker())
+            // The three variant choices (doc/fabric.md, "DCQCN variants").
+            // The paper (Zhu et al., SIGCOMM 2015, section 4) cuts on the CNP;
+            // the public ns-3 simulators' "Mellanox version" (bobzhuyb/ns3-rdma,
+            // alibaba-edu/High-Precision-Congestion-Control rdma-hw.cc) only
+            // records the CNP and cuts in a check every RateDecreaseInterval.
+            .AddAttribute("RateDecrease",
+                          "OnCnp: a CNP cuts at once (at most one cut per "
+                          "RateDecreaseInterval, later CNPs defer it); PeriodicCheck: a CNP "
+                          "only arms a check at the next multiple of RateDecreaseInterval "
+                          "after the flow's first CNP, which cuts once if any CNP came "
+                          "(RateDecreaseInterval 0: every CNP cuts, in either mode)",
+                          EnumValue(CUT_ON_CNP),
+                          MakeEnumAccessor(&Dcqcn::m_decreaseMode),
+                          MakeEnumChecker(CUT_ON_CNP, "OnCnp", PERIODIC_CHECK, "PeriodicCheck"))
+            .AddAttribute("AlphaUpdate",
+                          "PerCnp: alpha = (1-g) alpha + g on every CNP, (1-g) alpha after each "
+                          "K without one; PerInterval: once per K from the first CNP, up if a "
+                          "CNP came in that K, else down",
+                          EnumValue(ALPHA_PER_CNP),
+                          MakeEnumAccessor(&Dcqcn::m_alphaMode),
+                          MakeEnumChecker(ALPHA_PER_CNP, "PerCnp", ALPHA_PER_INTERVAL,
+                                          "PerInterval"))
+            .AddAttribute("Notification",
+                          "CnpPacket: the notification point sends a CNP packet (paced by "
+                          "CnpInterval); AckEcho: no CNP packets, every ACK that echoes a CE "
+                          "mark (BECN) acts as a CNP at the sender",
+                          EnumValue(CNP_PACKET),
+                          MakeEnumAccessor(&Dcqcn::m_notification),
+                          MakeEnumChecker(CNP_PACKET, "CnpPacket", ACK_ECHO, "AckEcho"))
             .AddTraceSource("Alpha",
                             "alpha of the flow",
                             MakeTraceSourceAccessor(&Dcqcn::m_alpha),
@@ -212,6 +236,9 @@ Dcqcn::Fork() const
     d->m_clampTargetRate = m_clampTargetRate;
     d->m_cnpInterval = m_cnpInterval;
     d->m_cnpPerPort = m_cnpPerPort;
+    d->m_decreaseMode = m_decreaseMode;
+    d->m_alphaMode = m_alphaMode;
+    d->m_notification = m_notification;
     if (m_cnpPerPort)
     {
         d->m_np = m_np;
@@ -238,7 +265,7 @@ Dcqcn::FlowStart(Ptr<RdmaRateState> state)
 double
 Dcqcn::GetAlpha() const
 {
-    if (m_alphaEvent.IsRunning() || !m_everCut)
+    if (m_alphaEvent.IsRunning() || !m_everCnp)
     {
         return m_alpha;
     }
@@ -250,17 +277,56 @@ Dcqcn::GetAlpha() const
 void
 Dcqcn::CatchUpAlpha()
 {
-    if (m_alphaEvent.IsRunning() || !m_everCut)
+    if (m_alphaEvent.IsRunning() || !m_everCnp)
     {
         return;
     }
     // The timer was parked while the flow ran at line rate; apply the decays
     // it would have made (the flow saw no CNP in that time).
-    double n = std::floor((Simulator::Now() - m_lastAlphaTick).GetDouble() /
-                          m_alphaInterval.GetDouble());
+    auto n = static_cast<int64_t>(std::floor((Simulator::Now() - m_lastAlphaTick).GetDouble() /
+                                             m_alphaInterval.GetDouble()));
     if (n > 0)
     {
-        m_alpha = m_alpha.Get() * std::pow(1 - m_g, n);
+        m_alpha = m_alpha.Get() * std::pow(1 - m_g, static_cast<double>(n));
+    }
+    if (m_alphaMode == ALPHA_PER_INTERVAL)
+    {
+        // A free-running clock: its ticks stay on the grid of the first CNP.
+        m_lastAlphaTick += TimeStep(m_alphaInterval.GetTimeStep() * n);
+    }
+}
+
+void
+Dcqcn::StartAlphaTimer()
+{
+    if (m_alphaEvent.IsRunning())
+    {
+        return;
+    }
+    if (m_alphaMode == ALPHA_PER_INTERVAL && m_everCnp)
+    {
+        CatchUpAlpha();
+        m_alphaEvent = Simulator::Schedule(m_lastAlphaTick + m_alphaInterval - Simulator::Now(),
+                                           &Dcqcn::AlphaTimer, this);
+        return;
+    }
+    RestartAlphaClock();
+}
+
+void
+Dcqcn::RestartAlphaClock()
+{
+    m_alphaEvent.Cancel();
+    m_lastAlphaTick = Simulator::Now();
+    m_alphaEvent = Simulator::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
+}
+
+void
+Dcqcn::AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample)
+{
+    if (m_notification == ACK_ECHO && sample.ecnEcho)
+    {
+        CnpReceived(state);
     }
 }
 
@@ -269,10 +335,24 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
 {
     m_state = state;
     CatchUpAlpha();
+    const bool first = !m_everCnp;
+    m_everCnp = true;
+    if (m_decreaseMode == PERIODIC_CHECK && !m_decreaseInterval.IsZero())
+    {
+        // Firmware-style: the CNP is recorded; the check cuts. The increase
+        // stages keep running until that cut (the HPCC simulator's
+        // CheckRateDecreaseMlx resets them only when it cuts).
+        if (first)
+        {
+            m_firstCnp = Simulator::Now();
+        }
+        m_cutPending = true;
+        ArmDecreaseCheck();
+    }
     // The paper's order: the cut uses alpha as it was, then alpha moves
     // toward 1. A cut deferred by RateDecreaseInterval uses alpha at its time.
-    if (m_decreaseInterval.IsZero() || !m_everCut ||
-        Simulator::Now() - m_lastCut >= m_decreaseInterval)
+    else if (m_decreaseInterval.IsZero() || !m_everCut ||
+             Simulator::Now() - m_lastCut >= m_decreaseInterval)
     {
         m_decreaseEvent.Cancel();
         Cut();
@@ -289,10 +369,56 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
         // when the deferred cut fires: congestion was seen now.
         ResetIncrease();
     }
-    m_alpha = (1 - m_g) * m_alpha.Get() + m_g;
-    m_alphaEvent.Cancel();
-    m_lastAlphaTick = Simulator::Now();
-    m_alphaEvent = Simulator::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
+    if (m_alphaMode == ALPHA_PER_CNP)
+    {
+        m_alpha = (1 - m_g) * m_alpha.Get() + m_g;
+        RestartAlphaClock();
+        return;
+    }
+    // PerInterval: the first CNP starts the clock with alpha = InitialAlpha
+    // (rdma-hw.cc cnp_received_mlx sets alpha and clears the CNP bit); a
+    // later CNP only marks the current K.
+    if (first)
+    {
+        m_alphaCnp = false;
+        RestartAlphaClock();
+        return;
+    }
+    m_alphaCnp = true;
+    StartAlphaTimer();
+}
+
+void
+Dcqcn::ArmDecreaseCheck()
+{
+    if (m_decreaseEvent.IsRunning())
+    {
+        return;
+    }
+    // The check of a periodic clock started at the first CNP: the next tick
+    // strictly after now (a tick at this instant has already run, or it is
+    // still pending and will see this CNP). No events while no CNP comes.
+    const int64_t period = m_decreaseInterval.GetTimeStep();
+    const int64_t k = (Simulator::Now() - m_firstCnp).GetTimeStep() / period + 1;
+    const Time at = m_firstCnp + TimeStep(period * k);
+    m_decreaseEvent = Simulator::Schedule(at - Simulator::Now(), &Dcqcn::DecreaseCheck, this);
+}
+
+void
+Dcqcn::DecreaseCheck()
+{
+    // An alpha tick at this same instant goes first, so the cut uses the
+    // alpha of the interval that just ended (rdma-hw.cc delays its check by
+    // 1 ns for the same reason).
+    if (m_alphaEvent.IsRunning() && Time(m_alphaEvent.GetTs()) == Simulator::Now())
+    {
+        m_alphaEvent.Cancel();
+        AlphaTimer();
+    }
+    if (m_cutPending)
+    {
+        Cut();
+    }
 }
 
 void
@@ -317,11 +443,7 @@ Dcqcn::Cut()
     m_everCut = true;
     m_lastCut = Simulator::Now();
     ResetIncrease();
-    if (!m_alphaEvent.IsRunning())
-    {
-        m_lastAlphaTick = Simulator::Now();
-        m_alphaEvent = Simulator::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
-    }
+    StartAlphaTimer();
 }
 
 void
@@ -337,9 +459,13 @@ Dcqcn::ResetIncrease()
 void
 Dcqcn::AlphaTimer()
 {
-    m_alpha = (1 - m_g) * m_alpha.Get();
+    const bool up = m_alphaMode == ALPHA_PER_INTERVAL && m_alphaCnp;
+    m_alpha = (1 - m_g) * m_alpha.Get() + (up ? m_g : 0.0);
+    m_alphaCnp = false;
     m_lastAlphaTick = Simulator::Now();
-    if (m_limited)
+    // PerInterval keeps ticking until an armed check has cut (its cut uses
+    // the alpha of the ticks since the first CNP).
+    if (m_limited || (m_alphaMode == ALPHA_PER_INTERVAL && m_cutPending))
     {
         m_alphaEvent = Simulator::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
     }
@@ -430,14 +556,17 @@ Dcqcn::ParkIfAtLineRate()
         // parked are applied in closed form at the next CNP.
         m_limited = false;
         m_increaseEvent.Cancel();
-        m_alphaEvent.Cancel();
+        if (m_alphaMode == ALPHA_PER_CNP || !(m_cutPending || m_alphaCnp))
+        {
+            m_alphaEvent.Cancel();
+        }
     }
 }
 
 bool
 Dcqcn::DataReceived(Ptr<RdmaRateState> state, bool ceMarked)
 {
-    if (!ceMarked)
+    if (!ceMarked || m_notification == ACK_ECHO)
     {
         return false;
     }
@@ -467,132 +596,5 @@ Dcqcn::DoDispose()
     m_state = nullptr;
     RdmaCongestionControl::DoDispose();
 }
-
-std::vector<std::string>
-Dcqcn::PresetNames()
-{
-    return {"paper", "production", "connectx"};
-}
-
-namespace
-{
-void
-CheckPreset(const std::string& name, DataRate lineRate)
-{
-    auto names = Dcqcn::PresetNames();
-    if (std::find(names.begin(), names.end(), name) == names.end())
-    {
-        throw std::invalid_argument("Dcqcn preset: expected paper, production or connectx, got '" +
-                                    name + "'");
-    }
-    if (lineRate.GetBitRate() == 0)
-    {
-        throw std::invalid_argument("Dcqcn preset line rate: expected a rate > 0, got 0");
-    }
-}
-} // namespace
-
-void
-Dcqcn::ApplyPreset(const std::string& name, DataRate lineRate)
-{
-    CheckPreset(name, lineRate);
-    double bw = static_cast<double>(lineRate.GetBitRate()) * 1e-9; // Gb/s
-    if (name == "paper")
-    {
-        // SIGCOMM 2015 deployment set (doc/fabric.md, Sources: secondary
-        // sources and bobzhuyb/ns3-rdma): T 55 us, B 10 MB, F 5, g 1/256,
-        // R_AI 40 Mb/s, K 55 us, N 50 us; a cut per CNP.
-        SetAttribute("G", DoubleValue(1.0 / 256));
-        SetAttribute("InitialAlpha", DoubleValue(1.0));
-        SetAttribute("AlphaInterval", TimeValue(MicroSeconds(55)));
-        SetAttribute("RateIncreaseInterval", TimeValue(MicroSeconds(55)));
-        SetAttribute("ByteCounter", UintegerValue(10000000));
-        SetAttribute("FastRecoverySteps", UintegerValue(5));
-        SetAttribute("AdditiveIncrease", DataRateValue(DataRate("40Mb/s")));
-        SetAttribute("HyperIncrease", DataRateValue(DataRate("400Mb/s")));
-        SetAttribute("MinRate", DataRateValue(DataRate("100Mb/s")));
-        SetAttribute("RateDecreaseInterval", TimeValue(Time(0)));
-        SetAttribute("ClampTargetRate", BooleanValue(true));
-        SetAttribute("CnpInterval", TimeValue(MicroSeconds(50)));
-        SetAttribute("CnpPerPort", BooleanValue(false));
-    }
-    else if (name == "production")
-    {
-        // The HPCC authors' DCQCN set (alibaba-edu/High-Precision-Congestion-
-        // Control simulation/run.py; doc/fabric.md, Sources), scaled with bw in Gb/s:
-        // alpha interval 1 us, rate-decrease interval 4 us, increase timer
-        // 300 us, g 1/256, R_AI 5*bw/25, R_HAI 50*bw/25 Mb/s, min 100 Mb/s;
-        // their simulator has no byte counter (timer-only increase). Their NP
-        // echoes ECN per ACK; N = 4 us matches the cut interval.
-        SetAttribute("G", DoubleValue(1.0 / 256));
-        SetAttribute("InitialAlpha", DoubleValue(1.0));
-        SetAttribute("AlphaInterval", TimeValue(MicroSeconds(1)));
-        SetAttribute("RateIncreaseInterval", TimeValue(MicroSeconds(300)));
-        SetAttribute("ByteCounter", UintegerValue(0));
-        SetAttribute("FastRecoverySteps", UintegerValue(5));
-        SetAttribute("AdditiveIncrease", DataRateValue(Mbps(5 * bw / 25)));
-        SetAttribute("HyperIncrease", DataRateValue(Mbps(50 * bw / 25)));
-        SetAttribute("MinRate", DataRateValue(DataRate("100Mb/s")));
-        SetAttribute("RateDecreaseInterval", TimeValue(MicroSeconds(4)));
-        SetAttribute("ClampTargetRate", BooleanValue(true));
-        SetAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
-        SetAttribute("CnpPerPort", BooleanValue(false));
-    }
-    else // connectx
-    {
-        // NVIDIA ConnectX firmware defaults (sysfs ecn/roce_rp, roce_np and
-        // mlxconfig dumps; doc/fabric.md, Sources): rpg_time_reset 300 us,
-        // rpg_byte_reset 32767 x 64 B (the unit is not confirmed),
-        // rpg_threshold 1, rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s,
-        // rpg_min_rate 1 Mb/s, dce_tcp_g 1019/1024 (g = 5/1024) every
-        // dce_tcp_rtt 1 us, initial alpha 1023/1024, rate_reduce_monitor_period
-        // 4 us, clamp_tgt_rate 0, min_time_between_cnps 4 us per port.
-        SetAttribute("G", DoubleValue(5.0 / 1024));
-        SetAttribute("InitialAlpha", DoubleValue(1023.0 / 1024));
-        SetAttribute("AlphaInterval", TimeValue(MicroSeconds(1)));
-        SetAttribute("RateIncreaseInterval", TimeValue(MicroSeconds(300)));
-        SetAttribute("ByteCounter", UintegerValue(32767ULL * 64));
-        SetAttribute("FastRecoverySteps", UintegerValue(1));
-        SetAttribute("AdditiveIncrease", DataRateValue(DataRate("5Mb/s")));
-        SetAttribute("HyperIncrease", DataRateValue(DataRate("50Mb/s")));
-        SetAttribute("MinRate", DataRateValue(DataRate("1Mb/s")));
-        SetAttribute("RateDecreaseInterval", TimeValue(MicroSeconds(4)));
-        SetAttribute("ClampTargetRate", BooleanValue(false));
-        SetAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
-        SetAttribute("CnpPerPort", BooleanValue(true));
-    }
-}
-
-DcqcnMarking
-Dcqcn::PresetMarking(const std::string& name, DataRate lineRate)
-{
-    CheckPreset(name, lineRate);
-    if (name == "paper")
-    {
-        // Paper deployment: Kmin 5 KB, Kmax 200 KB, Pmax 1 %.
-        return {5000, 200000, 0.01};
-    }
-    // HPCC authors' set, Kmin 100*bw/25 KB, Kmax 400*bw/25 KB, Pmax 0.2 (the
-    // per-link-rate table of public ns-3 RDMA configurations; doc/fabric.md, Sources).
-    double bw = static_cast<double>(lineRate.GetBitRate()) * 1e-9;
-    return {static_cast<uint64_t>(std::llround(100 * bw / 25 * 1000)),
-            static_cast<uint64_t>(std::llround(400 * bw / 25 * 1000)),
-            0.2};
-}
-
-namespace
-{
-// "dcqcn" alone is the paper's set, as the SIGCOMM 2015 deployment defines it.
-const RdmaCcRegistration g_dcqcnRegistration({"dcqcn",
-                                              &Dcqcn::GetTypeId,
-                                              Dcqcn::PresetNames(),
-                                              "paper",
-                                              [](Ptr<RdmaCongestionControl> cc,
-                                                 const std::string& preset,
-                                                 DataRate lineRate) {
-                                                  DynamicCast<Dcqcn>(cc)->ApplyPreset(preset,
-                                                                                      lineRate);
-                                              }});
-} // namespace
 
 } // namespace ns3

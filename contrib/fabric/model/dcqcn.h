@@ -5,6 +5,10 @@
 // increase by a timer AND a byte counter through fast recovery, additive and
 // hyper increase) and the notification point (at most one CNP per flow per N).
 // The switch side (RED/ECN marking on the egress queue) is the switch's.
+// Three choices where implementations differ are attributes (RateDecrease,
+// AlphaUpdate, Notification): the paper's reading is the default, the
+// firmware-style reading of the public ns-3 RDMA simulators the alternative
+// (doc/fabric.md, "DCQCN variants").
 #ifndef HOCKNEY_DCQCN_H
 #define HOCKNEY_DCQCN_H
 
@@ -31,6 +35,27 @@ struct DcqcnMarking
 class Dcqcn : public RdmaCongestionControl
 {
   public:
+    /// When a rate cut happens.
+    enum RateDecreaseMode
+    {
+        CUT_ON_CNP,    ///< a CNP cuts at once, at most one cut per RateDecreaseInterval (paper)
+        PERIODIC_CHECK ///< a CNP only arms a check every RateDecreaseInterval (firmware-style)
+    };
+
+    /// When alpha moves toward 1.
+    enum AlphaUpdateMode
+    {
+        ALPHA_PER_CNP,     ///< on every CNP; decays after K without one (paper)
+        ALPHA_PER_INTERVAL ///< once per K: up if a CNP came in it, else down (firmware-style)
+    };
+
+    /// How the notification point tells the reaction point.
+    enum NotificationMode
+    {
+        CNP_PACKET, ///< a CNP packet, paced per N per flow or per port
+        ACK_ECHO    ///< the CE echo (BECN) on the ACKs is the CNP; no CNP packets
+    };
+
     static TypeId GetTypeId();
     Dcqcn();
 
@@ -40,6 +65,8 @@ class Dcqcn : public RdmaCongestionControl
     /// \throws std::invalid_argument if MinRate is above the state's line rate.
     void FlowStart(Ptr<RdmaRateState> state) override;
     void CnpReceived(Ptr<RdmaRateState> state) override;
+    /// With Notification = AckEcho an ACK carrying the CE echo is a CNP.
+    void AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample) override;
     void BytesSent(Ptr<RdmaRateState> state, uint32_t bytes) override;
     bool DataReceived(Ptr<RdmaRateState> state, bool ceMarked) override;
     void Stop() override;
@@ -78,7 +105,15 @@ class Dcqcn : public RdmaCongestionControl
     Time GetRateDecreaseInterval() const { return m_decreaseInterval; }
 
     void CatchUpAlpha();
+    /// Starts the alpha timer if it is parked (PerInterval: on its grid).
+    void StartAlphaTimer();
+    /// The alpha clock restarts now: next tick one K from now.
+    void RestartAlphaClock();
     void AlphaTimer();
+    /// PeriodicCheck: a check at the next multiple of RateDecreaseInterval
+    /// after the flow's first CNP.
+    void ArmDecreaseCheck();
+    void DecreaseCheck();
     void IncreaseTimer();
     void Cut();
     /// Stage counters and byte accumulator to 0, increase timer restarted.
@@ -100,6 +135,9 @@ class Dcqcn : public RdmaCongestionControl
     bool m_clampTargetRate;
     Time m_cnpInterval; ///< N
     bool m_cnpPerPort;
+    RateDecreaseMode m_decreaseMode{CUT_ON_CNP};
+    AlphaUpdateMode m_alphaMode{ALPHA_PER_CNP};
+    NotificationMode m_notification{CNP_PACKET};
 
     // Per-flow variables.
     Ptr<RdmaRateState> m_state;
@@ -113,6 +151,9 @@ class Dcqcn : public RdmaCongestionControl
     bool m_cutPending{false};
     Time m_lastCut;
     bool m_everCut{false};
+    bool m_everCnp{false};
+    bool m_alphaCnp{false}; ///< AlphaUpdate PerInterval: a CNP came in this K
+    Time m_firstCnp;        ///< origin of the PeriodicCheck grid
     EventId m_alphaEvent;
     EventId m_increaseEvent;
     EventId m_decreaseEvent;

@@ -2,6 +2,7 @@
 #include "ecn-marker.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/uinteger.h"
 
 #include <stdexcept>
@@ -30,7 +31,26 @@ FabricEcnMarker::GetTypeId()
             .AddAttribute("Pmax", "Mark probability reached at Kmax.",
                           DoubleValue(0.2),
                           MakeDoubleAccessor(&FabricEcnMarker::m_pmax),
-                          MakeDoubleChecker<double>(0.0, 1.0));
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            // The HPCC simulator marks at dequeue (switch-node.cc
+            // SwitchNotifyDequeue, after the packet left the queue); DCQCN's
+            // paper leaves the point open (RED on the egress queue).
+            .AddAttribute("MarkAt",
+                          "Dequeue: read the class queue behind the packet when it starts "
+                          "transmission; Enqueue: read the queue ahead of it when it joins "
+                          "the egress queue",
+                          EnumValue(DEQUEUE),
+                          MakeEnumAccessor(&FabricEcnMarker::m_markPoint),
+                          MakeEnumChecker(DEQUEUE, "Dequeue", ENQUEUE, "Enqueue"))
+            // The HPCC simulator counts each packet as stored (p->GetSize():
+            // PPP, IPv4, UDP and its own headers with the payload, no preamble
+            // or gap), between the two counts offered here.
+            .AddAttribute("QueueBytes",
+                          "Payload: bytes after the fabric header; Wire: on-wire bytes of the "
+                          "egress link (framing, preamble and gap), as the switch buffer counts",
+                          EnumValue(PAYLOAD),
+                          MakeEnumAccessor(&FabricEcnMarker::m_measure),
+                          MakeEnumChecker(PAYLOAD, "Payload", WIRE, "Wire"));
     return tid;
 }
 

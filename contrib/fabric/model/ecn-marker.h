@@ -3,8 +3,14 @@
 // ECN marking at a switch egress, RED on the instantaneous queue as DCQCN's
 // congestion point does it (Zhu et al., SIGCOMM 2015): no mark below Kmin,
 // probability rising linearly from 0 at Kmin to Pmax at Kmax, always above
-// Kmax. Only ECT packets are marked (to CE). The queue a packet sees is the
-// bytes of its class still queued at the egress when it starts transmission.
+// Kmax. Only ECT packets are marked (to CE). Two choices are attributes:
+// where the queue is read (MarkAt: Dequeue, the default, sees the bytes of
+// the packet's class still queued behind it when it starts transmission, as
+// the HPCC simulator's switch-node.cc marks in SwitchNotifyDequeue; Enqueue
+// sees the bytes ahead of it when it joins the egress queue, RED's classic
+// point of egress admission) and what is counted (QueueBytes: Payload, the
+// default, bytes after the fabric header; Wire, on-wire bytes as the switch
+// buffer counts them). doc/fabric.md, "ECN marking options".
 // Defaults per link rate (the HPCC authors' production-style set as used in
 // public ns-3 RDMA configurations, doc/fabric.md Sources; KB = 1000 B,
 // Pmax 0.2): <=25G 100/400, 100G 400/1600, 200G 600/2400, >=400G 800/3200;
@@ -24,6 +30,20 @@ namespace ns3
 class FabricEcnMarker : public Object
 {
   public:
+    /// Where the egress port reads the queue for the marking decision.
+    enum MarkPoint
+    {
+        DEQUEUE, ///< at transmission start: bytes queued behind the packet
+        ENQUEUE  ///< when the packet joins the egress queue: bytes ahead of it
+    };
+
+    /// Which bytes of the queue are compared with Kmin / Kmax.
+    enum QueueMeasure
+    {
+        PAYLOAD, ///< bytes after the fabric header (transport headers + payload)
+        WIRE     ///< on-wire bytes (framing, preamble and gap included)
+    };
+
     static TypeId GetTypeId();
     FabricEcnMarker();
     ~FabricEcnMarker() override;
@@ -42,6 +62,13 @@ class FabricEcnMarker : public Object
     uint64_t GetKmax() const { return m_kmax; }
     double GetPmax() const { return m_pmax; }
 
+    bool MarksAtEnqueue() const { return m_markPoint == ENQUEUE; }
+    /// The queue length the RED line is read at, from both counts of a class queue.
+    uint64_t QueueBytes(uint64_t payloadBytes, uint64_t wireBytes) const
+    {
+        return m_measure == WIRE ? wireBytes : payloadBytes;
+    }
+
     /// Fixes the random stream; returns the number of streams used (1).
     int64_t AssignStreams(int64_t stream);
 
@@ -52,6 +79,8 @@ class FabricEcnMarker : public Object
     uint64_t m_kmin{400000};
     uint64_t m_kmax{1600000};
     double m_pmax{0.2};
+    MarkPoint m_markPoint{DEQUEUE};
+    QueueMeasure m_measure{PAYLOAD};
     Ptr<UniformRandomVariable> m_rng;
 };
 

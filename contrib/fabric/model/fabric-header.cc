@@ -59,9 +59,11 @@ FabricHeader::Serialize(Buffer::Iterator i) const
     i.WriteHtonU32(m_src);
     i.WriteHtonU32(m_dst);
     i.WriteHtonU32(m_flow);
-    i.WriteU8(static_cast<uint8_t>(m_priority | (m_ecn << 3) | (m_control ? 0x20 : 0)));
+    i.WriteU8(static_cast<uint8_t>(m_priority | (m_ecn << 3) | (m_control ? 0x20 : 0) |
+                                   (m_intRequest ? 0x40 : 0)));
     i.WriteU8(m_kind);
-    i.WriteU16(0);
+    i.WriteU8(m_intHops);
+    i.WriteU8(0);
 }
 
 uint32_t
@@ -74,8 +76,10 @@ FabricHeader::Deserialize(Buffer::Iterator i)
     m_priority = b & 0x7;
     m_ecn = static_cast<Ecn>((b >> 3) & 0x3);
     m_control = (b & 0x20) != 0;
+    m_intRequest = (b & 0x40) != 0;
     m_kind = static_cast<Kind>(i.ReadU8());
-    i.ReadU16();
+    m_intHops = i.ReadU8();
+    i.ReadU8();
     return kSerializedSize;
 }
 

@@ -33,7 +33,11 @@ constexpr uint32_t kFabricNoAddress = 0xFFFFFFFFu;
  *
  * Serialized layout (16 bytes, network order): src u32, dst u32, flow u32,
  * u8 (priority in bits 0-2, ECN codepoint in bits 3-4, transport-control flag
- * in bit 5), u8 kind, u16 zero.
+ * in bit 5, INT-request flag in bit 6), u8 kind, u8 INT hop count, u8 zero.
+ * The INT fields stand for what marks a packet as carrying in-band telemetry
+ * in real framing (HPCC's INT rides after the UDP header, announced by a
+ * DSCP / UDP port); the telemetry itself (IntHeader, int-header.h) follows
+ * the FabricHeader as real payload bytes, present when the hop count is > 0.
  */
 class FabricHeader : public Header
 {
@@ -92,6 +96,13 @@ class FabricHeader : public Header
     /// data hop, by the ports (FabricPortCounters::txTransportControl).
     bool IsTransportControl() const { return m_control; }
     void SetTransportControl(bool v) { m_control = v; }
+    /// The sender asks switches to append an INT hop record at each egress
+    /// (int-header.h); false on every packet of a QP without INT.
+    bool IsIntRequested() const { return m_intRequest; }
+    void SetIntRequested(bool v) { m_intRequest = v; }
+    /// Hop records in the IntHeader after this header (0: no IntHeader).
+    uint8_t GetIntHops() const { return m_intHops; }
+    void SetIntHops(uint8_t v) { m_intHops = v; }
 
   private:
     uint32_t m_src{kFabricNoAddress};
@@ -101,6 +112,8 @@ class FabricHeader : public Header
     Ecn m_ecn{NOT_ECT};
     Kind m_kind{DATA};
     bool m_control{false};
+    bool m_intRequest{false};
+    uint8_t m_intHops{0};
 };
 
 /**

@@ -97,6 +97,7 @@ CheckFabricConservation(const NodeContainer& nodes)
             else
             {
                 queued += d->GetTotalQueueBytes();
+                r.injected += c.intBytes; // telemetry the switch wrote into packets
             }
             r.dropped += c.dropBytes;
             Ptr<FabricNetDevice> peer = d->GetPeer();

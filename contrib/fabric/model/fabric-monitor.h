@@ -45,7 +45,7 @@ FabricPortCounters SumFabricCounters(const std::vector<FabricPortReport>& report
 /// Payload bytes of DATA packets.
 struct FabricConservation
 {
-    uint64_t injected{0};  ///< sent by endpoint ports
+    uint64_t injected{0};  ///< sent by endpoint ports, plus INT records switches added
     uint64_t delivered{0}; ///< received by endpoint ports
     uint64_t dropped{0};   ///< dropped anywhere
     uint64_t inFlight{0};  ///< on wires (sent, not yet received) + queued at switches

@@ -14,6 +14,7 @@
 #include "fabric-channel.h"
 #include "fabric-log.h"
 #include "fabric-switch.h"
+#include "int-header.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -153,7 +154,7 @@ FabricNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&FabricNetDevice::m_pfcResumeTrace),
                             "ns3::TracedValueCallback::Uint8")
             .AddTraceSource("EcnMark",
-                            "This egress set CE on a packet (packet, class queue bytes).",
+                            "This egress set CE on a packet (packet, the class queue bytes the marker read).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_ecnMarkTrace),
                             "ns3::FabricNetDevice::EcnMarkCallback")
             .AddTraceSource("QueueLength",
@@ -189,6 +190,7 @@ FabricNetDevice::DoDispose()
     {
         q.items.clear();
         q.bytes = 0;
+        q.wireBytes = 0;
     }
     m_queuedBytes = 0;
     m_queuedPackets = 0;
@@ -390,6 +392,7 @@ FabricNetDevice::Enqueue(Item&& item)
     uint8_t c = item.header.GetPriority();
     ClassQueue& q = m_queues[c];
     q.bytes += item.payloadBytes;
+    q.wireBytes += WireBytes(item.payloadBytes + kHdr);
     m_queuedBytes += item.payloadBytes;
     ++m_queuedPackets;
     q.items.push_back(std::move(item));
@@ -408,8 +411,16 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header
                                   Time rxEnd)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << ingressPort);
-    uint32_t payload = packet->GetSize() - kHdr;
+    // An INT packet leaves with one more hop record (StartTransmission
+    // writes it): its bytes count in the queue and the budget from here on.
+    const uint32_t intBytes = IntHeader::GrowthBytes(header);
+    m_counters.intBytes += intBytes;
+    uint32_t payload = packet->GetSize() - kHdr + intBytes;
     Item item{packet, header, payload, ingressPort, ingressWireBytes, ready, rxEnd};
+    if (m_ecn && m_ecn->MarksAtEnqueue())
+    {
+        MarkIfCongested(item, m_queues[header.GetPriority()]);
+    }
     // Fast path of an idle port (the common case in an uncongested fabric):
     // nothing queued, nothing to signal, the class may send -> start now,
     // with exactly the decision the scheduler would take.
@@ -528,6 +539,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
             m_nonEmptyMask &= uint8_t(~(1u << c));
         }
         q.bytes -= out.payloadBytes;
+        q.wireBytes -= WireBytes(out.payloadBytes + kHdr);
         m_queuedBytes -= out.payloadBytes;
         --m_queuedPackets;
         m_queueLengthTrace(c, q.bytes);
@@ -612,17 +624,17 @@ FabricNetDevice::StartTransmission(Item& item)
     // Busy from here on: the calls below may re-enter TryTransmit (a hairpin
     // port's own XON).
     m_txFreeAt = end;
-    if (m_ecn && item.header.IsEctCapable() && m_ecn->ShouldMark(m_queues[c].bytes))
+    if (item.header.IsIntRequested() && m_switch && IntHeader::GrowthBytes(item.header) > 0)
     {
-        // Copy on write: the sender may still hold this packet for retransmission.
-        Ptr<Packet> p = item.packet->Copy();
-        FabricHeader old;
-        p->RemoveHeader(old);
-        item.header.SetEcn(FabricHeader::CE);
-        p->AddHeader(item.header);
-        item.packet = p;
-        ++m_counters.ecnMarks;
-        m_ecnMarkTrace(p, m_queues[c].bytes);
+        // HPCC's INT at the egress (the HPCC simulator's SwitchNotifyDequeue):
+        // departure time, the port's tx bytes with this packet (on the wire),
+        // the queue it leaves behind, the port's rate.
+        IntHeader::PushHop(item.packet, item.header, now, m_counters.txWireBytes + wire,
+                           m_queuedBytes, m_rate);
+    }
+    if (m_ecn && !m_ecn->MarksAtEnqueue())
+    {
+        MarkIfCongested(item, m_queues[c]);
     }
     if (item.ingressPort != kNoPort)
     {
@@ -651,6 +663,24 @@ FabricNetDevice::StartTransmission(Item& item)
                             ConstCast<const Packet>(item.packet));
     }
     ScheduleNext(end);
+}
+
+void
+FabricNetDevice::MarkIfCongested(Item& item, const ClassQueue& q)
+{
+    const uint64_t queued = m_ecn->QueueBytes(q.bytes, q.wireBytes);
+    if (item.header.IsEctCapable() && m_ecn->ShouldMark(queued))
+    {
+        // Copy on write: the sender may still hold this packet for retransmission.
+        Ptr<Packet> p = item.packet->Copy();
+        FabricHeader old;
+        p->RemoveHeader(old);
+        item.header.SetEcn(FabricHeader::CE);
+        p->AddHeader(item.header);
+        item.packet = p;
+        ++m_counters.ecnMarks;
+        m_ecnMarkTrace(p, queued);
+    }
 }
 
 void

@@ -90,6 +90,9 @@ struct FabricPortCounters
     uint64_t ecnMarks{0};      ///< packets this port set to CE
     uint64_t maxQueueBytes{0}; ///< largest summed queue (payload bytes) seen
     Time busyTime;             ///< time the transmitter was serializing
+    /// INT hop records (int-header.h) this switch port added to packets it
+    /// queued: payload bytes that no endpoint injected.
+    uint64_t intBytes{0};
 };
 
 class FabricNetDevice : public NetDevice
@@ -258,7 +261,11 @@ class FabricNetDevice : public NetDevice
     {
         std::deque<Item> items;
         uint64_t bytes{0};
+        uint64_t wireBytes{0}; ///< on-wire bytes of the same packets (ECN QueueBytes Wire)
     };
+
+    /// ECN: sets CE on an ECT packet if the marker draws a mark for queue q.
+    void MarkIfCongested(Item& item, const ClassQueue& q);
 
     void TryTransmit();
     void TransmitReadyEvent();

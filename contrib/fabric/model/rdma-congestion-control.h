@@ -28,12 +28,14 @@ namespace ns3
 {
 
 /// One switch hop's in-band telemetry, in the fields HPCC reads (Li et al.,
-/// "HPCC: High Precision Congestion Control", SIGCOMM 2019, section 3.2).
+/// "HPCC: High Precision Congestion Control", SIGCOMM 2019, section 3.2), as
+/// read back from the wire (int-header.h): timestamp and txBytes wrap, so
+/// compare two records of a hop with IntHeader::TimeDelta / BytesDelta.
 struct RdmaIntHop
 {
-    Time timestamp;          ///< when the packet left the hop's egress
-    uint64_t txBytes{0};     ///< bytes the egress port has sent so far
-    uint64_t queueBytes{0};  ///< egress queue length
+    Time timestamp;          ///< when the packet left the hop's egress (ns, mod 2^24)
+    uint64_t txBytes{0};     ///< on-wire bytes the egress port has sent, this packet included (units of 128, wraps)
+    uint64_t queueBytes{0};  ///< egress queue the packet left behind (units of 80)
     DataRate lineRate;       ///< egress port rate
 };
 
@@ -53,8 +55,9 @@ struct RdmaAckSample
     bool nak{false};
     /// Payload bytes posted and not yet acknowledged after this ACK.
     uint64_t outstandingBytes{0};
-    /// In-band telemetry of the path, one entry per switch hop; empty until
-    /// the switches stamp it.
+    /// In-band telemetry of the path, one entry per switch hop, echoed from
+    /// the data packet that made the responder send this ACK; empty unless
+    /// WantsInt().
     std::vector<RdmaIntHop> intHops;
 };
 
@@ -124,6 +127,11 @@ class RdmaCongestionControl : public Object
     // Notification point (receiver).
     /// A data packet arrived; returns true when the NIC must send a CNP now.
     virtual bool DataReceived(Ptr<RdmaRateState> state, bool ceMarked);
+
+    /// True when the algorithm reads in-band telemetry: the QP's data
+    /// packets then ask switches for INT hop records (int-header.h) and its
+    /// ACKs echo them in RdmaAckSample::intHops. Read once per QP.
+    virtual bool WantsInt() const { return false; }
 
     /// Cancels the algorithm's timers (QP destroyed). An override calls
     /// this one too (it cancels the ScheduleTimeout timer).

@@ -8,6 +8,7 @@
 // readable.
 #include "fabric-log.h"
 #include "fabric-net-device.h"
+#include "int-header.h"
 #include "rdma-nic.h"
 #include "rdma-transport.h"
 
@@ -194,6 +195,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
                     (GetAddress() << 12) ^ (qp.qpn - kFirstQpn + 1),
                     qp.priority,
                     m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
+    fh.SetIntRequested(qp.wantsInt);
     p->AddHeader(fh);
     ++qp.sndNxt;
     return p;
@@ -341,8 +343,8 @@ RdmaNic::SendAck(RdmaQueuePair& qp, const FabricHeader& fh, uint64_t psn, bool n
     // responder returns a FECN as BECN (InfiniBand Architecture Specification
     // vol. 1, annex A10, congestion control); a congestion control reads it
     // as RdmaAckSample::ecnEcho. It changes no packet size.
-    SendControl(fh.GetSource(), qp.peerQpn, fh.GetPriority(), fh.GetFlowId(), bth::kAcknowledge,
-                psn, nak, qp.ceSinceAck);
+    SendControl(fh.GetSource(), qp.peerQpn, m_ackHighPriority ? m_cnpPriority : fh.GetPriority(),
+                fh.GetFlowId(), bth::kAcknowledge, psn, nak, qp.ceSinceAck);
     qp.ceSinceAck = false;
 }
 
@@ -360,6 +362,11 @@ RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t f
                                       m_headersInTag);
     FabricHeader fh(GetAddress(), dst, flow, priority, FabricHeader::NOT_ECT);
     fh.SetTransportControl(true);
+    if (!m_rxInt.empty() && opcode == bth::kAcknowledge)
+    {
+        // HPCC: the ACK carries the INT of the data packet it answers.
+        IntHeader::Echo(p, fh, m_rxInt);
+    }
     p->AddHeader(fh);
     HOCKNEY_HOT_LOG_LOGIC("to " << dst << " qp " << dstQpn << " opcode " << unsigned(opcode) << " psn "
                        << psn << (nak ? " NAK" : ""));
@@ -392,12 +399,17 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         p = packet->Copy();
         FabricHeader fh;
         p->RemoveHeader(fh);
+        if (fh.GetIntHops() > 0)
+        {
+            IntHeader::Take(p, m_rxInt);
+        }
         p->RemoveHeader(bh);
     }
     uint32_t qpn = bh.destQp;
     if (!HasQp(qpn))
     {
         ++m_counters.unknownQpDropped;
+        m_rxInt.clear();
         NS_LOG_WARN("packet for unknown QP " << qpn << " dropped");
         return;
     }
@@ -426,6 +438,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     if (rdmaop::IsData(bh.opcode))
     {
         ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr);
+        m_rxInt.clear();
     }
 }
 
@@ -505,6 +518,7 @@ RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthHeader& bh, const AethHeader& a)
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
     RdmaAckSample sample;
     sample.ecnEcho = bh.becn;
+    sample.intHops.swap(m_rxInt);
     const RdmaQueuePair::AckOutcome r =
         qp.Acknowledge(bh.psn, a.IsNak(), Simulator::Now(), m_mtu, sample);
     HOCKNEY_HOT_LOG_LOGIC("qp " << qp.qpn << (a.IsNak() ? " NAK " : " ACK ") << r.psn << " una "

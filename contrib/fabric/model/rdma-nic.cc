@@ -91,7 +91,8 @@ RdmaNic::GetTypeId()
             .AddAttribute("AckInterval",
                           "The requester asks for an ACK (AckReq) every N packets, on the last "
                           "packet of each message and on the packet that fills the window: ACK "
-                          "coalescing",
+                          "coalescing. QPs whose congestion control reads INT (HPCC) ask on "
+                          "every packet",
                           UintegerValue(64),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
@@ -119,6 +120,16 @@ RdmaNic::GetTypeId()
                           UintegerValue(7),
                           MakeUintegerAccessor(&RdmaNic::m_cnpPriority),
                           MakeUintegerChecker<uint8_t>(0, 7))
+            // The HPCC authors' DCQCN runs set ACK_HIGH_PRIO 1 (run.py): ACKs
+            // and NAKs go to the NIC's and the switches' highest-priority
+            // queue, as CNPs do. Off by default: an ACK travels in the class
+            // of the data it acknowledges.
+            .AddAttribute("AckHighPriority",
+                          "ACKs and NAKs use the CnpPriority class (strict priority on the "
+                          "ports, StrictPriorityClasses) instead of the data's class",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_ackHighPriority),
+                          MakeBooleanChecker())
             .AddAttribute("HeadersInTag",
                           "Carry BTH/RETH/ImmDt/AETH as a packet tag of 0 bytes instead of "
                           "payload bytes: for links whose own header holds them (NVLink)",
@@ -315,6 +326,8 @@ RdmaNic::CreateQp(uint8_t priority)
     qp.priority = priority;
     qp.rate = rate;
     qp.cc = cc;
+    // INT rides in the payload: with transport headers in a tag (NVLink) it is not modelled.
+    qp.wantsInt = cc->WantsInt() && !m_headersInTag;
     qp.rate->SetRateChangedCallback(MakeCallback(&RdmaNic::RateChanged, this).Bind(qp.qpn));
     qp.rate->SetWindowChangedCallback(MakeCallback(&RdmaNic::WindowChanged, this).Bind(qp.qpn));
     qp.ccWindow = rate->GetWindow();

@@ -190,7 +190,9 @@ class RdmaNic : public Object
     Time EligibleAt(const RdmaQueuePair& qp) const { return qp.EligibleAt(m_mtu, m_windowBytes); }
     bool AckRequested(const RdmaQueuePair& qp, const RdmaMessage& m, uint64_t psn) const
     {
-        return qp.AckRequested(m, psn, m_mtu, m_windowBytes, m_ackInterval);
+        // INT feedback is per packet: HPCC's simulator ACKs every packet
+        // (L2_ACK_INTERVAL 1), so a QP with INT does not coalesce.
+        return qp.AckRequested(m, psn, m_mtu, m_windowBytes, qp.wantsInt ? 1 : m_ackInterval);
     }
     Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn);
     void IssueReads(RdmaQueuePair& qp);
@@ -230,6 +232,7 @@ class RdmaNic : public Object
     Time m_rto;
     uint64_t m_windowBytes;
     uint8_t m_cnpPriority;
+    bool m_ackHighPriority{false}; ///< ACKs/NAKs on m_cnpPriority's class
     bool m_ecnCapable;
     bool m_headersInTag;
     TypeId m_ccType;
@@ -241,6 +244,9 @@ class RdmaNic : public Object
     /// Per class, a bit per QP (by position in m_byClass) that has work:
     /// Pull visits only these, so its cost does not grow with idle QPs.
     std::vector<std::vector<uint64_t>> m_active;
+    /// INT records of the packet being received (empty without INT): the
+    /// ACK sent for a data packet echoes them, an ACK hands them to the cc.
+    std::vector<RdmaIntHop> m_rxInt;
     EventId m_wake;
     uint64_t m_nextWrId{1};
 

@@ -49,6 +49,7 @@ struct RdmaQueuePair
     bool connected{false};
     Ptr<RdmaRateState> rate;
     Ptr<RdmaCongestionControl> cc;
+    bool wantsInt{false}; ///< data packets ask switches for INT (the cc's WantsInt)
     // requester
     std::deque<RdmaMessage> sq; ///< posted, not yet fully acknowledged
     uint64_t nextPsn{0};        ///< PSN of the next packet to post (end of sq)

@@ -4,6 +4,7 @@
 #include "fabric-log.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -30,11 +31,24 @@ FabricSwitchBuffer::GetTypeId()
                           MakeUintegerAccessor(&FabricSwitchBuffer::m_bufferBytes),
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("ReserveBytes",
-                          "Private reserve of each (ingress port, class), 4 KiB as in the "
-                          "public Broadcom-style simulations.",
+                          "Private reserve of each (ingress port, class), or of each ingress "
+                          "port (ReserveAccounting), 4 KiB as in the public Broadcom-style "
+                          "simulations.",
                           UintegerValue(4096),
                           MakeUintegerAccessor(&FabricSwitchBuffer::m_reserve),
                           MakeUintegerChecker<uint64_t>())
+            // The HPCC simulator's switch-mmu.cc takes one reserve per port
+            // from the pool (ConfigNPort: total_rsrv += reserve per port) but
+            // lets each (port, queue) fill one; PerPort keeps the pool exact
+            // by sharing the port's reserve among its classes (the same when
+            // one class of a port holds data).
+            .AddAttribute("ReserveAccounting",
+                          "PerPortClass: a reserve per (ingress port, class), 8 per port "
+                          "taken from the pool; PerPort: one reserve per ingress port, "
+                          "shared by its classes",
+                          EnumValue(PER_PORT_CLASS),
+                          MakeEnumAccessor(&FabricSwitchBuffer::m_reserveAccounting),
+                          MakeEnumChecker(PER_PORT_CLASS, "PerPortClass", PER_PORT, "PerPort"))
             .AddAttribute("ResumeOffsetBytes",
                           "XON once shared use + this <= the dynamic threshold (3 KiB).",
                           UintegerValue(3072),
@@ -86,11 +100,17 @@ FabricSwitchBuffer::SetHeadroomBytes(uint32_t port, uint64_t bytes)
 }
 
 uint64_t
+FabricSwitchBuffer::GetTotalReserveBytes() const
+{
+    // Summed here, not at AddPort, so ReserveBytes may change later.
+    const uint64_t perPort = m_reserveAccounting == PER_PORT ? 1 : kFabricClasses;
+    return uint64_t(m_reservedPorts) * perPort * m_reserve;
+}
+
+uint64_t
 FabricSwitchBuffer::GetThreshold() const
 {
-    // Reserve summed here, not at AddPort, so ReserveBytes may change later.
-    uint64_t fixed =
-        m_sumHeadroom + uint64_t(m_reservedPorts) * kFabricClasses * m_reserve + m_sharedUsed;
+    uint64_t fixed = m_sumHeadroom + GetTotalReserveBytes() + m_sharedUsed;
     if (fixed >= m_bufferBytes)
     {
         return 0;
@@ -118,9 +138,11 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
         return true;
     }
     uint64_t toReserve = 0;
-    if (p.reserveUsed[cls] < m_reserve)
+    const uint64_t reserveUsed =
+        m_reserveAccounting == PER_PORT ? p.reserveTotal : p.reserveUsed[cls];
+    if (reserveUsed < m_reserve)
     {
-        toReserve = std::min<uint64_t>(bytes, m_reserve - p.reserveUsed[cls]);
+        toReserve = std::min<uint64_t>(bytes, m_reserve - reserveUsed);
     }
     uint64_t rest = bytes - toReserve;
     uint64_t toShared = 0;
@@ -143,6 +165,7 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
         }
     }
     p.reserveUsed[cls] += toReserve;
+    p.reserveTotal += toReserve;
     p.shared[cls] += toShared;
     p.headroomUsed[cls] += toHeadroom;
     p.headroomTotal += toHeadroom;
@@ -171,7 +194,9 @@ FabricSwitchBuffer::Release(uint32_t port, uint8_t cls, uint32_t bytes)
     p.shared[cls] -= s;
     m_sharedUsed -= s;
     left -= s;
-    p.reserveUsed[cls] -= std::min<uint64_t>(left, p.reserveUsed[cls]);
+    const uint64_t r = std::min<uint64_t>(left, p.reserveUsed[cls]);
+    p.reserveUsed[cls] -= r;
+    p.reserveTotal -= r;
 }
 
 bool

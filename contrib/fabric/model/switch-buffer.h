@@ -3,7 +3,9 @@
 // Shared switch buffer with per-ingress-port x priority accounting, as
 // Broadcom-style switches are simulated publicly (the HPCC simulator's
 // switch-mmu.cc, github.com/alibaba-edu/High-Precision-Congestion-Control;
-// doc/fabric.md, Sources). Each (port, class) first fills its private reserve, then
+// doc/fabric.md, Sources). Each (port, class) first fills its private reserve
+// (ReserveAccounting PerPortClass; PerPort: one reserve per ingress port that
+// its classes share, so the pool loses one reserve per port, not eight), then
 // the shared pool up to the dynamic threshold
 //     T = alpha_DT x (B - sum headroom - sum reserve - shared used),
 // then (lossless classes only) its port's headroom; a packet that fits none of
@@ -33,6 +35,13 @@ namespace ns3
 class FabricSwitchBuffer : public Object
 {
   public:
+    /// What one ReserveBytes reserve belongs to.
+    enum ReserveAccounting
+    {
+        PER_PORT_CLASS, ///< every (ingress port, class): 8 reserves per port
+        PER_PORT        ///< every ingress port, shared by its classes
+    };
+
     /// How an ingress port is accounted.
     enum PortMode
     {
@@ -67,6 +76,8 @@ class FabricSwitchBuffer : public Object
 
     uint64_t GetBufferBytes() const { return m_bufferBytes; }
     uint64_t GetReserveBytes() const { return m_reserve; }
+    /// Reserve bytes the pool sets aside in total (taken from B before T).
+    uint64_t GetTotalReserveBytes() const;
     uint64_t GetResumeOffsetBytes() const { return m_resumeOffset; }
     double GetAlpha() const { return m_alpha; }
     uint64_t GetHeadroomBytes(uint32_t port) const { return m_ports[port].headroom; }
@@ -91,15 +102,17 @@ class FabricSwitchBuffer : public Object
         std::array<uint64_t, kFabricClasses> shared{};
         std::array<uint64_t, kFabricClasses> headroomUsed{};
         uint64_t headroomTotal{0}; ///< sum of headroomUsed over the classes
+        uint64_t reserveTotal{0};  ///< sum of reserveUsed over the classes
     };
 
     uint64_t m_bufferBytes{12000000};
     uint64_t m_reserve{4096};
     uint64_t m_resumeOffset{3072};
     double m_alpha{0.125};
+    ReserveAccounting m_reserveAccounting{PER_PORT_CLASS};
     std::vector<Port> m_ports;
     uint64_t m_sumHeadroom{0};
-    uint32_t m_reservedPorts{0}; ///< ports (not credit) holding a reserve per class
+    uint32_t m_reservedPorts{0}; ///< ports (not credit) holding reserves
     uint64_t m_sharedUsed{0};
     uint64_t m_totalUsed{0};
     uint64_t m_drops{0};

@@ -33,11 +33,7 @@ MakeDcqcnStar(uint32_t hosts, const std::string& preset, bool dcqcn)
 {
     FabricLinkConfig cfg = RdmaLink();
     cfg.delay = NanoSeconds(1000);
-    auto m = Dcqcn::PresetMarking(preset, cfg.rate);
-    cfg.ecn = true;
-    cfg.ecnKminBytes = m.kminBytes;
-    cfg.ecnKmaxBytes = m.kmaxBytes;
-    cfg.ecnPmax = m.pmax;
+    cfg = WithEcnMarking(cfg, Dcqcn::PresetMarking(preset, cfg.rate));
     Star s = MakeStar(hosts, cfg);
     for (auto& nic : s.nics)
     {
@@ -109,14 +105,7 @@ RunIncast(bool dcqcn, const std::string& preset, uint64_t n)
 {
     Star s = MakeDcqcnStar(9, preset, dcqcn);
     double finish = 0;
-    s.nics[0]->SetReceiveCompletionCallback(MakeCallback(
-        +[](double* f, const RdmaCompletion&) { *f = Simulator::Now().GetSeconds(); })
-                                                .Bind(&finish));
-    for (uint32_t i = 1; i < 9; ++i)
-    {
-        auto [q, r] = RdmaNic::Connect(s.nics[i], s.nics[0], 3);
-        s.nics[i]->PostSend(q, n, true, 0);
-    }
+    PostIncast(s, n, &finish);
     Ptr<FabricNetDevice> bottleneck = s.sw->GetPort(s.links[0].portB);
     std::vector<uint64_t> q;
     for (Time t = MicroSeconds(5); t < MilliSeconds(3); t += MicroSeconds(5))
@@ -135,10 +124,7 @@ RunIncast(bool dcqcn, const std::string& preset, uint64_t n)
     }
     res.meanQueue = cnt ? sum / cnt : 0;
     res.maxQueue = s.sw->GetPort(s.links[0].portB)->GetCounters().maxQueueBytes;
-    for (uint32_t i = 1; i < 9; ++i)
-    {
-        res.pauses += s.sw->GetPort(s.links[i].portB)->GetCounters().pausesSent;
-    }
+    res.pauses = SenderPauses(s);
     res.cnps = s.nics[0]->GetCounters().cnpsSent;
     res.delivered = s.nics[0]->GetCounters().bytesDelivered;
     res.finish = finish;

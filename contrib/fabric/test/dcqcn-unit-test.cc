@@ -9,6 +9,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -420,6 +421,156 @@ TEST_F(DcqcnTest, PresetsSetTheirValues)
     UintegerValue f;
     cc1->GetAttribute("FastRecoverySteps", f);
     EXPECT_EQ(f.Get(), 1u);
+    EnumValue e;
+    cc1->GetAttribute("RateDecrease", e);
+    EXPECT_EQ(e.Get(), Dcqcn::PERIODIC_CHECK);
+    cc1->GetAttribute("AlphaUpdate", e);
+    EXPECT_EQ(e.Get(), Dcqcn::ALPHA_PER_INTERVAL);
+    cc1->GetAttribute("Notification", e);
+    EXPECT_EQ(e.Get(), Dcqcn::CNP_PACKET);
+    // production: the HPCC authors' run.py values, not the paper's.
+    cc1->ApplyPreset("production", DataRate("100Gb/s"));
+    cc1->GetAttribute("FastRecoverySteps", f);
+    EXPECT_EQ(f.Get(), 1u); // FAST_RECOVERY_TIMES 1
+    cc1->GetAttribute("MinRate", v);
+    EXPECT_EQ(v.Get().GetBitRate(), 1000000000ULL); // MIN_RATE 1000Mb/s
+    BooleanValue clamp;
+    cc1->GetAttribute("ClampTargetRate", clamp);
+    EXPECT_FALSE(clamp.Get()); // CLAMP_TARGET_RATE 0
+    cc1->GetAttribute("Notification", e);
+    EXPECT_EQ(e.Get(), Dcqcn::ACK_ECHO); // the ACK carries the CNP bit
+    cc1->GetAttribute("RateDecrease", e);
+    EXPECT_EQ(e.Get(), Dcqcn::PERIODIC_CHECK);
+    cc1->GetAttribute("AlphaUpdate", e);
+    EXPECT_EQ(e.Get(), Dcqcn::ALPHA_PER_INTERVAL);
+    // paper: the defaults of the three choices.
+    cc1->ApplyPreset("paper", DataRate("100Gb/s"));
+    cc1->GetAttribute("RateDecrease", e);
+    EXPECT_EQ(e.Get(), Dcqcn::CUT_ON_CNP);
+    cc1->GetAttribute("AlphaUpdate", e);
+    EXPECT_EQ(e.Get(), Dcqcn::ALPHA_PER_CNP);
+    cc1->GetAttribute("Notification", e);
+    EXPECT_EQ(e.Get(), Dcqcn::CNP_PACKET);
+}
+
+TEST_F(DcqcnTest, PeriodicCheckCutsOnlyAtTheCheck)
+{
+    // RateDecreaseInterval 4 us, alpha 1 (K 55 us: no decay here). OnCnp: the
+    // CNP at 0 cuts at once to 100 G x (1 - 1/2) = 50 G.
+    Make(Seconds(1), 0);
+    cc->SetAttribute("RateDecreaseInterval", TimeValue(MicroSeconds(4)));
+    cc->CnpReceived(state);
+    EXPECT_NEAR(Rc(), 50e9, kRateTol);
+    // PeriodicCheck: the same CNP only arms the check at 4 us.
+    Make(Seconds(1), 0);
+    cc->SetAttribute("RateDecreaseInterval", TimeValue(MicroSeconds(4)));
+    cc->SetAttribute("RateDecrease", EnumValue(Dcqcn::PERIODIC_CHECK));
+    cc->CnpReceived(state);
+    EXPECT_NEAR(Rc(), 100e9, kRateTol);
+    RunUntil(MicroSeconds(4) - NanoSeconds(1));
+    EXPECT_NEAR(Rc(), 100e9, kRateTol);
+    RunUntil(MicroSeconds(4) + NanoSeconds(1));
+    EXPECT_NEAR(Rc(), 50e9, kRateTol);
+    // Two CNPs at 5 and 6 us: one cut, at the check of 8 us (the grid of
+    // the first CNP), 50 -> 25 G; the CNPs reset no increase stage.
+    RunUntil(MicroSeconds(5));
+    cc->CnpReceived(state);
+    RunUntil(MicroSeconds(6));
+    cc->CnpReceived(state);
+    RunUntil(MicroSeconds(8) - NanoSeconds(1));
+    EXPECT_NEAR(Rc(), 50e9, kRateTol);
+    RunUntil(MicroSeconds(8) + NanoSeconds(1));
+    EXPECT_NEAR(Rc(), 25e9, kRateTol);
+    // No CNP since: the check at 12 us does not cut.
+    RunUntil(MicroSeconds(13));
+    EXPECT_NEAR(Rc(), 25e9, kRateTol);
+}
+
+TEST_F(DcqcnTest, AlphaPerIntervalMovesOncePerK)
+{
+    // K = 10 us, alpha0 = 0.5, no cuts (RateDecrease PeriodicCheck with a
+    // 1 s interval) so that only alpha moves. CNPs at 0 (starts the clock,
+    // alpha stays 0.5), 3 and 6 us: the tick at 10 us moves alpha up once,
+    // a1 = 0.5 (1-g) + g; no CNP in [10, 20): at 20 us a1 (1-g).
+    Make(Seconds(1), 0, 0.5);
+    cc->SetAttribute("AlphaInterval", TimeValue(MicroSeconds(10)));
+    cc->SetAttribute("RateDecreaseInterval", TimeValue(Seconds(1)));
+    cc->SetAttribute("RateDecrease", EnumValue(Dcqcn::PERIODIC_CHECK));
+    cc->SetAttribute("AlphaUpdate", EnumValue(Dcqcn::ALPHA_PER_INTERVAL));
+    cc->CnpReceived(state);
+    EXPECT_DOUBLE_EQ(cc->GetAlpha(), 0.5);
+    RunUntil(MicroSeconds(3));
+    cc->CnpReceived(state);
+    RunUntil(MicroSeconds(6));
+    cc->CnpReceived(state);
+    EXPECT_DOUBLE_EQ(cc->GetAlpha(), 0.5);
+    RunUntil(MicroSeconds(10) + NanoSeconds(1));
+    const double a1 = 0.5 * (1 - kG) + kG;
+    EXPECT_DOUBLE_EQ(cc->GetAlpha(), a1);
+    RunUntil(MicroSeconds(20) + NanoSeconds(1));
+    EXPECT_DOUBLE_EQ(cc->GetAlpha(), a1 * (1 - kG));
+    // PerCnp, the same CNPs: three EWMA steps at once.
+    Make(Seconds(1), 0, 0.5);
+    cc->SetAttribute("AlphaInterval", TimeValue(MicroSeconds(10)));
+    cc->SetAttribute("RateDecreaseInterval", TimeValue(Seconds(1)));
+    cc->SetAttribute("RateDecrease", EnumValue(Dcqcn::PERIODIC_CHECK));
+    const Time t0 = Simulator::Now();
+    cc->CnpReceived(state);
+    RunUntil(t0 + MicroSeconds(3));
+    cc->CnpReceived(state);
+    RunUntil(t0 + MicroSeconds(6));
+    cc->CnpReceived(state);
+    EXPECT_DOUBLE_EQ(cc->GetAlpha(), (a1 * (1 - kG) + kG) * (1 - kG) + kG);
+}
+
+TEST_F(DcqcnTest, AckEchoIsTheCnp)
+{
+    // CnpPacket (default): a CE-marked arrival asks for a CNP; an ACK with
+    // the echo changes nothing.
+    Make(Seconds(1), 0);
+    auto rx = CreateObject<RdmaRateState>();
+    RdmaAckSample echo;
+    echo.ecnEcho = true;
+    EXPECT_TRUE(cc->DataReceived(rx, true));
+    cc->AckReceived(state, echo);
+    EXPECT_NEAR(Rc(), 100e9, kRateTol);
+    // AckEcho: no CNP packets; the echo cuts like a CNP (alpha 1: 50 G), an
+    // ACK without it does not.
+    Make(Seconds(1), 0);
+    cc->SetAttribute("Notification", EnumValue(Dcqcn::ACK_ECHO));
+    EXPECT_FALSE(cc->DataReceived(rx, true));
+    RdmaAckSample plain;
+    cc->AckReceived(state, plain);
+    EXPECT_NEAR(Rc(), 100e9, kRateTol);
+    cc->AckReceived(state, echo);
+    EXPECT_NEAR(Rc(), 50e9, kRateTol);
+}
+
+TEST_F(DcqcnTest, ProductionPresetFollowsTheHpccSequence)
+{
+    // dcqcn:production at 100 Gb/s, one echo at t = 0 and none after: alpha
+    // stays 1 at the first CNP and decays at the ticks of 1, 2, 3 and 4 us;
+    // the check at 4 us (after the tick of that instant) cuts with
+    // a = (1-g)^4: RC = 100 G (1 - a/2); RT stays 100 G (first cut). Then the
+    // 300 us timer: event 1 fast recovery (F = 1), RC = (RT + RC) / 2.
+    cc = CreateObject<Dcqcn>();
+    cc->ApplyPreset("production", DataRate("100Gb/s"));
+    state = CreateObject<RdmaRateState>();
+    state->SetLineRate(DataRate(static_cast<uint64_t>(kLine)));
+    cc->FlowStart(state);
+    const Time t0 = Simulator::Now();
+    RdmaAckSample echo;
+    echo.ecnEcho = true;
+    cc->AckReceived(state, echo);
+    RunUntil(t0 + MicroSeconds(4) - NanoSeconds(1));
+    EXPECT_NEAR(Rc(), 100e9, kRateTol);
+    RunUntil(t0 + MicroSeconds(4) + NanoSeconds(1));
+    const double a = std::pow(1 - kG, 4);
+    const double rc = 100e9 * (1 - a / 2);
+    EXPECT_NEAR(Rc(), rc, kRateTol);
+    EXPECT_NEAR(Rt(), 100e9, kRateTol);
+    RunUntil(t0 + MicroSeconds(304) + NanoSeconds(1));
+    EXPECT_NEAR(Rc(), (100e9 + rc) / 2, kRateTol);
 }
 
 TEST_F(DcqcnTest, BadInputNamesTheField)

@@ -12,6 +12,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -87,6 +88,50 @@ TEST_F(FabricBufferTest, PauseAssertedAtTheComputedByteCount)
         ASSERT_LT(released, 1000u);
     }
     EXPECT_EQ(released, 39u);
+}
+
+TEST_F(FabricBufferTest, ReservePerPortLeavesMoreSharedBufferAndIsSharedByClasses)
+{
+    // PerPort: one 4096 B reserve per port, 2 x 4096 from the pool instead of
+    // 2 x 8 x 4096: F = 1 000 000 - 75 000 - 8192 = 916 808 B, T = F / 8 =
+    // 114 601 B (PerPortClass: 859 464 / 8 = 107 433 B). The shared pool
+    // takes m packets while 9 m + 8 <= F / 1024 = 895.3: m <= 98, 99
+    // packets; XOFF at the 4 + 99 + 1 = 104th (PerPortClass: the 98th).
+    Ptr<FabricSwitchBuffer> b = CreateObject<FabricSwitchBuffer>();
+    b->SetAttribute("BufferBytes", UintegerValue(1000000));
+    b->SetAttribute("ReserveAccounting", EnumValue(FabricSwitchBuffer::PER_PORT));
+    b->AddPort(0, FabricSwitchBuffer::LOSSLESS, 37500);
+    b->AddPort(1, FabricSwitchBuffer::LOSSLESS, 37500);
+    EXPECT_EQ(b->GetTotalReserveBytes(), 8192u);
+    EXPECT_EQ(b->GetThreshold(), 114601u);
+    EXPECT_EQ(TwoPortBuffer()->GetThreshold(), 107433u);
+    uint32_t admitted = 0;
+    while (!b->IsXoffCondition(0, 3))
+    {
+        ASSERT_TRUE(b->Admit(0, 3, 1024));
+        ++admitted;
+        ASSERT_LT(admitted, 1000u);
+    }
+    EXPECT_EQ(admitted, 104u);
+    // The port's reserve is full (class 3 took it): a packet of class 2 on
+    // the same port goes to the shared pool, where PerPortClass would have
+    // put it in class 2's own reserve.
+    ASSERT_TRUE(b->Admit(0, 2, 1024));
+    EXPECT_EQ(b->GetSharedUsed(0, 2), 1024u);
+    Ptr<FabricSwitchBuffer> c = TwoPortBuffer();
+    ASSERT_TRUE(c->Admit(0, 3, 4096));
+    ASSERT_TRUE(c->Admit(0, 2, 1024));
+    EXPECT_EQ(c->GetSharedUsed(0, 2), 0u);
+    // Releases return the reserve to the port: after class 3 drains, class 2
+    // fills the reserve again.
+    for (uint32_t i = 0; i < admitted; ++i)
+    {
+        b->Release(0, 3, 1024);
+    }
+    EXPECT_EQ(b->GetUsed(0, 3), 0u);
+    ASSERT_TRUE(b->Admit(0, 2, 1024));
+    EXPECT_EQ(b->GetSharedUsed(0, 2), 1024u);
+    EXPECT_EQ(b->GetUsed(0, 2), 2048u);
 }
 
 TEST_F(FabricBufferTest, LossyPortDropsAtTheDynamicThresholdWithoutHeadroom)

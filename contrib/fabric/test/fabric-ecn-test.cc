@@ -8,8 +8,10 @@
 #include "fabric-helper.h"
 #include "simulator-test.h"
 
+#include "ns3/enum.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <vector>
@@ -64,6 +66,54 @@ struct CeProbe
     }
 };
 
+/// Two senders and a receiver on one switch, 100 Gb/s, 10 ns links, RED on
+/// the egress towards the receiver (address 9).
+struct Ramp
+{
+    Ramp(uint64_t kmin, uint64_t kmax, double pmax)
+    {
+        FabricHelper h;
+        sw = h.CreateSwitch();
+        FabricLinkConfig cfg;
+        cfg.delay = NanoSeconds(10);
+        cfg.ecnKminBytes = kmin;
+        cfg.ecnKmaxBytes = kmax;
+        cfg.ecnPmax = pmax;
+        all.Add(sw);
+        Ptr<Node> r = CreateObject<Node>();
+        all.Add(r);
+        lr = h.Connect(sw, r, cfg);
+        lr.devB->SetFabricAddress(9);
+        sw->AddRoute(9, {lr.portA});
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            Ptr<Node> s = CreateObject<Node>();
+            all.Add(s);
+            senders.push_back(h.Connect(s, sw, cfg));
+            senders.back().devA->SetFabricAddress(i);
+            sw->AddRoute(i, {senders.back().portB});
+        }
+    }
+
+    /// n packets of 1000 B from each sender, back to back from now, ECT(0).
+    void Send(uint32_t n)
+    {
+        for (uint32_t k = 0; k < n; ++k)
+        {
+            for (uint32_t i = 0; i < 2; ++i)
+            {
+                senders[i].devA->SendFabric(Create<Packet>(1000),
+                                            FabricHeader(i, 9, i, 0, FabricHeader::ECT0));
+            }
+        }
+    }
+
+    Ptr<FabricSwitch> sw;
+    NodeContainer all;
+    FabricLink lr;
+    std::vector<FabricLink> senders;
+};
+
 } // namespace
 
 TEST_F(FabricEcnTest, MarksAtTheReceiverFollowRedAtTheDepthEachPacketSaw)
@@ -95,29 +145,10 @@ TEST_F(FabricEcnTest, MarksAtTheReceiverFollowRedAtTheDepthEachPacketSaw)
     const uint64_t kmin = 160000;
     const uint64_t kmax = 1280000;
     const double pmax = 0.5;
-    FabricHelper h;
-    Ptr<FabricSwitch> sw = h.CreateSwitch();
-    FabricLinkConfig cfg;
-    cfg.delay = NanoSeconds(10);
-    cfg.ecnKminBytes = kmin;
-    cfg.ecnKmaxBytes = kmax;
-    cfg.ecnPmax = pmax;
-    NodeContainer all;
-    all.Add(sw);
-    Ptr<Node> r = CreateObject<Node>();
-    all.Add(r);
-    FabricLink lr = h.Connect(sw, r, cfg);
-    lr.devB->SetFabricAddress(9);
-    sw->AddRoute(9, {lr.portA});
-    std::vector<FabricLink> senders;
-    for (uint32_t i = 0; i < 2; ++i)
-    {
-        Ptr<Node> s = CreateObject<Node>();
-        all.Add(s);
-        senders.push_back(h.Connect(s, sw, cfg));
-        senders.back().devA->SetFabricAddress(i);
-        sw->AddRoute(i, {senders.back().portB});
-    }
+    Ramp ramp(kmin, kmax, pmax);
+    Ptr<FabricSwitch> sw = ramp.sw;
+    NodeContainer& all = ramp.all;
+    FabricLink& lr = ramp.lr;
     sw->AssignStreams(23);
     ASSERT_EQ(lr.devA->GetEcnMarker()->GetKmin(), kmin);
     EgressProbe probe;
@@ -127,14 +158,7 @@ TEST_F(FabricEcnTest, MarksAtTheReceiverFollowRedAtTheDepthEachPacketSaw)
     lr.devA->TraceConnectWithoutContext("EcnMark", MakeCallback(&EgressProbe::Mark, &probe));
     CeProbe rx;
     lr.devB->SetFabricReceiveCallback(MakeCallback(&CeProbe::Rx, &rx));
-    for (uint32_t k = 0; k < N; ++k)
-    {
-        for (uint32_t i = 0; i < 2; ++i)
-        {
-            senders[i].devA->SendFabric(Create<Packet>(1000),
-                                        FabricHeader(i, 9, i, 0, FabricHeader::ECT0));
-        }
-    }
+    ramp.Send(N);
     Simulator::Run();
 
     // The queue each packet saw, by hand.
@@ -223,4 +247,67 @@ TEST_F(FabricEcnTest, MarksAtTheReceiverFollowRedAtTheDepthEachPacketSaw)
     }
     EXPECT_EQ(pauses, 0u);
     EXPECT_EQ(sw->GetDrops(), 0u);
+}
+
+namespace
+{
+
+/// The two-sender setup above with N packets each and a step marker (Kmin =
+/// Kmax = k: marked iff the depth read exceeds k): the CE bit of each packet
+/// at the receiver, in arrival order (= the egress's FIFO order).
+std::vector<bool>
+StepMarks(uint32_t n, uint64_t k, FabricEcnMarker::MarkPoint at,
+          FabricEcnMarker::QueueMeasure measure)
+{
+    Ramp ramp(k, k, 1.0);
+    ramp.lr.devA->GetEcnMarker()->SetAttribute("MarkAt", EnumValue(at));
+    ramp.lr.devA->GetEcnMarker()->SetAttribute("QueueBytes", EnumValue(measure));
+    CeProbe rx;
+    ramp.lr.devB->SetFabricReceiveCallback(MakeCallback(&CeProbe::Rx, &rx));
+    ramp.Send(n);
+    Simulator::Run();
+    Simulator::Destroy();
+    return rx.ce;
+}
+
+uint32_t
+FirstMark(const std::vector<bool>& ce)
+{
+    return static_cast<uint32_t>(std::find(ce.begin(), ce.end(), true) - ce.begin());
+}
+
+} // namespace
+
+TEST_F(FabricEcnTest, MarkPointAndQueueMeasureChangeWhichPacketsAreMarked)
+{
+    // N = 200 packets per sender, 1000 B payload (1070 B on the wire), a step
+    // at K = 100 000 B. Depth by hand as above: departure m (1-based) has
+    // (m-1) packets behind it for m <= N, (2N-m) after; the k-th pair of
+    // arrivals both find (k-1) packets ahead of them when they join.
+    const uint32_t n = 200;
+    const uint64_t k = 100000;
+    // Dequeue, payload: marked iff (m-1) 1000 > K on the rise (m = 102..200)
+    // and (2N-m) 1000 > K on the fall (m = 201..299): 198 marks, the first
+    // at index 101, the last packet unmarked.
+    auto deq = StepMarks(n, k, FabricEcnMarker::DEQUEUE, FabricEcnMarker::PAYLOAD);
+    ASSERT_EQ(deq.size(), 2u * n);
+    EXPECT_EQ(std::count(deq.begin(), deq.end(), true), 198);
+    EXPECT_EQ(FirstMark(deq), 101u);
+    EXPECT_FALSE(deq.back());
+    EXPECT_TRUE(deq[298]);
+    EXPECT_FALSE(deq[299]);
+    // Enqueue, payload: pair k' marked iff (k'-1) 1000 > K, k' = 102..200:
+    // arrivals 203..400, again 198 marks, but the late arrivals (marked on a
+    // long queue, sent when it has drained) instead of the late departures.
+    auto enq = StepMarks(n, k, FabricEcnMarker::ENQUEUE, FabricEcnMarker::PAYLOAD);
+    ASSERT_EQ(enq.size(), 2u * n);
+    EXPECT_EQ(std::count(enq.begin(), enq.end(), true), 198);
+    EXPECT_EQ(FirstMark(enq), 202u);
+    EXPECT_TRUE(enq.back());
+    // Dequeue, wire bytes: marked iff packets x 1070 > K, i.e. 94 or more
+    // packets (93 x 1070 = 99 510): m = 95..200 and 201..306, 212 marks,
+    // the first at index 94.
+    auto wire = StepMarks(n, k, FabricEcnMarker::DEQUEUE, FabricEcnMarker::WIRE);
+    EXPECT_EQ(std::count(wire.begin(), wire.end(), true), 212);
+    EXPECT_EQ(FirstMark(wire), 94u);
 }

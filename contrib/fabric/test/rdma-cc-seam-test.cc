@@ -183,7 +183,7 @@ TEST_F(RdmaCcSeamTest, RegistryListsAndRejects)
     DataRateValue v;
     f->GetAttribute("Rate", v);
     EXPECT_EQ(v.Get(), DataRate("1Gbps"));
-    EXPECT_THROW(CreateRdmaCongestionControl("hpcc"), std::invalid_argument);
+    EXPECT_THROW(CreateRdmaCongestionControl("timely"), std::invalid_argument);
     EXPECT_THROW(RdmaCcRegistry::Register({"dcqcn", &FixedRateCc::GetTypeId, {}, "", {}}),
                  std::invalid_argument);
 }

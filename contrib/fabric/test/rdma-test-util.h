@@ -246,6 +246,45 @@ FairFrom(const std::vector<std::pair<double, double>>& rates, int avg, double to
     return from;
 }
 
+/// `cfg` with switch ECN marking `m` (Kmin, Kmax, Pmax: a DcqcnMarking).
+template <class Marking>
+FabricLinkConfig
+WithEcnMarking(FabricLinkConfig cfg, const Marking& m)
+{
+    cfg.ecn = true;
+    cfg.ecnKminBytes = m.kminBytes;
+    cfg.ecnKmaxBytes = m.kmaxBytes;
+    cfg.ecnPmax = m.pmax;
+    return cfg;
+}
+
+/// Hosts 1..n-1 of the star each write `bytes` to host 0 on priority 3;
+/// `*finish` becomes the time of host 0's last receive completion.
+inline void
+PostIncast(Star& s, uint64_t bytes, double* finish)
+{
+    s.nics[0]->SetReceiveCompletionCallback(MakeCallback(
+        +[](double* f, const RdmaCompletion&) { *f = Simulator::Now().GetSeconds(); })
+                                                .Bind(finish));
+    for (uint32_t i = 1; i < s.nics.size(); ++i)
+    {
+        auto [q, r] = RdmaNic::Connect(s.nics[i], s.nics[0], 3);
+        s.nics[i]->PostSend(q, bytes, true, 0);
+    }
+}
+
+/// PFC pause frames the star's switch sent to hosts 1..n-1 (the senders).
+inline uint64_t
+SenderPauses(const Star& s)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 1; i < s.links.size(); ++i)
+    {
+        n += s.sw->GetPort(s.links[i].portB)->GetCounters().pausesSent;
+    }
+    return n;
+}
+
 } // namespace rdmatest
 } // namespace hockney
 
