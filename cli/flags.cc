@@ -176,6 +176,24 @@ CheckWritableFile(const std::string& path, const std::string& flag)
     }
 }
 
+namespace
+{
+
+std::vector<std::string>&
+AppliedAttributeFlags()
+{
+    static std::vector<std::string> flags;
+    return flags;
+}
+
+} // namespace
+
+const std::vector<std::string>&
+AttributeFlags()
+{
+    return AppliedAttributeFlags();
+}
+
 std::vector<std::string>
 ApplyAttributeFlags(const std::vector<std::string>& args)
 {
@@ -194,6 +212,7 @@ ApplyAttributeFlags(const std::vector<std::string>& args)
             throw ns3::InputError(a, "expected " + a + "=VALUE");
         }
         ns3::SetAttributeDefault(a.substr(2, eq - 2), a.substr(eq + 1), a.substr(0, eq), true);
+        AppliedAttributeFlags().push_back(a);
     }
     return rest;
 }

@@ -95,6 +95,10 @@ void CheckWritableFile(const std::string& path, const std::string& flag);
 /// attribute reaches the objects the command creates.
 std::vector<std::string> ApplyAttributeFlags(const std::vector<std::string>& args);
 
+/// The --ns3:: flags ApplyAttributeFlags applied, as given, for a command
+/// that runs hockney again in a child process (sweep) to pass on.
+const std::vector<std::string>& AttributeFlags();
+
 /// The items joined with \p separator ("a, b, c").
 std::string Join(const std::vector<std::string>& items, const std::string& separator);
 

@@ -400,6 +400,12 @@ WriteRows(std::ostream& os, const std::string& command, const std::vector<Result
     }
 }
 
+std::string
+CsvText(const ResultRow::Value& value)
+{
+    return ToText(value, false);
+}
+
 void
 WriteCsvFile(const std::string& path, const std::vector<ResultRow>& rows)
 {

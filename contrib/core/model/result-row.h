@@ -102,6 +102,9 @@ void WriteRows(std::ostream& os,
                const std::vector<ResultRow>& rows,
                OutputFormat format);
 
+/// \p value as a CSV cell shows it (null and non-finite numbers: empty).
+std::string CsvText(const ResultRow::Value& value);
+
 /// Writes the rows as CSV (with the provenance) to a file; throws
 /// std::runtime_error if it cannot.
 void WriteCsvFile(const std::string& path, const std::vector<ResultRow>& rows);

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hockney sweep: compare over a grid of scenario fields and ns-3 attributes
+// (contrib/collective/doc/collective.md, "hockney sweep"). The grid is
+// scenario-sweep.h's; each point runs as `hockney compare --scenario=POINT
+// --format=json` in a child process of this same binary, because ns-3 keeps
+// global state (the Simulator, attribute defaults) that one point would leave
+// to the next. Rows come back in grid order whatever --jobs is, so the output
+// does not depend on which child finishes first.
+#include "flags.h"
+#include "collective-comparison.h"
+#include "input-error.h"
+#include "result-row.h"
+#include "scenario-sweep.h"
+#include "sha256.h"
+#include "sweep-output.h"
+#include "units.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace
+{
+
+using ns3::OrderedJson;
+using ns3::ResultRow;
+using ns3::SweepAxis;
+using ns3::SweepPoint;
+using Clock = std::chrono::steady_clock;
+
+// --sweep may be given once per axis, which Flags (one value a flag) refuses:
+// it is taken out of the arguments first.
+std::vector<std::string>
+TakeSweepFlags(std::vector<std::string>& args)
+{
+    std::vector<std::string> sweeps;
+    std::vector<std::string> rest;
+    for (size_t i = 0; i < args.size(); ++i)
+    {
+        if (args[i].rfind("--sweep=", 0) == 0)
+        {
+            sweeps.push_back(args[i].substr(8));
+        }
+        else if (args[i] == "--sweep")
+        {
+            if (i + 1 == args.size())
+            {
+                throw ns3::InputError("--sweep", "expected a value (--sweep=KEY=v1,v2)");
+            }
+            sweeps.push_back(args[++i]);
+        }
+        else
+        {
+            rest.push_back(args[i]);
+        }
+    }
+    args = rest;
+    return sweeps;
+}
+
+// The scenario as written, member order kept (the axes' order). The outputs
+// name the file and hash what it held, as compare's do.
+OrderedJson
+ReadScenario(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw ns3::InputError("--scenario", "expected a readable JSON file, cannot open '" + path + "'");
+    }
+    std::stringstream content;
+    content << in.rdbuf();
+    ns3::OutputProvenance().scenarioFile = path;
+    ns3::OutputProvenance().scenarioSha256 = ns3::Sha256Hex(content.str());
+    try
+    {
+        return OrderedJson::parse(content.str());
+    }
+    catch (const nlohmann::json::exception& e)
+    {
+        throw ns3::InputError("--scenario", "expected valid JSON in '" + path + "' (" + e.what() + ")");
+    }
+}
+
+// A --ns3:: flag wins over a scenario's attribute (attribute-defaults.h), so
+// with one the axis of that attribute would vary nothing.
+void
+CheckAttributeFlags(const std::vector<SweepAxis>& axes)
+{
+    for (const auto& flag : hockney::AttributeFlags())
+    {
+        const std::string name = flag.substr(2, flag.find('=') - 2);
+        for (const SweepAxis& a : axes)
+        {
+            if (a.path.size() == 2 && a.path[0].token == "attributes" && a.path[1].token == name)
+            {
+                throw ns3::InputError(flag.substr(0, flag.find('=')), "fixes the attribute that " +
+                                                                          ns3::SweepKeyField(a.key) +
+                                                                          " varies; expected one of the two");
+            }
+        }
+    }
+}
+
+std::string
+PointLabel(const std::vector<SweepAxis>& axes, const SweepPoint& p)
+{
+    std::string s;
+    for (size_t k = 0; k < axes.size(); ++k)
+    {
+        s += (k ? ", " : "") + axes[k].key + "=" + (p.values[k].is_string() ? p.values[k].get<std::string>()
+                                                                            : p.values[k].dump());
+    }
+    return s;
+}
+
+// Children of this binary, each running compare on one point; their stdout
+// and stderr go to files in a private directory, so that no pipe can fill up.
+class PointRunner
+{
+  public:
+    PointRunner()
+    {
+        char dir[] = "/tmp/hockney-sweep-XXXXXX";
+        if (!mkdtemp(dir))
+        {
+            throw std::runtime_error("cannot create a temporary directory in /tmp");
+        }
+        m_dir = dir;
+        m_exe = std::filesystem::read_symlink("/proc/self/exe").string();
+    }
+
+    PointRunner(const PointRunner&) = delete;
+    PointRunner& operator=(const PointRunner&) = delete;
+
+    ~PointRunner()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(m_dir, ec);
+    }
+
+    /// Starts point \p i; returns the child's pid.
+    pid_t Start(size_t i, const OrderedJson& scenario)
+    {
+        const std::string base = Base(i);
+        std::ofstream(base + ".json") << scenario.dump(1) << "\n";
+        std::vector<std::string> args{m_exe, "compare", "--scenario=" + base + ".json", "--format=json"};
+        args.insert(args.end(), hockney::AttributeFlags().begin(), hockney::AttributeFlags().end());
+        std::vector<char*> argv;
+        for (auto& a : args)
+        {
+            argv.push_back(a.data());
+        }
+        argv.push_back(nullptr);
+        std::cout.flush();
+        std::cerr.flush();
+        const pid_t pid = fork();
+        if (pid < 0)
+        {
+            throw std::runtime_error("cannot fork a point's process");
+        }
+        if (pid == 0)
+        {
+            // In the child only async-signal-safe calls until exec.
+            const int in = open("/dev/null", O_RDONLY);
+            const int out = open((base + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            const int err = open((base + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+            {
+                _exit(127);
+            }
+            execv(argv[0], argv.data());
+            _exit(127);
+        }
+        return pid;
+    }
+
+    std::string Out(size_t i) const { return hockney::ReadText(Base(i) + ".out"); }
+    std::string Err(size_t i) const { return hockney::ReadText(Base(i) + ".err"); }
+
+  private:
+    std::string Base(size_t i) const { return m_dir + "/point-" + std::to_string(i); }
+
+    std::string m_dir;
+    std::string m_exe;
+};
+
+// Points done of total and the time left on stderr: a bar redrawn in place
+// on a terminal, else one line a point (a log keeps every line).
+class Progress
+{
+  public:
+    Progress(size_t total, size_t skipped)
+        : m_total(total),
+          m_done(skipped),
+          m_tty(isatty(STDERR_FILENO)),
+          m_start(Clock::now())
+    {
+    }
+
+    /// A point ended: "done", "FAILED" or "stopped" (by an interrupt).
+    void Point(const std::string& label, double seconds, const std::string& how)
+    {
+        ++m_done;
+        ++m_run;
+        const double elapsed = std::chrono::duration<double>(Clock::now() - m_start).count();
+        const double eta = elapsed / m_run * (m_total - m_done);
+        if (!m_tty)
+        {
+            std::cerr << "sweep: point " << m_done << "/" << m_total << " " << how << " in "
+                      << Seconds(seconds) << ": " << label << "\n";
+            return;
+        }
+        const size_t width = 30;
+        const size_t filled = m_total ? width * m_done / m_total : width;
+        std::cerr << "\rsweep [" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << m_done
+                  << "/" << m_total << " points, ETA " << Seconds(eta) << "   " << std::flush;
+        if (m_done == m_total)
+        {
+            std::cerr << "\n";
+        }
+    }
+
+    /// Before a message of its own on a terminal: end the bar's line.
+    void Break()
+    {
+        if (m_tty && m_run > 0 && m_done < m_total)
+        {
+            std::cerr << "\n";
+        }
+    }
+
+  private:
+    static std::string Seconds(double s)
+    {
+        std::ostringstream os;
+        os.precision(s < 10 ? 2 : 0);
+        os << std::fixed << s << " s";
+        return os.str();
+    }
+
+    size_t m_total;
+    size_t m_done;
+    size_t m_run = 0;
+    bool m_tty;
+    Clock::time_point m_start;
+};
+
+// "hockney compare: FIELD: EXPECTED" (the child's last line) as field and message.
+std::pair<std::string, std::string>
+ChildError(const std::string& err)
+{
+    std::string line = err;
+    while (!line.empty() && line.back() == '\n')
+    {
+        line.pop_back();
+    }
+    line = line.substr(line.rfind('\n') == std::string::npos ? 0 : line.rfind('\n') + 1);
+    const std::string prefix = "hockney compare: ";
+    std::string message = line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line;
+    return {message.substr(0, message.find(": ")), message};
+}
+
+struct Grid
+{
+    OrderedJson base;
+    std::vector<SweepAxis> axes;
+    std::vector<SweepPoint> points;
+};
+
+Grid
+ReadGrid(const hockney::Flags& f, const std::vector<std::string>& sweepFlags)
+{
+    if (!f.IsSet("scenario"))
+    {
+        throw ns3::InputError("--scenario", "expected a compare scenario file (with a \"sweep\" object or --sweep)");
+    }
+    Grid g;
+    g.base = ReadScenario(f.Get("scenario"));
+    if (!g.base.is_object())
+    {
+        throw ns3::InputError("--scenario", "expected a JSON object in '" + f.Get("scenario") + "'");
+    }
+    if (g.base.contains("sweep"))
+    {
+        g.axes = ns3::SweepAxesFromJson(g.base.at("sweep"));
+    }
+    for (const auto& s : sweepFlags)
+    {
+        ns3::AddSweepAxis(g.axes, ns3::SweepAxisFromFlag(s));
+    }
+    if (g.axes.empty())
+    {
+        throw ns3::InputError("--sweep", "expected at least one axis: KEY=v1,v2 or a \"sweep\" object in the scenario");
+    }
+    ns3::ResolveSweepAxes(g.base, g.axes);
+    CheckAttributeFlags(g.axes);
+    g.points = ns3::ExpandSweep(g.base, g.axes);
+    for (const SweepPoint& p : g.points)
+    {
+        ns3::CheckSweepPoint(g.base, g.axes, p);
+    }
+    return g;
+}
+
+// The rows of one point: the swept values first, then compare's row.
+std::vector<ResultRow>
+WithSweptColumns(const std::vector<SweepAxis>& axes, const SweepPoint& p, const std::vector<ResultRow>& rows)
+{
+    std::vector<ResultRow> out;
+    for (const ResultRow& r : rows)
+    {
+        ResultRow s;
+        for (size_t k = 0; k < axes.size(); ++k)
+        {
+            s.Set(ns3::SweepColumn(axes[k], rows), ns3::SweepRowValue(p.values[k]));
+        }
+        for (const auto& [key, value] : r.Fields())
+        {
+            s.Set(key, value);
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void
+OnInterrupt(int)
+{
+    g_interrupted = 1;
+}
+
+// While it lives, SIGINT and SIGTERM only set g_interrupted (and interrupt
+// waitpid, no SA_RESTART): the sweep then starts no more points, ends the
+// running ones and still writes the rows it has and removes its files.
+class InterruptGuard
+{
+  public:
+    InterruptGuard()
+    {
+        struct sigaction sa = {};
+        sa.sa_handler = OnInterrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &m_int);
+        sigaction(SIGTERM, &sa, &m_term);
+    }
+
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+    ~InterruptGuard()
+    {
+        sigaction(SIGINT, &m_int, nullptr);
+        sigaction(SIGTERM, &m_term, nullptr);
+    }
+
+  private:
+    struct sigaction m_int = {};
+    struct sigaction m_term = {};
+};
+
+struct PointCounts
+{
+    size_t failed = 0;      ///< exit 1 or a signal: no rows
+    size_t wallStopped = 0; ///< exit 3: rows, a packet run stopped at its wall-clock limit
+};
+
+// Runs the points not yet in \p output, \p jobs at a time; rewrites the
+// output after each. A point's bad input (exit 2) throws once the running
+// children have finished.
+PointCounts
+RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
+{
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < g.points.size(); ++i)
+    {
+        if (!output.Has(i))
+        {
+            todo.push_back(i);
+        }
+    }
+    std::cerr << "sweep: " << g.points.size() << " points, " << g.points.size() - todo.size() << " already in "
+              << (output.Path().empty() ? "the output" : output.Path()) << ", " << todo.size() << " to run, "
+              << std::min(jobs, todo.size()) << " at a time\n";
+    PointRunner runner;
+    Progress progress(g.points.size(), g.points.size() - todo.size());
+    std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
+    size_t next = 0;
+    PointCounts counts;
+    std::optional<ns3::InputError> badInput;
+    InterruptGuard guard;
+    bool stopping = false;
+    while (running.size() > 0 || (next < todo.size() && !badInput && !g_interrupted))
+    {
+        while (running.size() < jobs && next < todo.size() && !badInput && !g_interrupted)
+        {
+            const size_t i = todo[next++];
+            running[runner.Start(i, g.points[i].scenario)] = {i, Clock::now()};
+        }
+        if (g_interrupted && !stopping)
+        {
+            // A terminal's Ctrl-C reached the children too; a SIGTERM to
+            // this process alone did not.
+            stopping = true;
+            for (const auto& [child, point] : running)
+            {
+                kill(child, SIGTERM);
+            }
+        }
+        int status = 0;
+        const pid_t pid = waitpid(-1, &status, 0);
+        auto it = running.find(pid);
+        if (pid < 0 || it == running.end())
+        {
+            continue;
+        }
+        const auto [i, started] = it->second;
+        running.erase(it);
+        const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        const std::string label = PointLabel(g.axes, g.points[i]);
+        // Exit 3: a packet run reached its wall-clock limit; compare still
+        // printed every row (SweepOutput runs such a point again on resume).
+        if (code == 0 || code == 3)
+        {
+            try
+            {
+                const auto rows = ns3::RowsFromJson(OrderedJson::parse(runner.Out(i)), "compare's output");
+                output.Add(i, WithSweptColumns(g.axes, g.points[i], rows));
+                progress.Point(label, seconds, code == 0 ? "done" : "stopped at the wall-clock limit");
+                if (code == 3)
+                {
+                    ++counts.wallStopped;
+                    progress.Break();
+                    std::cerr << "hockney sweep: point " << label << ": " << ChildError(runner.Err(i)).second << "\n";
+                }
+                continue;
+            }
+            catch (const std::exception& e)
+            {
+                // An unreadable output is the point's failure, like a crash.
+            }
+        }
+        progress.Point(label, seconds, g_interrupted ? "stopped" : "FAILED");
+        const auto [field, message] = ChildError(runner.Err(i));
+        if (code == 2 && !badInput)
+        {
+            badInput = ns3::SweepPointError(g.base, g.axes, g.points[i], field, message);
+            continue;
+        }
+        if (g_interrupted)
+        {
+            continue; // stopped by the interrupt, not failed
+        }
+        ++counts.failed;
+        progress.Break();
+        std::cerr << "hockney sweep: point " << label << " failed (exit " << code << "): " << message << "\n";
+    }
+    if (badInput)
+    {
+        progress.Break();
+        throw *badInput;
+    }
+    return counts;
+}
+
+// The analytic backends' error vs packets against the values of axis --plot-x.
+void
+Plot(const hockney::Flags& f, const Grid& g, const std::vector<ResultRow>& rows)
+{
+    const std::string x = f.IsSet("plot-x") ? f.Get("plot-x") : g.axes.front().key;
+    size_t k = 0;
+    while (k < g.axes.size() && g.axes[k].key != x)
+    {
+        ++k;
+    }
+    hockney::WriteSweepPlot(f.Get("plot"), g.axes, k, rows);
+}
+
+void
+DeclareSweepFlags(hockney::Flags& f)
+{
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    f.Add("scenario", "", "compare scenario file (JSON) with a \"sweep\" object {\"KEY\": [values], ...}")
+        .Add("sweep", "", "KEY=v1,v2,... : one more axis (repeatable; KEY=[JSON list] for values with commas)")
+        .Add("jobs", std::to_string(cores), "points run at once, each in its own process (default: the machine's cores)")
+        .Add("format", "table", "table | csv | json")
+        .Add("output", "", "file to write (and to resume: points already in it are not run again)")
+        .Add("plot", "", "PNG of the analytic backends' error vs packets against the swept value (gnuplot)")
+        .Add("plot-x", "", "the axis on the x axis of --plot (default: the first)");
+}
+
+int
+Sweep(const std::vector<std::string>& argsIn, std::ostream& out)
+{
+    std::vector<std::string> args = argsIn;
+    const std::vector<std::string> sweepFlags = TakeSweepFlags(args);
+    hockney::Flags f;
+    DeclareSweepFlags(f);
+    if (!f.Parse(args, out))
+    {
+        return 0;
+    }
+    const ns3::OutputFormat format = ns3::ParseOutputFormat(f.Get("format"));
+    const uint64_t jobs = ns3::units::ParseCount(f.Get("jobs"), "--jobs");
+    if (jobs < 1 || jobs > 1024)
+    {
+        throw ns3::InputError("--jobs", "expected 1 to 1024 processes, got " + f.Get("jobs"));
+    }
+    const Grid g = ReadGrid(f, sweepFlags);
+    if (!f.Get("plot").empty())
+    {
+        hockney::CheckSweepPlot(f.Get("plot"), f.IsSet("plot-x") ? f.Get("plot-x") : g.axes.front().key, g.axes,
+                                g.points);
+    }
+    hockney::SweepOutput output(f.Get("output"), format, g.axes, g.points);
+    if (std::none_of(g.axes.begin(), g.axes.end(), [](const SweepAxis& a) { return a.key == "seed"; }))
+    {
+        // One seed for every point: the scenario's, else compare's default.
+        ns3::OutputProvenance().seed =
+            g.base.contains("seed") && g.base.at("seed").is_number_unsigned() ? g.base.at("seed").get<uint64_t>()
+                                                                               : ns3::ComparisonConfig{}.seed;
+    }
+    const PointCounts counts = RunPoints(g, output, jobs);
+    if (f.Get("output").empty())
+    {
+        ns3::WriteRows(out, "sweep", output.Rows(), format);
+    }
+    if (g_interrupted)
+    {
+        std::cerr << "hockney sweep: interrupted; the points done are in the output"
+                  << (f.Get("output").empty() ? "" : " and the same command runs the others") << "\n";
+        return 130; // as a shell reports a command ended by SIGINT
+    }
+    if (!f.Get("plot").empty())
+    {
+        Plot(f, g, output.Rows());
+    }
+    if (counts.failed > 0)
+    {
+        std::cerr << "hockney sweep: " << counts.failed << " of " << g.points.size()
+                  << " points failed; run the same sweep again to retry them\n";
+        return 1;
+    }
+    if (counts.wallStopped > 0)
+    {
+        // As compare: every row written, exit 3.
+        std::cerr << "hockney sweep: " << counts.wallStopped << " of " << g.points.size()
+                  << " points stopped at the wall-clock limit; with --output the same sweep runs them again\n";
+        return 3;
+    }
+    return 0;
+}
+
+hockney::CommandRegistrar registrar("sweep", "compare over a grid of scenario fields and ns-3 attributes, each "
+                                             "point in its own process (--jobs), resumable (--output)",
+                                    &Sweep);
+
+} // namespace
