@@ -245,6 +245,29 @@ TEST(AttributePrecedenceCli, ScenarioDcqcnAttributeChangesTheRun)
     EXPECT_GT(fast["cnps"].get<int>(), plain["cnps"].get<int>());
 }
 
+TEST(AttributePrecedenceCli, EcnMarkingTableByName)
+{
+    // At 100 Gb/s the linear table gives 100 x 100 / 25 = 400 KB and 1600 KB,
+    // Pmax 0.2: the per-rate table's row, so the run is the same to the
+    // event. The paper's table (5 KB, 200 KB, 1 %) marks from a much smaller
+    // queue: more marks on the same incast.
+    const std::string scenario =
+        R"({"topology": "roce-leafspine", "collective": "incast", "sizes": "4MB", "backends": "packet",
+            "fabric": {"congestion_control": "dcqcn", "ecn_marking": )";
+    const auto perRate = FirstRow("compare --scenario=" + WriteScenario("ecn-per-rate", scenario + R"("per-rate"}})"));
+    const auto linear = FirstRow("compare --scenario=" + WriteScenario("ecn-linear", scenario + R"("linear"}})"));
+    const auto paper = FirstRow("compare --scenario=" + WriteScenario("ecn-paper", scenario + R"("paper"}})"));
+    EXPECT_EQ(linear["ecn_marks"], perRate["ecn_marks"]);
+    EXPECT_EQ(linear["events"], perRate["events"]);
+    EXPECT_GT(paper["ecn_marks"].get<int>(), perRate["ecn_marks"].get<int>()) << paper << perRate;
+    ExpectBadInput("compare --scenario=" + WriteScenario("ecn-bad", scenario + R"("deep"}})"),
+                   "scenario.fabric.ecn_marking");
+    // One value per attribute: the table and the same attribute again refused.
+    ExpectBadInput("compare --scenario=" +
+                       WriteScenario("ecn-twice", scenario + R"("paper"}, "attributes": {"ns3::FabricEcnMarker::Table": "Linear"}})"),
+                   "scenario.attributes");
+}
+
 TEST(AttributePrecedenceCli, PresetThenObjectKeysThenFlags)
 {
     // A preset changes the run; a flag for one of its attributes is applied

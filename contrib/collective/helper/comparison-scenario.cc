@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 
 namespace ns3
 {
@@ -361,6 +362,21 @@ ApplyFabricPackets(const nlohmann::json& fb, const std::string& f, ComparisonCon
     {
         ApplyNicPreset(fb.at("nic"), f + ".nic", c.fabric);
     }
+    if (fb.contains("ecn_marking"))
+    {
+        // A named table of the switches' ECN marker (FabricEcnMarker::Table):
+        // the same attribute a scenario's "attributes" or a --ns3:: flag sets,
+        // under the name the fabric documentation uses.
+        const std::string field = f + ".ecn_marking";
+        const std::string name = Text(fb.at("ecn_marking"), field);
+        const std::map<std::string, std::string> tables{{"per-rate", "PerRate"}, {"paper", "Paper"}, {"linear", "Linear"}};
+        const auto it = tables.find(name);
+        if (it == tables.end())
+        {
+            throw InputError(field, "expected per-rate, paper or linear, got '" + name + "'");
+        }
+        c.attributes.emplace_back("ns3::FabricEcnMarker::Table", it->second);
+    }
 }
 
 // The fabric's run limits and transfer units.
@@ -400,8 +416,8 @@ void
 ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
 {
     CheckKeys(fb, f,
-              {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "nic", "time_limit",
-               "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
+              {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "nic", "ecn_marking",
+               "time_limit", "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
     ApplyFabricPackets(fb, f, c);
     ApplyFabricLimits(fb, f, c);
     if (c.fabric.headerBytes && c.fabric.mtuBytes && *c.fabric.headerBytes >= *c.fabric.mtuBytes)
@@ -448,6 +464,14 @@ ApplyAttributes(const nlohmann::json& a, const std::string& f, ComparisonConfig&
         const std::string field = f + "[\"" + it.key() + "\"]";
         const std::string value = AttributeText(it.value(), field);
         CheckAttributeDefault(it.key(), value, field);
+        for (const auto& [name, earlier] : c.attributes)
+        {
+            if (name == it.key())
+            {
+                throw InputError(field, "expected one value of " + name + ": fabric.ecn_marking sets it (" +
+                                            earlier + ")");
+            }
+        }
         c.attributes.emplace_back(it.key(), value);
     }
 }

@@ -5,6 +5,7 @@
 // "dcqcn" with the congestion-control registry. The state machine is in
 // dcqcn.cc.
 #include "dcqcn.h"
+#include "ecn-marker.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -141,17 +142,13 @@ DcqcnMarking
 Dcqcn::PresetMarking(const std::string& name, DataRate lineRate)
 {
     CheckPreset(name, lineRate);
-    if (name == "paper")
-    {
-        // Paper deployment: Kmin 5 KB, Kmax 200 KB, Pmax 1 %.
-        return {5000, 200000, 0.01};
-    }
-    // HPCC authors' set, Kmin 100*bw/25 KB, Kmax 400*bw/25 KB, Pmax 0.2 (the
-    // per-link-rate table of public ns-3 RDMA configurations; doc/fabric.md, Sources).
-    double bw = static_cast<double>(lineRate.GetBitRate()) * 1e-9;
-    return {static_cast<uint64_t>(std::llround(100 * bw / 25 * 1000)),
-            static_cast<uint64_t>(std::llround(400 * bw / 25 * 1000)),
-            0.2};
+    // The paper's deployment values for its own set; the HPCC authors'
+    // per-rate formula for the sets from public ns-3 RDMA configurations
+    // (one table of each, FabricEcnMarker's).
+    DcqcnMarking m{};
+    FabricEcnMarker::DefaultsForRate(lineRate, m.kminBytes, m.kmaxBytes, m.pmax,
+                                     name == "paper" ? FabricEcnMarker::PAPER : FabricEcnMarker::LINEAR);
+    return m;
 }
 
 namespace

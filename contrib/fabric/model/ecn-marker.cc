@@ -5,6 +5,7 @@
 #include "ns3/enum.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace ns3
@@ -32,6 +33,14 @@ FabricEcnMarker::GetTypeId()
                           DoubleValue(0.2),
                           MakeDoubleAccessor(&FabricEcnMarker::m_pmax),
                           MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("Table",
+                          "The table Kmin, Kmax and Pmax are taken from for the port's rate when "
+                          "a switch adds the port: PerRate (HPCC authors' per-rate set), Paper "
+                          "(DCQCN paper: 5 KB, 200 KB, 1 %), Linear (100 and 400 KB per 25 Gb/s, "
+                          "Pmax 0.2); Kmin, Kmax or Pmax set by the user win",
+                          EnumValue(PER_RATE),
+                          MakeEnumAccessor(&FabricEcnMarker::m_table),
+                          MakeEnumChecker(PER_RATE, "PerRate", PAPER, "Paper", LINEAR, "Linear"))
             // The HPCC simulator marks at dequeue (switch-node.cc
             // SwitchNotifyDequeue, after the packet left the queue); DCQCN's
             // paper leaves the point open (RED on the egress queue).
@@ -85,10 +94,28 @@ FabricEcnMarker::SetThresholds(uint64_t kminBytes, uint64_t kmaxBytes, double pm
 }
 
 void
-FabricEcnMarker::DefaultsForRate(DataRate rate, uint64_t& kmin, uint64_t& kmax, double& pmax)
+FabricEcnMarker::DefaultsForRate(DataRate rate, uint64_t& kmin, uint64_t& kmax, double& pmax, MarkingTable table)
 {
+    const uint64_t gbps = rate.GetBitRate() / 1000000000ull;
+    if (table == PAPER)
+    {
+        // Zhu et al., SIGCOMM 2015, the deployment's values (KB = 1000 B).
+        kmin = 5000;
+        kmax = 200000;
+        pmax = 0.01;
+        return;
+    }
+    if (table == LINEAR)
+    {
+        // The HPCC simulator's run.py: kmin 100 * bw / 25, kmax 400 * bw / 25
+        // (KB, bw in Gb/s), pmax 0.2.
+        const double bw = static_cast<double>(rate.GetBitRate()) * 1e-9;
+        kmin = static_cast<uint64_t>(std::llround(100 * bw / 25 * 1000));
+        kmax = static_cast<uint64_t>(std::llround(400 * bw / 25 * 1000));
+        pmax = 0.2;
+        return;
+    }
     // HPCC authors' production-style set (doc/fabric.md, Sources), KB = 1000 B.
-    uint64_t gbps = rate.GetBitRate() / 1000000000ull;
     uint64_t kminKB = 100;
     uint64_t kmaxKB = 400;
     if (gbps >= 400)
@@ -114,7 +141,7 @@ FabricEcnMarker::DefaultsForRate(DataRate rate, uint64_t& kmin, uint64_t& kmax, 
 void
 FabricEcnMarker::ConfigureForRate(DataRate rate)
 {
-    DefaultsForRate(rate, m_kmin, m_kmax, m_pmax);
+    DefaultsForRate(rate, m_kmin, m_kmax, m_pmax, m_table);
 }
 
 double

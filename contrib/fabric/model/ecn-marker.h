@@ -11,10 +11,15 @@
 // point of egress admission) and what is counted (QueueBytes: Payload, the
 // default, bytes after the fabric header; Wire, on-wire bytes as the switch
 // buffer counts them). doc/fabric.md, "ECN marking options".
-// Defaults per link rate (the HPCC authors' production-style set as used in
-// public ns-3 RDMA configurations, doc/fabric.md Sources; KB = 1000 B,
-// Pmax 0.2): <=25G 100/400, 100G 400/1600, 200G 600/2400, >=400G 800/3200;
-// a rate between table rows takes the row below it.
+// Kmin, Kmax and Pmax come from a named marking table for the port's rate
+// (Table attribute; doc/fabric.md, "ECN marking tables"): PerRate, the
+// default, the HPCC authors' production-style set as used in public ns-3
+// RDMA configurations (KB = 1000 B, Pmax 0.2): <=25G 100/400, 100G
+// 400/1600, 200G 600/2400, >=400G 800/3200, a rate between rows taking the
+// row below it; Paper, the DCQCN paper's deployment (Zhu et al., SIGCOMM
+// 2015: Kmin 5 KB, Kmax 200 KB, Pmax 1 %, any rate); Linear, 100 and 400 KB
+// per 25 Gb/s of link rate with Pmax 0.2 (the HPCC simulator's run.py
+// formula, kmin = 100 * bw / 25). Kmin, Kmax or Pmax set by the user win.
 #ifndef HOCKNEY_ECN_MARKER_H
 #define HOCKNEY_ECN_MARKER_H
 
@@ -44,6 +49,14 @@ class FabricEcnMarker : public Object
         WIRE     ///< on-wire bytes (framing, preamble and gap included)
     };
 
+    /// A named table of Kmin, Kmax, Pmax by link rate (file comment).
+    enum MarkingTable
+    {
+        PER_RATE,
+        PAPER,
+        LINEAR
+    };
+
     static TypeId GetTypeId();
     FabricEcnMarker();
     ~FabricEcnMarker() override;
@@ -53,9 +66,14 @@ class FabricEcnMarker : public Object
     /// Draws once against MarkProbability (no draw below Kmin or above Kmax).
     bool ShouldMark(uint64_t queueBytes);
 
-    /// Sets Kmin, Kmax, Pmax from the per-link-rate table.
+    /// Sets Kmin, Kmax, Pmax from the marker's table (Table) at \p rate.
     void ConfigureForRate(DataRate rate);
-    static void DefaultsForRate(DataRate rate, uint64_t& kmin, uint64_t& kmax, double& pmax);
+    /// Kmin, Kmax, Pmax of \p table at \p rate.
+    static void DefaultsForRate(DataRate rate,
+                                uint64_t& kmin,
+                                uint64_t& kmax,
+                                double& pmax,
+                                MarkingTable table = PER_RATE);
 
     void SetThresholds(uint64_t kminBytes, uint64_t kmaxBytes, double pmax);
     uint64_t GetKmin() const { return m_kmin; }
@@ -79,6 +97,7 @@ class FabricEcnMarker : public Object
     uint64_t m_kmin{400000};
     uint64_t m_kmax{1600000};
     double m_pmax{0.2};
+    MarkingTable m_table{PER_RATE};
     MarkPoint m_markPoint{DEQUEUE};
     QueueMeasure m_measure{PAYLOAD};
     Ptr<UniformRandomVariable> m_rng;

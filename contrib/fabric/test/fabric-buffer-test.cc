@@ -270,6 +270,31 @@ TEST_F(FabricBufferTest, EcnDefaultsFollowTheLinkRateTable)
     EXPECT_EQ(kmax, 3200000u);
 }
 
+TEST_F(FabricBufferTest, EcnNamedTablesByHand)
+{
+    uint64_t kmin = 0;
+    uint64_t kmax = 0;
+    double pmax = 0;
+    // Paper: 5 KB, 200 KB, 1 % at any rate (Zhu et al. 2015).
+    FabricEcnMarker::DefaultsForRate(DataRate("400Gbps"), kmin, kmax, pmax, FabricEcnMarker::PAPER);
+    EXPECT_EQ(kmin, 5000u);
+    EXPECT_EQ(kmax, 200000u);
+    EXPECT_DOUBLE_EQ(pmax, 0.01);
+    // Linear at 200 Gb/s: 100 x 200 / 25 = 800 KB, 400 x 200 / 25 = 3200 KB
+    // (the per-rate table has 600 / 2400 there: the two tables differ).
+    FabricEcnMarker::DefaultsForRate(DataRate("200Gbps"), kmin, kmax, pmax, FabricEcnMarker::LINEAR);
+    EXPECT_EQ(kmin, 800000u);
+    EXPECT_EQ(kmax, 3200000u);
+    EXPECT_DOUBLE_EQ(pmax, 0.2);
+    // A switch takes its ports' thresholds from the Table default.
+    Config::SetDefault("ns3::FabricEcnMarker::Table", EnumValue(FabricEcnMarker::PAPER));
+    Ptr<FabricEcnMarker> m = CreateObject<FabricEcnMarker>();
+    m->ConfigureForRate(DataRate("100Gbps"));
+    Config::SetDefault("ns3::FabricEcnMarker::Table", EnumValue(FabricEcnMarker::PER_RATE));
+    EXPECT_EQ(m->GetKmin(), 5000u);
+    EXPECT_EQ(m->GetKmax(), 200000u);
+}
+
 TEST_F(FabricBufferTest, RedMarkingProbabilityFollowsTheLine)
 {
     // Kmin 100 KB, Kmax 400 KB, Pmax 0.2: p(q) = 0.2 (q - 100 000) / 300 000.
