@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 
 namespace
@@ -115,4 +116,21 @@ TEST(CompareRowsCli, HierarchicalRowsShowBothLevels)
     EXPECT_GT(closed["inter_beta_Bps"].get<double>(), 45e9);
     EXPECT_LT(closed["inter_beta_Bps"].get<double>(), 50e9);
     EXPECT_GT(closed["inter_alpha_s"].get<double>(), closed["alpha_s"].get<double>());
+}
+
+TEST(CompareRowsCli, HpccRunsOnARailClusterWithPcieSwitches)
+{
+    // INT hops are stamped at the network switches only: the PCIe switches
+    // of rail-h100-2n (504 Gb/s, outside INT's rate code) are not hops, so
+    // the run completes and conserves its bytes: each of 16 ranks sends a
+    // 64000 / 16 = 4000 B block to each of its 15 peers.
+    const std::string path = TempPath("hpcc-rail.json");
+    std::ofstream(path) << (R"({"topology": "rail-h100-2n", "collective": "alltoall", "sizes": ["64KB"],
+                                 "backends": ["packet"], "fabric": {"congestion_control": "hpcc"}})");
+    const auto rows = RunRows("compare --scenario=" + path);
+    const nlohmann::json packet = RowOf(rows, "packet");
+    EXPECT_EQ(packet["status"], "complete");
+    EXPECT_EQ(packet["bytes_sent"], 16 * 15 * 4000);
+    EXPECT_EQ(packet["bytes_delivered"], 16 * 15 * 4000);
+    EXPECT_EQ(packet["drops"], 0);
 }

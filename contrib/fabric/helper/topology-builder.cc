@@ -3,6 +3,7 @@
 
 #include "attribute-defaults.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -186,6 +187,8 @@ FabricNetwork::Build(const TopologyDescription& description)
             const TopologyTier* t = g.NodeTier(v);
             Ptr<FabricSwitch> sw = helper.CreateSwitch(t->forwardingLatency, t->cutThrough);
             sw->SetAttribute("EcmpSeed", UintegerValue(m_ecmpSeed));
+            // INT hops at network switches only (FabricSwitch::IntStamping).
+            sw->SetAttribute("IntStamping", BooleanValue(t->protocol != "pcie" && t->protocol != "nvlink"));
             if (t->switchBufferBytes > 0)
             {
                 sw->GetBuffer()->SetAttribute("BufferBytes", UintegerValue(t->switchBufferBytes));

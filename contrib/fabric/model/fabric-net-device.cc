@@ -413,7 +413,7 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << ingressPort);
     // An INT packet leaves with one more hop record (StartTransmission
     // writes it): its bytes count in the queue and the budget from here on.
-    const uint32_t intBytes = IntHeader::GrowthBytes(header);
+    const uint32_t intBytes = m_switch && m_switch->StampsInt() ? IntHeader::GrowthBytes(header) : 0;
     m_counters.intBytes += intBytes;
     uint32_t payload = packet->GetSize() - kHdr + intBytes;
     Item item{packet, header, payload, ingressPort, ingressWireBytes, ready, rxEnd};
@@ -624,7 +624,7 @@ FabricNetDevice::StartTransmission(Item& item)
     // Busy from here on: the calls below may re-enter TryTransmit (a hairpin
     // port's own XON).
     m_txFreeAt = end;
-    if (item.header.IsIntRequested() && m_switch && IntHeader::GrowthBytes(item.header) > 0)
+    if (item.header.IsIntRequested() && m_switch && m_switch->StampsInt() && IntHeader::GrowthBytes(item.header) > 0)
     {
         // HPCC's INT at the egress (the HPCC simulator's SwitchNotifyDequeue):
         // departure time, the port's tx bytes with this packet (on the wire),

@@ -62,6 +62,17 @@ FabricSwitch::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&FabricSwitch::m_cutThrough),
                           MakeBooleanChecker())
+            // The HPCC simulator stamps INT at its network switches only; a
+            // PCIe or NVLink switch inside a server is not a hop HPCC's
+            // utilisation should count, and its rates (e.g. 504 Gb/s of PCIe
+            // Gen5 x16) are not in INT's 3-bit rate code.
+            .AddAttribute("IntStamping",
+                          "Append an HPCC in-band telemetry hop to packets that request it "
+                          "(network switches); the topology builder sets false on PCIe and "
+                          "NVLink tiers.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FabricSwitch::m_intStamping),
+                          MakeBooleanChecker())
             .AddAttribute("EcnEnabled",
                           "Mark ECT packets at the egress with RED (per-rate defaults).",
                           BooleanValue(true),

@@ -85,6 +85,8 @@ class FabricSwitch : public Node
     Ptr<FabricSwitchBuffer> GetBuffer() const { return m_buffer; }
     Time GetForwardingLatency() const { return m_latency; }
     bool IsCutThrough() const { return m_cutThrough; }
+    /// Appends HPCC's INT hop to packets that request it (IntStamping).
+    bool StampsInt() const { return m_intStamping; }
 
     /// Fixes the random streams of every port's ECN marker; returns the count used.
     int64_t AssignStreams(int64_t stream);
@@ -114,6 +116,7 @@ class FabricSwitch : public Node
     Ptr<FabricSwitchBuffer> m_buffer;
     Time m_latency;
     bool m_cutThrough{false};
+    bool m_intStamping{true};
     bool m_ecnEnabled{true};
     uint32_t m_seed{0};
     uint64_t m_headroomOverride{0};
