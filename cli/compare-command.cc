@@ -330,6 +330,10 @@ PrepareOutputs(const hockney::Flags& f, ns3::ComparisonConfig& c, std::vector<ns
             std::remove(probe.c_str());
         }
     }
+    if (f.IsSet("trace-interval") && c.tracesDir.empty())
+    {
+        throw ns3::InputError("--trace-interval", "expected --traces=DIR with it (it sets the sampling of --traces)");
+    }
     c.traceInterval = ns3::units::ParseTime(f.Get("trace-interval"), "--trace-interval");
     if (!c.traceInterval.IsStrictlyPositive())
     {

@@ -23,7 +23,8 @@ main(int argc, char** argv)
     {
         std::cout << "usage: hockney COMMAND [--flag=value ...]   (COMMAND --help for its flags)\n"
                   << "  exit status: 0 success, 1 internal error, 2 bad input (the flag or field named on "
-                     "stderr), 3 a run stopped at its limit (compare --wall-limit; rows still printed)\n"
+                     "stderr), 3 a run stopped at its limit (compare and sweep --wall-limit; rows still printed), "
+                     "130 sweep interrupted (Ctrl-C; rows done are written); sweep: 1 when a point failed\n"
                   << "  every command also takes --ns3::TypeName::AttributeName=VALUE (hockney attributes)\n";
         for (const auto& [name, info] : commands)
         {

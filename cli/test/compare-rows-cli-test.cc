@@ -134,3 +134,34 @@ TEST(CompareRowsCli, HpccRunsOnARailClusterWithPcieSwitches)
     EXPECT_EQ(packet["bytes_delivered"], 16 * 15 * 4000);
     EXPECT_EQ(packet["drops"], 0);
 }
+
+TEST(CompareRowsCli, NothingNamedIsSilentlyDropped)
+{
+    // The ideal fabric has no congestion control and derived NICs: naming
+    // either with it is refused rather than dropped.
+    for (const char* key : {R"("congestion_control": "hpcc")", R"("nic": "roce-100g")"})
+    {
+        const std::string path = TempPath("ideal.json");
+        std::ofstream(path) << (std::string(R"({"topology": "roce-leafspine", "fabric": {"ideal": true, )") + key +
+                                "}}");
+        hockney::ExpectBadInput("compare --scenario=" + path, "scenario.fabric.");
+    }
+    // The sampling interval of --traces means nothing without it.
+    hockney::ExpectBadInput("compare --topology=dgx-h100 --trace-interval=2us", "--trace-interval");
+}
+
+TEST(CompareRowsCli, UserAckIntervalWinsOverHpccPerPacketAcks)
+{
+    // HPCC's QPs ask for an ACK on every packet; a user's AckInterval wins:
+    // with 64 the 1 MB incast (245 packets of 4096 B per sender) sends far
+    // fewer ACKs, so fewer control hops.
+    const std::string path = TempPath("hpcc-ack.json");
+    std::ofstream(path) << (R"({"topology": "roce-leafspine", "collective": "incast", "sizes": ["1MB"], "ranks": 4,
+                                 "backends": ["packet"], "fabric": {"congestion_control": "hpcc"}})");
+    const auto perPacket = RowOf(RunRows("compare --scenario=" + path), "packet");
+    const auto coalesced = RowOf(RunRows("compare --scenario=" + path + " --ns3::RdmaNic::AckInterval=64"), "packet");
+    EXPECT_EQ(perPacket["status"], "complete");
+    EXPECT_EQ(coalesced["status"], "complete");
+    EXPECT_LT(2 * coalesced["control_hops"].get<int>(), perPacket["control_hops"].get<int>())
+        << coalesced << perPacket;
+}

@@ -420,6 +420,21 @@ ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
                "time_limit", "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
     ApplyFabricPackets(fb, f, c);
     ApplyFabricLimits(fb, f, c);
+    // The ideal fabric is the cross-check's: no congestion control and the
+    // derived NICs (headers in a tag, no PCIe latency); a congestion control
+    // or NIC preset named with it would be silently dropped.
+    if (c.fabric.ideal)
+    {
+        for (const char* key : {"congestion_control", "nic"})
+        {
+            if (fb.contains(key))
+            {
+                throw InputError(f + "." + key, "expected no " + std::string(key) +
+                                                    " with fabric.ideal (the ideal fabric has no congestion "
+                                                    "control and derived NICs)");
+            }
+        }
+    }
     if (c.fabric.headerBytes && c.fabric.mtuBytes && *c.fabric.headerBytes >= *c.fabric.mtuBytes)
     {
         throw InputError(f + ".header_bytes", "expected fewer header bytes than fabric.mtu_bytes (" +

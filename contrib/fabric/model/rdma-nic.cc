@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-nic.h"
 
+#include "attribute-defaults.h"
 #include "fabric-log.h"
 #include "fabric-net-device.h"
 #include "rdma-transport.h"
@@ -328,6 +329,10 @@ RdmaNic::CreateQp(uint8_t priority)
     qp.cc = cc;
     // INT rides in the payload: with transport headers in a tag (NVLink) it is not modelled.
     qp.wantsInt = cc->WantsInt() && !m_headersInTag;
+    // INT feedback is per packet: HPCC's simulator ACKs every packet
+    // (L2_ACK_INTERVAL 1), so a QP with INT does not coalesce, unless the
+    // user set AckInterval (--ns3:: or a scenario's attributes), which wins.
+    qp.ackEveryPacket = qp.wantsInt && !UserSetAttribute("ns3::RdmaNic::AckInterval");
     qp.rate->SetRateChangedCallback(MakeCallback(&RdmaNic::RateChanged, this).Bind(qp.qpn));
     qp.rate->SetWindowChangedCallback(MakeCallback(&RdmaNic::WindowChanged, this).Bind(qp.qpn));
     qp.ccWindow = rate->GetWindow();

@@ -190,9 +190,7 @@ class RdmaNic : public Object
     Time EligibleAt(const RdmaQueuePair& qp) const { return qp.EligibleAt(m_mtu, m_windowBytes); }
     bool AckRequested(const RdmaQueuePair& qp, const RdmaMessage& m, uint64_t psn) const
     {
-        // INT feedback is per packet: HPCC's simulator ACKs every packet
-        // (L2_ACK_INTERVAL 1), so a QP with INT does not coalesce.
-        return qp.AckRequested(m, psn, m_mtu, m_windowBytes, qp.wantsInt ? 1 : m_ackInterval);
+        return qp.AckRequested(m, psn, m_mtu, m_windowBytes, qp.ackEveryPacket ? 1 : m_ackInterval);
     }
     Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn);
     void IssueReads(RdmaQueuePair& qp);

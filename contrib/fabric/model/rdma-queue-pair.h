@@ -50,6 +50,9 @@ struct RdmaQueuePair
     Ptr<RdmaRateState> rate;
     Ptr<RdmaCongestionControl> cc;
     bool wantsInt{false}; ///< data packets ask switches for INT (the cc's WantsInt)
+    /// An ACK request on every data packet instead of every AckInterval: an
+    /// INT QP, unless the user set AckInterval (RdmaNic::AckRequested).
+    bool ackEveryPacket{false};
     // requester
     std::deque<RdmaMessage> sq; ///< posted, not yet fully acknowledged
     uint64_t nextPsn{0};        ///< PSN of the next packet to post (end of sq)

@@ -87,7 +87,8 @@ TEST_F(SwiftTest, HopsFromTheSampleOrTheAttribute)
     // that of 3 hops the ACK's telemetry reports (increase).
     Ptr<Swift> a = Start(10);
     a->AckReceived(state, Ack(MicroSeconds(27), 4096));
-    EXPECT_LT(a->GetCwnd(), 10);
+    // Decrease by 1 - beta (delay - target) / delay = 1 - 0.8 x 1 / 27.
+    EXPECT_NEAR(a->GetCwnd(), 10 * (1 - 0.8 / 27), 1e-12);
     Ptr<Swift> b = Start(10);
     b->AckReceived(state, Ack(MicroSeconds(27), 4096, 3));
     EXPECT_NEAR(b->GetCwnd(), 10.1, 1e-12);
