@@ -10,12 +10,14 @@
 #include "flags.h"
 #include "collective-comparison.h"
 #include "input-error.h"
+#include "rdma-congestion-control.h"
 #include "result-row.h"
 #include "scenario-sweep.h"
 #include "sha256.h"
 #include "sweep-output.h"
 #include "units.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -93,17 +95,55 @@ ReadScenario(const std::string& path)
     }
 }
 
+// The attribute an axis varies in some point, as a --ns3:: flag names it
+// (without "--"): attributes.NAME is NAME; fabric.congestion_control.KEY is
+// KEY of the point's algorithm (ns3::Dcqcn::G for dcqcn), which compare sets
+// before the flags are applied (comparison-congestion-control.cc).
+std::vector<std::string>
+AxisAttributes(const SweepAxis& a, const std::vector<SweepPoint>& points)
+{
+    if (a.path.size() == 2 && a.path[0].token == "attributes")
+    {
+        return {a.path[1].token};
+    }
+    std::vector<std::string> names;
+    if (a.path.size() == 3 && a.path[0].token == "fabric" && a.path[1].token == "congestion_control" &&
+        a.path[2].token != "name" && a.path[2].token != "preset")
+    {
+        for (const SweepPoint& p : points)
+        {
+            const OrderedJson* cc = nullptr;
+            if (p.scenario.contains("fabric") && p.scenario.at("fabric").is_object() &&
+                p.scenario.at("fabric").contains("congestion_control"))
+            {
+                cc = &p.scenario.at("fabric").at("congestion_control");
+            }
+            if (cc && cc->is_object() && cc->contains("name") && cc->at("name").is_string())
+            {
+                // An unknown name is the point check's error.
+                if (const ns3::RdmaCcEntry* e = ns3::RdmaCcRegistry::Find(cc->at("name").get<std::string>());
+                    e && e->typeId)
+                {
+                    names.push_back(e->typeId().GetName() + "::" + a.path[2].token);
+                }
+            }
+        }
+    }
+    return names;
+}
+
 // A --ns3:: flag wins over a scenario's attribute (attribute-defaults.h), so
 // with one the axis of that attribute would vary nothing.
 void
-CheckAttributeFlags(const std::vector<SweepAxis>& axes)
+CheckAttributeFlags(const std::vector<SweepAxis>& axes, const std::vector<SweepPoint>& points)
 {
     for (const auto& flag : hockney::AttributeFlags())
     {
         const std::string name = flag.substr(2, flag.find('=') - 2);
         for (const SweepAxis& a : axes)
         {
-            if (a.path.size() == 2 && a.path[0].token == "attributes" && a.path[1].token == name)
+            const std::vector<std::string> varied = AxisAttributes(a, points);
+            if (std::find(varied.begin(), varied.end(), name) != varied.end())
             {
                 throw ns3::InputError(flag.substr(0, flag.find('=')), "fixes the attribute that " +
                                                                           ns3::SweepKeyField(a.key) +
@@ -292,6 +332,11 @@ ReadGrid(const hockney::Flags& f, const std::vector<std::string>& sweepFlags)
     {
         throw ns3::InputError("--scenario", "expected a JSON object in '" + f.Get("scenario") + "'");
     }
+    // flows_csv is relative to the scenario file, which neither this
+    // process's directory nor a point file's is.
+    const std::string dir =
+        std::filesystem::absolute(f.Get("scenario")).lexically_normal().parent_path().string();
+    ns3::AnchorFlowsCsv(g.base, dir);
     if (g.base.contains("sweep"))
     {
         g.axes = ns3::SweepAxesFromJson(g.base.at("sweep"));
@@ -305,12 +350,13 @@ ReadGrid(const hockney::Flags& f, const std::vector<std::string>& sweepFlags)
         throw ns3::InputError("--sweep", "expected at least one axis: KEY=v1,v2 or a \"sweep\" object in the scenario");
     }
     ns3::ResolveSweepAxes(g.base, g.axes);
-    CheckAttributeFlags(g.axes);
     g.points = ns3::ExpandSweep(g.base, g.axes);
-    for (const SweepPoint& p : g.points)
+    for (SweepPoint& p : g.points)
     {
+        ns3::AnchorFlowsCsv(p.scenario, dir); // an axis may set it
         ns3::CheckSweepPoint(g.base, g.axes, p);
     }
+    CheckAttributeFlags(g.axes, g.points);
     return g;
 }
 
@@ -434,25 +480,47 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
         const std::string label = PointLabel(g.axes, g.points[i]);
         // Exit 3: a packet run reached its wall-clock limit; compare still
         // printed every row (SweepOutput runs such a point again on resume).
+        std::optional<std::vector<ResultRow>> rows;
         if (code == 0 || code == 3)
         {
             try
             {
-                const auto rows = ns3::RowsFromJson(OrderedJson::parse(runner.Out(i)), "compare's output");
-                output.Add(i, WithSweptColumns(g.axes, g.points[i], rows));
-                progress.Point(label, seconds, code == 0 ? "done" : "stopped at the wall-clock limit");
-                if (code == 3)
-                {
-                    ++counts.wallStopped;
-                    progress.Break();
-                    std::cerr << "hockney sweep: point " << label << ": " << ChildError(runner.Err(i)).second << "\n";
-                }
-                continue;
+                rows = ns3::RowsFromJson(OrderedJson::parse(runner.Out(i)), "compare's output");
             }
-            catch (const std::exception& e)
+            catch (const nlohmann::json::exception&)
             {
                 // An unreadable output is the point's failure, like a crash.
             }
+            catch (const ns3::InputError&)
+            {
+                // JSON without a "rows" list: the same.
+            }
+        }
+        if (rows)
+        {
+            // Outside the catches above: a failed write of --output is the
+            // sweep's bad input (exit 2, once the running points end), not
+            // this point's failure.
+            try
+            {
+                output.Add(i, WithSweptColumns(g.axes, g.points[i], *rows));
+            }
+            catch (const ns3::InputError& e)
+            {
+                if (!badInput)
+                {
+                    badInput = e;
+                }
+                continue;
+            }
+            progress.Point(label, seconds, code == 0 ? "done" : "stopped at the wall-clock limit");
+            if (code == 3)
+            {
+                ++counts.wallStopped;
+                progress.Break();
+                std::cerr << "hockney sweep: point " << label << ": " << ChildError(runner.Err(i)).second << "\n";
+            }
+            continue;
         }
         progress.Point(label, seconds, g_interrupted ? "stopped" : "FAILED");
         const auto [field, message] = ChildError(runner.Err(i));
@@ -499,6 +567,7 @@ DeclareSweepFlags(hockney::Flags& f)
         .Add("jobs", std::to_string(cores), "points run at once, each in its own process (default: the machine's cores)")
         .Add("format", "table", "table | csv | json")
         .Add("output", "", "file to write (and to resume: points already in it are not run again)")
+        .AddSwitch("resume-any", "resume --output even when another scenario wrote it (its rows are kept)")
         .Add("plot", "", "PNG of the analytic backends' error vs packets against the swept value (gnuplot)")
         .Add("plot-x", "", "the axis on the x axis of --plot (default: the first)");
 }
@@ -526,7 +595,8 @@ Sweep(const std::vector<std::string>& argsIn, std::ostream& out)
         hockney::CheckSweepPlot(f.Get("plot"), f.IsSet("plot-x") ? f.Get("plot-x") : g.axes.front().key, g.axes,
                                 g.points);
     }
-    hockney::SweepOutput output(f.Get("output"), format, g.axes, g.points);
+    hockney::SweepOutput output(f.Get("output"), format, g.axes, g.points, ns3::OutputProvenance().scenarioSha256,
+                                f.GetSwitch("resume-any"));
     if (std::none_of(g.axes.begin(), g.axes.end(), [](const SweepAxis& a) { return a.key == "seed"; }))
     {
         // One seed for every point: the scenario's, else compare's default.

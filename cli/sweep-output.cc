@@ -62,12 +62,38 @@ NumberOf(const ns3::ResultRow& row, const std::string& key)
     return row.GetDouble(key);
 }
 
+// The scenario_sha256 of an earlier output's provenance ("" when it has none).
+std::string
+ScenarioSha256Of(const ns3::OrderedJson* doc, const std::string& csv)
+{
+    if (doc)
+    {
+        const auto* meta = doc->contains("meta") ? &doc->at("meta") : nullptr;
+        return meta && meta->is_object() && meta->contains("scenario_sha256") &&
+                       meta->at("scenario_sha256").is_string()
+                   ? meta->at("scenario_sha256").get<std::string>()
+                   : "";
+    }
+    const std::string key = "# scenario_sha256=";
+    std::istringstream lines(csv);
+    for (std::string line; std::getline(lines, line) && line.rfind("#", 0) == 0;)
+    {
+        if (line.rfind(key, 0) == 0)
+        {
+            return line.substr(key.size());
+        }
+    }
+    return "";
+}
+
 } // namespace
 
 SweepOutput::SweepOutput(const std::string& path,
                          ns3::OutputFormat format,
                          const std::vector<ns3::SweepAxis>& axes,
-                         const std::vector<ns3::SweepPoint>& points)
+                         const std::vector<ns3::SweepPoint>& points,
+                         const std::string& scenarioSha256,
+                         bool resumeAny)
     : m_path(path),
       m_format(format),
       m_points(points.size())
@@ -76,8 +102,11 @@ SweepOutput::SweepOutput(const std::string& path,
     {
         return;
     }
+    // Before any point runs: a directory or a read-only place is refused
+    // here, not found after the first point's run.
+    CheckWritableFile(path, "--output");
     std::error_code ec;
-    if (std::filesystem::exists(path, ec) && std::filesystem::file_size(path, ec) > 0)
+    if (std::filesystem::file_size(path, ec) > 0 && !ec)
     {
         if (format == ns3::OutputFormat::TABLE)
         {
@@ -86,9 +115,9 @@ SweepOutput::SweepOutput(const std::string& path,
         }
         const std::string text = ReadText(path);
         std::vector<ns3::ResultRow> rows;
+        ns3::OrderedJson doc;
         if (format == ns3::OutputFormat::JSON)
         {
-            ns3::OrderedJson doc;
             try
             {
                 doc = ns3::OrderedJson::parse(text);
@@ -103,6 +132,17 @@ SweepOutput::SweepOutput(const std::string& path,
         else
         {
             rows = ns3::RowsFromCsv(text, "--output");
+        }
+        // Rows match points by their swept values alone: those of another
+        // scenario (another base, another topology) would stand for these.
+        const std::string earlier =
+            ScenarioSha256Of(format == ns3::OutputFormat::JSON ? &doc : nullptr, text);
+        if (!resumeAny && earlier != scenarioSha256)
+        {
+            throw ns3::InputError("--output", "'" + path + "' holds a sweep of another scenario (scenario_sha256 " +
+                                                  (earlier.empty() ? "none" : earlier) + ", this one's " +
+                                                  scenarioSha256 + "): the scenario changed; expected a new "
+                                                  "--output file, or --resume-any to keep its rows");
         }
         std::map<std::string, size_t> index;
         for (size_t i = 0; i < points.size(); ++i)
@@ -190,12 +230,19 @@ SweepOutput::Write() const
     {
         std::ofstream f(part);
         ns3::WriteRows(f, "sweep", Rows(), m_format);
+        f.flush();
         if (!f)
         {
-            throw std::runtime_error("cannot write " + part);
+            throw ns3::InputError("--output", "expected a writable file, cannot write '" + part + "'");
         }
     }
-    std::filesystem::rename(part, m_path);
+    std::error_code ec;
+    std::filesystem::rename(part, m_path, ec);
+    if (ec)
+    {
+        throw ns3::InputError("--output", "expected a writable file, cannot replace '" + m_path + "' (" +
+                                              ec.message() + ")");
+    }
 }
 
 namespace

@@ -28,16 +28,21 @@ class SweepOutput
     /// --output): rows whose swept columns match a point stand for that point,
     /// which then does not run (unless a row of it says its packet run
     /// stopped at the wall-clock limit: it runs again); the others are kept
-    /// after the grid's rows.
+    /// after the grid's rows. The file's scenario_sha256 (JSON "meta", CSV
+    /// "# scenario_sha256=" line) must be \p scenarioSha256: rows of another
+    /// scenario are an InputError naming --output, unless \p resumeAny.
     /// An unwritable \p path is an InputError naming --output.
     SweepOutput(const std::string& path,
                 ns3::OutputFormat format,
                 const std::vector<ns3::SweepAxis>& axes,
-                const std::vector<ns3::SweepPoint>& points);
+                const std::vector<ns3::SweepPoint>& points,
+                const std::string& scenarioSha256,
+                bool resumeAny);
 
     bool Has(size_t point) const;
     /// Sets the rows of \p point and rewrites the file (a complete file each
-    /// time, renamed into place, so a stopped sweep leaves a readable one).
+    /// time, renamed into place, so a stopped sweep leaves a readable one);
+    /// a failed write is an InputError naming --output.
     void Add(size_t point, std::vector<ns3::ResultRow> rows);
     /// Every point's rows in grid order, then the file's rows of no point.
     std::vector<ns3::ResultRow> Rows() const;

@@ -316,7 +316,8 @@ TEST(SweepCli, WallLimitKeepsTheRowsExitsThreeAndRunsAgainOnResume)
 
     std::snprintf(text, sizeof text, scenario, "600s");
     std::ofstream(path) << text;
-    CliResult resumed = RunHockney("sweep --scenario=" + path + " --format=json --output=" + out);
+    // The scenario changed: --resume-any keeps the earlier scenario's rows.
+    CliResult resumed = RunHockney("sweep --scenario=" + path + " --format=json --output=" + out + " --resume-any");
     EXPECT_EQ(resumed.status, 0) << resumed.err;
     EXPECT_NE(resumed.err.find("2 points, 0 already in"), std::string::npos) << resumed.err;
     rows = Json::parse(hockney::ReadFile(out))["rows"];
@@ -324,5 +325,125 @@ TEST(SweepCli, WallLimitKeepsTheRowsExitsThreeAndRunsAgainOnResume)
     EXPECT_EQ(rows[1]["status"], "complete");
     EXPECT_EQ(rows[3]["status"], "complete");
     std::remove(out.c_str());
+    std::remove(path.c_str());
+}
+
+TEST(SweepCli, RelativeFlowsCsvIsRelativeToTheScenarioFile)
+{
+    // The scenario and its flow lists in one directory, the sweep run from
+    // another: the base's flows_csv and an axis's are read from the
+    // scenario's directory, as compare reads them.
+    const std::string dir = TempPath("flows-dir");
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/a.csv") << "src,dst,bytes,start\nh1,h0,300KB,0us\n";
+    std::ofstream(dir + "/b.csv") << "src,dst,bytes,start\nh1,h0,600KB,0us\n";
+    const Json two = Json::parse(hockney::ReadFile(HOCKNEY_SOURCE_DIR "/examples/two-flows.json"));
+    const std::string top = two["topology"].dump();
+    const auto write = [&](const std::string& name, const std::string& rest) {
+        std::ofstream(dir + "/" + name) << R"({"topology": )" + top + R"(, "backends": ["alphabeta", "flow"], )" + rest + "}";
+        return dir + "/" + name;
+    };
+    const std::string base = write("base.json", R"("flows_csv": "a.csv", "sweep": {"seed": [1, 2]})");
+    const std::string axis = write("axis.json", R"("sweep": {"flows_csv": ["a.csv", "b.csv"]})");
+    const std::string singleA = write("single-a.json", R"("flows_csv": "a.csv")");
+    const std::string singleB = write("single-b.json", R"("flows_csv": "b.csv")");
+    const Json a = RunJson("compare --scenario=" + singleA);
+    const Json b = RunJson("compare --scenario=" + singleB);
+    ASSERT_EQ(a["rows"].size(), b["rows"].size());
+    ASSERT_GT(a["rows"].size(), 0u);
+
+    const std::string cwd = std::filesystem::current_path().string();
+    std::filesystem::current_path("/");
+    const Json fromBase = RunJson("sweep --scenario=" + base + " --jobs=2");
+    const Json fromAxis = RunJson("sweep --scenario=" + axis + " --jobs=2");
+    std::filesystem::current_path(cwd);
+    std::filesystem::remove_all(dir);
+
+    const size_t n = a["rows"].size();
+    ASSERT_EQ(fromBase["rows"].size(), 2 * n);
+    ASSERT_EQ(fromAxis["rows"].size(), 2 * n);
+    for (size_t i = 0; i < n; ++i)
+    {
+        EXPECT_EQ(Comparable(fromBase["rows"][i], {"seed"}), Comparable(a["rows"][i], {})) << i;
+        EXPECT_EQ(Comparable(fromAxis["rows"][i], {"flows_csv"}), Comparable(a["rows"][i], {})) << i;
+        EXPECT_EQ(Comparable(fromAxis["rows"][n + i], {"flows_csv"}), Comparable(b["rows"][i], {})) << i;
+        // The column holds the value as written.
+        EXPECT_EQ(fromAxis["rows"][n + i]["flows_csv"], "b.csv");
+    }
+    // Each point read its own list: the bytes of b.csv, twice a.csv's.
+    EXPECT_EQ(fromAxis["rows"][0]["bytes"], 300000);
+    EXPECT_EQ(fromAxis["rows"][n]["bytes"], 600000);
+    EXPECT_EQ(fromBase["rows"][n]["bytes"], 300000);
+}
+
+TEST(SweepCli, FlagFixingACongestionControlAxisIsRefused)
+{
+    // fabric.congestion_control.G of dcqcn is attribute ns3::Dcqcn::G, which
+    // a --ns3::Dcqcn::G flag would set after the object's key in every point.
+    const std::string path = WriteScenario("cc-axis", R"({"topology": "dgx-h100", "ranks": 4,
+        "backends": ["closed"], "sizes": ["64KB"], "fabric": {"congestion_control": {"name": "dcqcn"}},
+        "sweep": {"fabric.congestion_control.G": [0.0625, 0.5]}})");
+    CliResult r = RunHockney("sweep --scenario=" + path + " --ns3::Dcqcn::G=0.25");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("--ns3::Dcqcn::G: fixes the attribute that sweep[\"fabric.congestion_control.G\"] varies"),
+              std::string::npos)
+        << r.err;
+    // An attribute of no axis is allowed.
+    CliResult ok = RunHockney("sweep --scenario=" + path + " --ns3::Dcqcn::AlphaInterval=40us");
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    std::remove(path.c_str());
+}
+
+TEST(SweepCli, ResumeOfAnotherScenarioIsRefused)
+{
+    for (const std::string format : {"json", "csv"})
+    {
+        const std::string path = WriteScenario("other", PointScenario("ring", "1MB"));
+        const std::string out = TempPath("other-out." + format);
+        std::remove(out.c_str());
+        const std::string cmd = "sweep --scenario=" + path + " --format=" + format + " --output=" + out +
+                                " --sweep=sizes=1MB,8MB";
+        CliResult a = RunHockney(cmd);
+        ASSERT_EQ(a.status, 0) << a.err;
+        const std::string first = hockney::ReadFile(out);
+        // The same axis values, another collective: its rows are not this one's.
+        std::ofstream(path) << R"({"topology": "dgx-h100", "collective": "allgather", "ranks": 8,
+            "backends": ["closed", "alphabeta", "loggp", "flow"], "algorithm": "ring"})";
+        CliResult b = RunHockney(cmd);
+        EXPECT_EQ(b.status, 2) << b.err;
+        EXPECT_NE(b.err.find("--output: '" + out + "' holds a sweep of another scenario"), std::string::npos) << b.err;
+        EXPECT_NE(b.err.find("the scenario changed"), std::string::npos) << b.err;
+        EXPECT_EQ(hockney::ReadFile(out), first); // untouched
+        // --resume-any keeps them.
+        CliResult c = RunHockney(cmd + " --resume-any");
+        EXPECT_EQ(c.status, 0) << c.err;
+        EXPECT_NE(c.err.find("2 points, 2 already in " + out + ", 0 to run"), std::string::npos) << c.err;
+        // The first scenario again resumes as before.
+        std::ofstream(path) << PointScenario("ring", "1MB");
+        CliResult d = RunHockney(cmd);
+        EXPECT_EQ(d.status, 0) << d.err;
+        EXPECT_NE(d.err.find("2 points, 2 already in " + out + ", 0 to run"), std::string::npos) << d.err;
+        std::remove(out.c_str());
+        std::remove(path.c_str());
+    }
+}
+
+TEST(SweepCli, UnwritableOutputIsBadInputBeforeAnyPoint)
+{
+    // A directory as --output: refused before any point runs, as the
+    // output's fault rather than each point's.
+    const std::string path = WriteScenario("unwritable", PointScenario("ring", "1MB"));
+    const std::string dir = TempPath("output-dir");
+    std::filesystem::create_directories(dir);
+    for (const std::string format : {"csv", "json"})
+    {
+        CliResult r = RunHockney("sweep --scenario=" + path + " --sweep=sizes=1MB,8MB --format=" + format +
+                                 " --output=" + dir);
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_EQ(r.err.rfind("hockney sweep: --output: expected a writable file, cannot write '" + dir + "'", 0), 0u)
+            << r.err;
+        EXPECT_EQ(r.err.find("point"), std::string::npos) << r.err; // no point ran
+    }
+    std::filesystem::remove_all(dir);
     std::remove(path.c_str());
 }

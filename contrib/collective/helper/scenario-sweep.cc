@@ -364,6 +364,20 @@ ExpandSweep(const OrderedJson& base, const std::vector<SweepAxis>& axes)
 }
 
 void
+AnchorFlowsCsv(OrderedJson& scenario, const std::string& directory)
+{
+    if (!scenario.is_object() || !scenario.contains("flows_csv") || !scenario.at("flows_csv").is_string())
+    {
+        return; // absent, or refused by the scenario's check
+    }
+    const std::string path = scenario.at("flows_csv").get<std::string>();
+    if (!path.empty() && path[0] != '/')
+    {
+        scenario["flows_csv"] = directory + "/" + path;
+    }
+}
+
+void
 CheckSweepPoint(const OrderedJson& base, const std::vector<SweepAxis>& axes, const SweepPoint& point)
 {
     try

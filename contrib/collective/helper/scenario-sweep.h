@@ -86,6 +86,12 @@ void ResolveSweepAxes(const OrderedJson& base, std::vector<SweepAxis>& axes);
 /// The cartesian product of the axes over \p base (resolved axes), first axis slowest.
 std::vector<SweepPoint> ExpandSweep(const OrderedJson& base, const std::vector<SweepAxis>& axes);
 
+/// Makes a relative "flows_csv" of \p scenario absolute, on \p directory
+/// (absolute: the sweep scenario file's): compare reads it relative to the
+/// scenario file, but the sweep checks its points in process and runs each
+/// from a point file in a temporary directory.
+void AnchorFlowsCsv(OrderedJson& scenario, const std::string& directory);
+
 /// Checks a point's scenario as compare does before running (every field, and
 /// the whole configuration when it has a topology or given alpha and beta);
 /// an error is re-thrown by SweepPointError.

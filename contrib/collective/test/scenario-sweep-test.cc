@@ -145,5 +145,19 @@ TEST(ScenarioSweep, RowsMatchPointsInJsonAndCsv)
     EXPECT_EQ(ErrorField([] { RowsFromJson(OrderedJson::parse("{\"command\": \"x\"}"), "--output"); }), "--output");
 }
 
+TEST(ScenarioSweep, RelativeFlowsCsvIsAnchoredOnTheScenarioDirectory)
+{
+    OrderedJson s = OrderedJson::parse(R"({"flows_csv": "lists/a.csv"})");
+    AnchorFlowsCsv(s, "/data/sweeps");
+    EXPECT_EQ(s["flows_csv"], "/data/sweeps/lists/a.csv");
+    // Absolute, absent or not a string (the scenario check's error): unchanged.
+    for (const char* text : {R"({"flows_csv": "/x/a.csv"})", R"({"sizes": "1MB"})", R"({"flows_csv": 3})"})
+    {
+        OrderedJson t = OrderedJson::parse(text);
+        AnchorFlowsCsv(t, "/data/sweeps");
+        EXPECT_EQ(t, OrderedJson::parse(text)) << text;
+    }
+}
+
 } // namespace
 } // namespace ns3
