@@ -9,7 +9,6 @@
 #include "flags.h"
 #include "input-error.h"
 #include "result-row.h"
-#include "sha256.h"
 #include "topology-presets.h"
 #include "units.h"
 
@@ -17,7 +16,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -390,13 +388,6 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     if (f.IsSet("scenario"))
     {
         ns3::ApplyScenarioFile(f.Get("scenario"), c);
-        // The outputs name the file and hash what it held, so a result can be
-        // traced to the scenario even after the file is edited.
-        std::ifstream in(f.Get("scenario"), std::ios::binary);
-        std::stringstream content;
-        content << in.rdbuf();
-        ns3::OutputProvenance().scenarioFile = f.Get("scenario");
-        ns3::OutputProvenance().scenarioSha256 = ns3::Sha256Hex(content.str());
     }
     ScenarioOverride o(f, c);
     ApplyWhatRuns(f, o, c);

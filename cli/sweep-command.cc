@@ -13,7 +13,6 @@
 #include "rdma-congestion-control.h"
 #include "result-row.h"
 #include "scenario-sweep.h"
-#include "sha256.h"
 #include "sweep-output.h"
 #include "units.h"
 
@@ -76,18 +75,10 @@ TakeSweepFlags(std::vector<std::string>& args)
 OrderedJson
 ReadScenario(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw ns3::InputError("--scenario", "expected a readable JSON file, cannot open '" + path + "'");
-    }
-    std::stringstream content;
-    content << in.rdbuf();
-    ns3::OutputProvenance().scenarioFile = path;
-    ns3::OutputProvenance().scenarioSha256 = ns3::Sha256Hex(content.str());
+    const std::string text = ns3::ReadScenarioText(path);
     try
     {
-        return OrderedJson::parse(content.str());
+        return OrderedJson::parse(text);
     }
     catch (const nlohmann::json::exception& e)
     {

@@ -188,8 +188,12 @@ AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text,
 /// preset "NAME:KEY=VALUE,..." (its options, checked by the preset). A
 /// collective without an algorithm gets the collective's first algorithm.
 void ApplyScenario(const nlohmann::json& scenario, ComparisonConfig& config);
-/// Reads and applies a scenario file; throws InputError naming "--scenario" if
-/// it cannot be read or is not JSON.
+/// The text of a scenario file, read once; records the file and its SHA-256 in
+/// the outputs' provenance. Throws InputError naming "--scenario" if it
+/// cannot be read.
+std::string ReadScenarioText(const std::string& path);
+/// Reads and applies a scenario file (ReadScenarioText); throws InputError
+/// naming "--scenario" if it cannot be read or is not JSON.
 void ApplyScenarioFile(const std::string& path, ComparisonConfig& config);
 
 /// Checks the whole configuration (backends registered, a topology for those

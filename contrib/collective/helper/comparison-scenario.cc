@@ -11,12 +11,15 @@
 #include "comparison-point.h"
 #include "input-error.h"
 #include "rdma-congestion-control.h"
+#include "result-row.h"
+#include "sha256.h"
 #include "topology-presets.h"
 #include "units.h"
 
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 namespace ns3
 {
@@ -534,18 +537,32 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     RecordScenarioFields(j, c);
 }
 
-void
-ApplyScenarioFile(const std::string& path, ComparisonConfig& config)
+std::string
+ReadScenarioText(const std::string& path)
 {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in)
     {
         throw InputError("--scenario", "expected a readable JSON file, cannot open '" + path + "'");
     }
+    std::stringstream content;
+    content << in.rdbuf();
+    // The outputs name the file and hash what it held (one read: the hash is
+    // of the text the run parsed), so a result can be traced to the
+    // scenario even after the file is edited.
+    OutputProvenance().scenarioFile = path;
+    OutputProvenance().scenarioSha256 = Sha256Hex(content.str());
+    return content.str();
+}
+
+void
+ApplyScenarioFile(const std::string& path, ComparisonConfig& config)
+{
+    const std::string text = ReadScenarioText(path);
     nlohmann::json j;
     try
     {
-        in >> j;
+        j = nlohmann::json::parse(text);
     }
     catch (const nlohmann::json::exception& e)
     {

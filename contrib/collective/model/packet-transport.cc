@@ -253,11 +253,7 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
             }
             if (preset)
             {
-                nic->SetAttribute("PcieRate", DataRateValue(preset->pcieRate));
-                nic->SetAttribute("PcieLatency", TimeValue(preset->pcieLatency));
-                nic->SetAttribute("EngineStartup", TimeValue(preset->engineStartup));
-                nic->SetAttribute("AckInterval", UintegerValue(preset->ackInterval));
-                nic->SetAttribute("AckHighPriority", BooleanValue(preset->ackHighPriority));
+                RdmaHelper::ApplyEndpointNumbers(*preset, nic);
             }
             ApplyUserAttributes(nic);
             nic->Attach(port);

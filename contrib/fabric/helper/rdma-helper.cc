@@ -93,6 +93,16 @@ RdmaHelper::CreateCongestionControl(const std::string& spec, DataRate lineRate)
     return RdmaCcRegistry::Create(spec, lineRate);
 }
 
+void
+RdmaHelper::ApplyEndpointNumbers(const RdmaNicPreset& p, Ptr<RdmaNic> nic)
+{
+    nic->SetAttribute("PcieRate", DataRateValue(p.pcieRate));
+    nic->SetAttribute("PcieLatency", TimeValue(p.pcieLatency));
+    nic->SetAttribute("EngineStartup", TimeValue(p.engineStartup));
+    nic->SetAttribute("AckInterval", UintegerValue(p.ackInterval));
+    nic->SetAttribute("AckHighPriority", BooleanValue(p.ackHighPriority));
+}
+
 Ptr<RdmaNic>
 RdmaHelper::Install(Ptr<FabricNetDevice> port, const std::string& name) const
 {
@@ -108,11 +118,7 @@ RdmaHelper::Install(Ptr<FabricNetDevice> port, const std::string& name) const
     Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
     nic->SetAttribute("HeadersInTag", BooleanValue(p.headersInTag));
     nic->SetAttribute("Mtu", UintegerValue(p.mtu));
-    nic->SetAttribute("PcieRate", DataRateValue(p.pcieRate));
-    nic->SetAttribute("PcieLatency", TimeValue(p.pcieLatency));
-    nic->SetAttribute("EngineStartup", TimeValue(p.engineStartup));
-    nic->SetAttribute("AckInterval", UintegerValue(p.ackInterval));
-    nic->SetAttribute("AckHighPriority", BooleanValue(p.ackHighPriority));
+    ApplyEndpointNumbers(p, nic);
     ApplyUserAttributes(nic); // the user's --ns3:: or scenario values win over the preset's
     nic->SetCongestionControl(CreateCongestionControl(p.congestion, port->GetDataRate()));
     nic->Attach(port);

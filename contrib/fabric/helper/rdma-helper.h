@@ -64,6 +64,12 @@ class RdmaHelper
      */
     Ptr<RdmaNic> Install(Ptr<FabricNetDevice> port, const std::string& preset) const;
 
+    /// Sets the preset's endpoint numbers on \p nic: PcieRate, PcieLatency,
+    /// EngineStartup, AckInterval, AckHighPriority (Install and a compare
+    /// scenario's fabric.nic both use it; the MTU and HeadersInTag are set by
+    /// each, since compare derives them from the path as well).
+    static void ApplyEndpointNumbers(const RdmaNicPreset& preset, Ptr<RdmaNic> nic);
+
     /// An endpoint with the default protocol attributes (RdmaEndpoint's TypeId).
     Ptr<RdmaEndpoint> CreateEndpoint() const;
 };
