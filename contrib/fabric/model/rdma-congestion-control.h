@@ -88,6 +88,9 @@ class RdmaRateState : public Object
     void SetWindowChangedCallback(Callback<void> cb) { m_windowChanged = cb; }
 
     uint32_t qpNumber{0}; ///< for logs and traces
+    /// Payload bytes of the QP's packets (the NIC's Mtu; 0 when no NIC set
+    /// it), for an algorithm that counts its window in packets.
+    uint32_t mtuBytes{0};
 
     /// Signature of the Rate and TargetRate trace sources.
     typedef void (*DataRateTracedCallback)(DataRate oldValue, DataRate newValue);

@@ -319,6 +319,7 @@ RdmaNic::CreateQp(uint8_t priority)
     Ptr<RdmaRateState> rate = CreateObject<RdmaRateState>();
     rate->qpNumber = qpn;
     rate->SetLineRate(m_lineRate);
+    rate->mtuBytes = m_mtu;
     Ptr<RdmaCongestionControl> cc = m_ccProto->Fork();
     cc->FlowStart(rate);
     m_qps.emplace_back();

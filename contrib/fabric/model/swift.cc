@@ -116,10 +116,11 @@ Swift::GetTypeId()
                           MakeDoubleAccessor(&Swift::m_initialCwnd),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("PacketBytes",
-                          "Payload bytes of one packet of the window: the NIC's Mtu",
-                          UintegerValue(4096),
+                          "Payload bytes of one packet of the window (0: the NIC's Mtu, "
+                          "4096 without a NIC)",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&Swift::m_packetBytes),
-                          MakeUintegerChecker<uint32_t>(1))
+                          MakeUintegerChecker<uint32_t>())
             // Assumption (the paper names RETX_RESET_THRESHOLD only).
             .AddAttribute("RetxResetThreshold",
                           "RETX_RESET_THRESHOLD: consecutive timeouts after which the window "
@@ -195,6 +196,12 @@ Swift::FlowStart(Ptr<RdmaRateState> state)
                                     std::to_string(m_minCwnd));
     }
     RdmaCongestionControl::FlowStart(state);
+    // A window of packets is a window of the NIC's packets: its MTU, unless
+    // the user set PacketBytes (4096 for a state without a NIC, in tests).
+    if (m_packetBytes == 0)
+    {
+        m_packetBytes = state->mtuBytes > 0 ? state->mtuBytes : 4096;
+    }
     m_cwnd = m_initialCwnd > 0
                  ? m_initialCwnd
                  : static_cast<double>(state->GetLineRate().GetBitRate()) *

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 using namespace ns3;
 using namespace hockney::rdmatest;
@@ -61,6 +62,26 @@ TEST_F(SwiftTest, RegisteredByName)
     EXPECT_EQ(cc->GetName(), "Swift");
     EXPECT_EQ(RdmaHelper::CreateCongestionControl("swift", DataRate("100Gbps"))->GetName(),
               "Swift");
+}
+
+TEST_F(SwiftTest, PacketsAreTheNicsPackets)
+{
+    // A window of 10 packets on a NIC of MTU 1024 is 10240 B; a user's
+    // PacketBytes wins over the MTU; without a NIC (mtuBytes 0) 4096 B.
+    for (auto [mtu, attr, bytes] : {std::tuple<uint32_t, uint32_t, uint64_t>{1024, 0, 10240},
+                                     {1024, 2048, 20480},
+                                     {0, 0, 40960}})
+    {
+        Ptr<Swift> proto = CreateObject<Swift>();
+        proto->SetAttribute("InitialCwnd", DoubleValue(10));
+        proto->SetAttribute("PacketBytes", UintegerValue(attr));
+        Ptr<Swift> s = DynamicCast<Swift>(proto->Fork());
+        Ptr<RdmaRateState> st = CreateObject<RdmaRateState>();
+        st->SetLineRate(DataRate("100Gbps"));
+        st->mtuBytes = mtu;
+        s->FlowStart(st);
+        EXPECT_EQ(st->GetWindow(), bytes) << "mtu " << mtu << " PacketBytes " << attr;
+    }
 }
 
 TEST_F(SwiftTest, TargetWithHopAndFlowScaling)
