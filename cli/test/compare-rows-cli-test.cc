@@ -165,3 +165,30 @@ TEST(CompareRowsCli, UserAckIntervalWinsOverHpccPerPacketAcks)
     EXPECT_LT(2 * coalesced["control_hops"].get<int>(), perPacket["control_hops"].get<int>())
         << coalesced << perPacket;
 }
+
+TEST(CompareRowsCli, FlowControlAttributesOfTheUserWin)
+{
+    // The builder sets each port's credit buffer from the tier; a user's
+    // PeerBufferBytes now wins: 8 KB of credit (two 4 KB transfer units) per
+    // NVLink hop instead of 64 KB throttles every link to what one credit
+    // round trip returns, so the same 1 MB ring takes longer (it took the
+    // same time while the builder overwrote the value).
+    const std::string ring = "compare --topology=dgx-h100 --bytes=1MB --backends=packet";
+    const double plain = RowOf(RunRows(ring), "packet")["time_s"].get<double>();
+    const double small =
+        RowOf(RunRows(ring + " --ns3::FabricCreditFlowControl::PeerBufferBytes=8192"), "packet")["time_s"].get<double>();
+    EXPECT_GT(small, 1.2 * plain) << small << " vs " << plain;
+}
+
+TEST(CompareRowsCli, AttributesTheRunSetsItselfAreRefused)
+{
+    const std::string ring = "compare --topology=dgx-h100 --bytes=1MB --backends=packet";
+    hockney::ExpectBadInput(ring + " --ns3::FabricNetwork::NvlinkTransferUnitBytes=65536",
+                            "--ns3::FabricNetwork::NvlinkTransferUnitBytes");
+    hockney::ExpectBadInput(ring + " --ns3::CollectiveExecutor::TimeLimit=1ms", "--ns3::CollectiveExecutor::TimeLimit");
+    // A flow that starts after the packet run's simulated time limit.
+    const std::string path = TempPath("late-flow.json");
+    std::ofstream(path) << (R"({"topology": "roce-leafspine", "backends": ["flow", "packet"],
+                                 "flows": [{"src": "h1", "dst": "h0", "bytes": "1MB", "start": "11s"}]})");
+    hockney::ExpectBadInput("compare --scenario=" + path, "scenario.flows[0].start");
+}

@@ -31,6 +31,11 @@ WritePlotSeries(const std::string& dir, const std::string& name, const std::vect
 {
     const std::string file = dir + "/plot-data/" + SafeName(name) + ".csv";
     std::ofstream f(file);
+    if (!f)
+    {
+        throw std::runtime_error("cannot write " + file);
+    }
+    WriteCsvProvenance(f); // gnuplot skips the '#' lines
     f << "x,y\n";
     for (const auto& [x, y] : xy)
     {

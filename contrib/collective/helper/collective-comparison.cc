@@ -41,6 +41,10 @@ RefuseAnalyticAttributes()
                             "the loggp backend derives L = alpha - 2o and G = 1/beta from alpha and beta; give "
                             "--alpha and --beta, or a scenario's model.o and model.g, instead");
     }
+    RefuseUserAttribute("ns3::CollectiveExecutor::TimeLimit",
+                        "compare sets each run's limit from a scenario's fabric.time_limit; set that instead");
+    RefuseUserAttribute("ns3::CollectiveExecutor::CheckSchedule",
+                        "compare checks each schedule once when it builds it and runs it unchecked");
 }
 
 /// A rank's busbw is the rate its own link must carry ((p-1)/p of the data of

@@ -572,6 +572,21 @@ RunFlowComparison(const ComparisonConfig& c, std::function<void(const std::strin
         }
     }
     const std::vector<std::string> backends = FlowBackends(c);
+    if (std::find(backends.begin(), backends.end(), "packet") != backends.end())
+    {
+        // The packet run stops at its simulated time limit: a flow that
+        // starts at or after it could never be delivered.
+        for (size_t i = 0; i < c.flows.size(); ++i)
+        {
+            if (c.flows[i].start >= c.fabric.timeLimit)
+            {
+                throw InputError(c.FieldName("flows_csv", "scenario.flows") + "[" + std::to_string(i) + "].start",
+                                 "expected a start before the packet run's time limit (fabric.time_limit, " +
+                                     units::FormatSeconds(c.fabric.timeLimit.GetSeconds()) + "), got " +
+                                     units::FormatSeconds(c.flows[i].start.GetSeconds()));
+            }
+        }
+    }
     std::vector<FlowSpec> flows = c.flows;
     ResolveFlowHosts(flows, *c.topology);
     const ComparisonSetup setup(c, std::move(progress));

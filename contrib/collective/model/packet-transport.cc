@@ -144,6 +144,13 @@ PacketTransport::Build(const TopologyDescription& description, Ptr<RdmaCongestio
 void
 PacketTransport::Build(const TopologyDescription& description, const CongestionControlFactory& ccFor)
 {
+    for (const char* unit : {"NvlinkTransferUnitBytes", "PcieTransferUnitBytes"})
+    {
+        RefuseUserAttribute(std::string("ns3::FabricNetwork::") + unit,
+                            "the packet backend takes its transfer units from fabric.transfer_unit_bytes and "
+                            "fabric.pcie_transfer_unit_bytes (--transfer-unit, --pcie-transfer-unit); set those "
+                            "instead");
+    }
     m_network = CreateObject<FabricNetwork>();
     m_network->SetAttribute("NvlinkTransferUnitBytes", UintegerValue(m_nvlinkUnit));
     m_network->SetAttribute("PcieTransferUnitBytes", UintegerValue(m_pcieUnit));

@@ -70,6 +70,7 @@ FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& 
     ApplyUserAttributes(dev); // MinWireBytes, ControlFrameBytes, HeaderGranuleBytes, ...
     Ptr<FabricFlowControl> fc = CreateFabricFlowControl(cfg.flowControl);
     fc->SetParameters({cfg.creditBufferBytes, cfg.creditPiggyback, cfg.losslessClasses});
+    ApplyUserAttributes(fc); // e.g. LosslessClasses, PeerBufferBytes: the user's value wins
     dev->SetFlowControl(fc);
 }
 

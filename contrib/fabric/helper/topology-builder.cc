@@ -433,6 +433,7 @@ FabricNetwork::InstallWatchdog(Time stallTime)
     CheckBuilt();
     Ptr<FabricWatchdog> w = CreateObject<FabricWatchdog>();
     w->SetAttribute("StallTime", TimeValue(stallTime));
+    ApplyUserAttributes(w); // a user's FabricWatchdog::StallTime wins
     w->Install(m_all);
     m_watchdog = w;
     return w;
