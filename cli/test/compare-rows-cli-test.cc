@@ -192,3 +192,19 @@ TEST(CompareRowsCli, AttributesTheRunSetsItselfAreRefused)
                                  "flows": [{"src": "h1", "dst": "h0", "bytes": "1MB", "start": "11s"}]})");
     hockney::ExpectBadInput("compare --scenario=" + path, "scenario.flows[0].start");
 }
+
+TEST(CompareRowsCli, IdealFabricFlowRowTakesTheUsersEndpointCost)
+{
+    // The ideal fabric's endpoints cost nothing, except what the user sets:
+    // the flow model adds it per message like the packet endpoints do. A ring
+    // AllReduce on 8 GPUs is 2 (8 - 1) = 14 sequential messages, so 5 us of
+    // send overhead adds exactly 70 us (1 ns covers the printed digits).
+    const std::string path = TempPath("ideal-flow.json");
+    std::ofstream(path) << (R"({"topology": "dgx-h100", "sizes": ["1MB"], "backends": ["flow"],
+                                 "fabric": {"ideal": true}})");
+    const double plain = RowOf(RunRows("compare --scenario=" + path), "flow")["time_s"].get<double>();
+    const double slow =
+        RowOf(RunRows("compare --scenario=" + path + " --ns3::RdmaEndpoint::SendOverhead=5us"), "flow")["time_s"]
+            .get<double>();
+    EXPECT_NEAR(slow - plain, 70e-6, 1e-9);
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "comparison-packet-fabric.h"
 
+#include "attribute-defaults.h"
 #include "calibration.h"
 #include "input-error.h"
 #include "rdma-endpoint.h"
@@ -105,11 +106,15 @@ PacketWallWatch::Check()
 Time
 EndpointCost(const ComparisonFabric& f)
 {
+    Ptr<RdmaEndpoint> ep = CreateObject<RdmaEndpoint>();
     if (f.ideal)
     {
-        return Time(0);
+        // As the packet backend's ideal endpoints: no software cost, except
+        // what the user set (--ns3::RdmaEndpoint::SendOverhead, ...), which wins.
+        ep->SetAttribute("SendOverhead", TimeValue(Time(0)));
+        ep->SetAttribute("ReceiveOverhead", TimeValue(Time(0)));
+        ApplyUserAttributes(ep);
     }
-    Ptr<RdmaEndpoint> ep = CreateObject<RdmaEndpoint>();
     TimeValue send;
     TimeValue recv;
     ep->GetAttribute("SendOverhead", send);
