@@ -177,6 +177,7 @@ ApplyShape(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig& 
     if (o.Take("backends", "backends", true))
     {
         c.backends = ns3::ParseBackends(f.Get("backends"), "--backends");
+        c.backendsGiven = f.IsSet("backends");
     }
     if (o.Take("channels", "channels", true))
     {

@@ -269,3 +269,12 @@ TEST(FlowsCli, PerOpAndTracesAreRefusedWithFlows)
             << r.err;
     }
 }
+
+TEST(FlowsCli, NamedClosedOrLoggpIsRefusedEvenAsTheDefaultList)
+{
+    // Naming compare's default list explicitly names closed and loggp, which
+    // have no flow form: refused like any other list that names them.
+    hockney::CliResult r = RunHockney("compare --scenario=" + kExample + " --backends=closed,alphabeta,loggp,flow");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("--backends"), std::string::npos) << r.err;
+}

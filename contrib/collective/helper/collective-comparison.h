@@ -129,6 +129,10 @@ struct ComparisonConfig
     uint32_t gpusPerNode = 0; ///< hierarchical; 0: from the topology
     std::vector<uint64_t> sizes{1048576};
     std::vector<std::string> backends{"closed", "alphabeta", "loggp", "flow"};
+    /// The backends were named (--backends or scenario.backends), not the
+    /// default list: flows run the default list's flow forms, but refuse a
+    /// named backend without one.
+    bool backendsGiven{false};
     /// "derived", "calibrated" or both: rows of closed, alphabeta and loggp for
     /// each (flow is always derived: its structure is the topology's).
     std::vector<std::string> params{"derived"};

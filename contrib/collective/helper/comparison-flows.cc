@@ -356,7 +356,7 @@ std::vector<std::string>
 FlowBackends(const ComparisonConfig& c)
 {
     const std::vector<std::string> defaults{"closed", "alphabeta", "loggp", "flow"};
-    if (c.backends == defaults)
+    if (!c.backendsGiven && c.backends == defaults)
     {
         return {"alphabeta", "flow"};
     }

@@ -518,6 +518,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     if (j.contains("backends"))
     {
         c.backends = ParseBackends(ListText(j.at("backends"), s + ".backends"), s + ".backends");
+        c.backendsGiven = true;
     }
     ApplyRunShape(j, s, c);
     if (j.contains("model"))
