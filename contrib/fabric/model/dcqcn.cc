@@ -222,23 +222,7 @@ Ptr<RdmaCongestionControl>
 Dcqcn::Fork() const
 {
     Ptr<Dcqcn> d = CreateObject<Dcqcn>();
-    d->m_g = m_g;
-    d->m_initialAlpha = m_initialAlpha;
-    d->m_alpha = m_initialAlpha;
-    d->m_alphaInterval = m_alphaInterval;
-    d->m_increaseInterval = m_increaseInterval;
-    d->m_byteCounter = m_byteCounter;
-    d->m_fastRecovery = m_fastRecovery;
-    d->m_rai = m_rai;
-    d->m_rhai = m_rhai;
-    d->m_minRate = m_minRate;
-    d->m_decreaseInterval = m_decreaseInterval;
-    d->m_clampTargetRate = m_clampTargetRate;
-    d->m_cnpInterval = m_cnpInterval;
-    d->m_cnpPerPort = m_cnpPerPort;
-    d->m_decreaseMode = m_decreaseMode;
-    d->m_alphaMode = m_alphaMode;
-    d->m_notification = m_notification;
+    CopyAttributesTo(d); // InitialAlpha's setter also starts the fork's alpha there
     if (m_cnpPerPort)
     {
         d->m_np = m_np;

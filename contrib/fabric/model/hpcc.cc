@@ -73,11 +73,7 @@ Ptr<RdmaCongestionControl>
 Hpcc::Fork() const
 {
     Ptr<Hpcc> h = CreateObject<Hpcc>();
-    h->m_eta = m_eta;
-    h->m_maxStage = m_maxStage;
-    h->m_windowAi = m_windowAi;
-    h->m_baseRtt = m_baseRtt;
-    h->m_minRate = m_minRate;
+    CopyAttributesTo(h);
     return h;
 }
 

@@ -120,6 +120,26 @@ RdmaCongestionControl::Stop()
 }
 
 void
+RdmaCongestionControl::CopyAttributesTo(Ptr<RdmaCongestionControl> to) const
+{
+    for (TypeId tid = GetInstanceTypeId(); tid != RdmaCongestionControl::GetTypeId(); tid = tid.GetParent())
+    {
+        for (uint32_t i = 0; i < tid.GetAttributeN(); ++i)
+        {
+            const TypeId::AttributeInformation info = tid.GetAttribute(i);
+            if ((info.flags & TypeId::ATTR_GET) && (info.flags & TypeId::ATTR_SET))
+            {
+                // Through the accessor, not by name: no lookup per attribute,
+                // since a QP forks its algorithm whenever it is created.
+                Ptr<AttributeValue> v = info.checker->Create();
+                info.accessor->Get(this, *v);
+                info.accessor->Set(PeekPointer(to), *v);
+            }
+        }
+    }
+}
+
+void
 RdmaCongestionControl::ScheduleTimeout(Ptr<RdmaRateState> state, Time delay)
 {
     m_timeout.Cancel();

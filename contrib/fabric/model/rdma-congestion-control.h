@@ -145,6 +145,10 @@ class RdmaCongestionControl : public Object
     /// call replaces a pending one. Lets an algorithm keep a per-QP timer
     /// without its own event bookkeeping.
     void ScheduleTimeout(Ptr<RdmaRateState> state, Time delay);
+    /// Sets on \p to every attribute of this algorithm's TypeId (up to
+    /// RdmaCongestionControl) as it is here: the parameter half of Fork, so a
+    /// new attribute reaches every QP's fork without a hand-written copy.
+    void CopyAttributesTo(Ptr<RdmaCongestionControl> to) const;
     void CancelTimeout();
     bool IsTimeoutPending() const;
     void DoDispose() override;

@@ -152,21 +152,7 @@ Ptr<RdmaCongestionControl>
 Swift::Fork() const
 {
     Ptr<Swift> s = CreateObject<Swift>();
-    s->m_baseTarget = m_baseTarget;
-    s->m_hopScale = m_hopScale;
-    s->m_fabricHops = m_fabricHops;
-    s->m_fsRange = m_fsRange;
-    s->m_fsMinCwnd = m_fsMinCwnd;
-    s->m_fsMaxCwnd = m_fsMaxCwnd;
-    s->m_ai = m_ai;
-    s->m_beta = m_beta;
-    s->m_maxMdf = m_maxMdf;
-    s->m_minCwnd = m_minCwnd;
-    s->m_maxCwnd = m_maxCwnd;
-    s->m_initialCwnd = m_initialCwnd;
-    s->m_packetBytes = m_packetBytes;
-    s->m_retxResetThreshold = m_retxResetThreshold;
-    s->m_rto = m_rto;
+    CopyAttributesTo(s);
     return s;
 }
 
