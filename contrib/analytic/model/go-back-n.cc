@@ -51,6 +51,11 @@ GoBackNEffectiveWindow(double dataLoss, double controlLoss, const GoBackNLink& l
     CheckProbability(dataLoss, "dataLoss");
     CheckProbability(controlLoss, "controlLoss");
     const double w = GoBackNWindow(link);
+    if (link.nakInterval.IsStrictlyPositive())
+    {
+        const double wi = 2.0 + CeilSlots(link.nakLoop + link.nakInterval, link.packetTime);
+        return (1 - controlLoss) * (1 - dataLoss) * w + (controlLoss + (1 - controlLoss) * dataLoss) * wi;
+    }
     const double r = CeilSlots(link.retransmitTimeout, link.packetTime);
     const double a = link.ackInterval;
     const double p = dataLoss;

@@ -21,19 +21,20 @@
 // goes back and the sender finishes the packet it is sending, so the loss
 // costs W = 2 + ceil((2 d + T_c) / T) slots (T: packet time, d: one-way
 // latency, T_c: the NAK's serialization): the NAK path, one round trip of
-// the pipe. What the NAK cannot recover waits for the transport timer,
-// which runs from the next packet that asks for an acknowledgement (AckReq,
-// every A packets; the sender is then on a packet boundary, so the go-back
-// starts R = ceil(RTO / T) slots later) and goes back to the oldest
-// unacknowledged packet:
-//   - the NAK is lost (probability q): the timer starts at the block's AckReq
-//     and the sender goes back to the block's start: R + A - 1 slots;
-//   - the retransmission is lost too (p; the responder does not NAK twice):
-//     after the NAK path's W, the resent stream reaches the block's AckReq
-//     (A - 1) / 2 slots later on average: R + (A - 1) / 2 slots more.
-// The expected cost of a loss, to first order in p:
-//     W_eff = (1 - q) W + q (R + A - 1) + (1 - q) p (R + (A - 1) / 2),
-//     eta   = (1 - p) / (1 + (W_eff - 1) p).
+// the pipe. A lost NAK (probability q) or a retransmission lost again
+// (probability p) leaves the gap open; the NIC's responder NAKs an open gap
+// again NakInterval after its last NAK, so either costs
+// W_I = 2 + ceil((2 d + T_c + NakInterval) / T) slots from the loss:
+//     W_eff = (1 - q) (1 - p) W + (q + (1 - q) p) W_I.
+// With IBTA's one NAK per gap (NakInterval 0) only the transport timer is
+// left. It runs from the next packet that asks for an acknowledgement
+// (AckReq, every A packets; the sender is then on a packet boundary, so the
+// go-back starts R = ceil(RTO / T) slots later) and goes back to the oldest
+// unacknowledged packet: a lost NAK costs R + A - 1 slots (back to the
+// block's start), a lost retransmission R + (A - 1) / 2 more after W (the
+// resent stream reaches the block's AckReq half a block later on average):
+//     W_eff = (1 - q) W + q (R + A - 1) + (1 - q) p (R + (A - 1) / 2).
+// Either way, to first order in p, eta = (1 - p) / (1 + (W_eff - 1) p).
 // Not included: the message's tail (its last packet has no successor to
 // reveal a loss: one timeout, p R / N of N packets), higher orders (a loss
 // during a recovery, lost ACKs, which are cumulative), and a window or rate
@@ -54,15 +55,17 @@ struct GoBackNLink
     Time packetTime;        ///< T: one data packet on the wire (back to back)
     Time nakLoop;           ///< 2 d + T_c: the NAK's trip after the revealing packet arrived
     Time retransmitTimeout; ///< RTO
+    Time nakInterval;       ///< the responder's NAK refresh (0: one NAK per gap, IBTA)
     uint32_t ackInterval{64}; ///< A: packets per AckReq
 };
 
 /// W = 2 + ceil(nakLoop / T): packet slots a loss recovered by NAK costs.
 double GoBackNWindow(const GoBackNLink& link);
 
-/// W_eff = (1 - q) W + q (R + A - 1) + (1 - q) p (R + (A - 1) / 2), with
-/// R = ceil(RTO / T), p = dataLoss, q = controlLoss (the NAK's loss
-/// probability): the expected packet slots one loss costs.
+/// The expected packet slots one loss costs (p = dataLoss, q = controlLoss,
+/// the NAK's loss probability): (1 - q) (1 - p) W + (q + (1 - q) p) W_I with a
+/// NakInterval, else (1 - q) W + q (R + A - 1) + (1 - q) p (R + (A - 1) / 2),
+/// R = ceil(RTO / T).
 double GoBackNEffectiveWindow(double dataLoss, double controlLoss, const GoBackNLink& link);
 
 /// eta = (1 - p) / (1 + (W_eff - 1) p): goodput as a fraction of the

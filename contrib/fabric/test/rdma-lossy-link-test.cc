@@ -3,9 +3,11 @@
 // Lossy links (FabricNetDevice::ReceiveErrorModel) and the NIC's go-back-N
 // recovery from them, against hand-computed completion times: a lost data
 // packet costs the NAK's round trip, rounded up to the sender's next packet
-// boundary; what no NAK can reveal (the last packet, a lost NAK, a lost last
-// ACK) costs the retransmission timeout; a lost ACK in mid-message costs
-// nothing (ACKs are cumulative). Then random loss: every byte delivered,
+// boundary; a lost NAK or a lost retransmission costs the NakInterval (the
+// responder NAKs the open gap again), or the retransmission timeout with
+// IBTA's one NAK per gap; what no NAK can reveal (the last packet, the last
+// ACK) costs the timeout; a lost ACK in mid-message costs nothing (ACKs are
+// cumulative). Then random loss: every byte delivered,
 // every drop attributed, conservation.
 #include "bth-header.h"
 #include "fabric-link-loss.h"
@@ -94,6 +96,30 @@ constexpr double kTFirst = (4096 + 28 + 70) * 8 / 100e9; // + RETH: 335.52 ns
 constexpr double kTCtrl = (16 + 70) * 8 / 100e9;         // ACK/NAK: BTH + AETH, 6.88 ns
 constexpr double kRto = 67108864e-9;
 constexpr double kDelay = 1e-6;
+constexpr double kNakInterval = 500e-6; // RdmaNic's default
+
+/// Drops the first NAK.
+std::function<bool(const WirePacket&)>
+DropFirstNak()
+{
+    auto seen = std::make_shared<bool>(false);
+    return [seen](const WirePacket& w) {
+        if (!w.nak || *seen)
+        {
+            return false;
+        }
+        *seen = true;
+        return true;
+    };
+}
+
+/// Drops the first two transmissions of PSN psn.
+std::function<bool(const WirePacket&)>
+DropDataTwice(uint64_t psn)
+{
+    auto count = std::make_shared<int>(0);
+    return [psn, count](const WirePacket& w) { return !w.ack && w.psn == psn && ++*count <= 2; };
+}
 
 class RdmaLossyLinkTest : public hockney::SimulatorTest
 {
@@ -112,9 +138,10 @@ class RdmaLossyLinkTest : public hockney::SimulatorTest
     /// One write of `packets` full packets from A to B; `toB` drops on the
     /// data direction, `toA` on the ACK direction.
     static Run Write(uint32_t packets, std::function<bool(const WirePacket&)> toB,
-                     std::function<bool(const WirePacket&)> toA)
+                     std::function<bool(const WirePacket&)> toA, Time nakInterval = MicroSeconds(500))
     {
         TwoHosts t = MakeTwoHosts(RdmaLink());
+        t.b->SetAttribute("NakInterval", TimeValue(nakInterval));
         for (auto [dev, pick] : {std::pair{t.link.devB, toB}, std::pair{t.link.devA, toA}})
         {
             if (pick)
@@ -178,30 +205,46 @@ TEST_F(RdmaLossyLinkTest, LostDataPacketCostsTheNakRoundTrip)
     EXPECT_EQ(r.cons.corrupted, 4096u + 12);
 }
 
-TEST_F(RdmaLossyLinkTest, LostNakCostsTheTimeout)
+TEST_F(RdmaLossyLinkTest, LostNakIsSentAgainAfterTheNakInterval)
 {
-    // PSN 5 and its NAK lost: the responder NAKs a gap once (IB), so only
-    // the transport timer recovers. Only PSN 19 (the message's last) asks
-    // for an ACK: the timer starts when it is sent, at s19, and no ACK ever
+    // PSN 5 and its NAK lost. The NAK left when PSN 6 arrived, s5 + 2 T + d;
+    // the gap is still open NakInterval later, so B NAKs again; it reaches
+    // A, idle since the message's end, at s5 + 2 T + 2 d + T_c + 500 us,
+    // and A resends PSNs 5..19 from there: everything from PSN 5 on is
+    // 2 T + 2 d + T_c + 500 us late.
+    Costs c;
+    double ack0 = 0;
+    const double lossFree = OneWay(c, 20 * 4096, true, &ack0);
+    Run r = Write(20, DropDataOnce(5), DropFirstNak());
+    const double delta = 2 * kT + 2 * kDelay + kTCtrl + kNakInterval;
+    EXPECT_NEAR(r.recvAt, lossFree + delta, 50 * kPs);
+    EXPECT_NEAR(r.sentAt, ack0 + delta, 50 * kPs);
+    EXPECT_EQ(r.b.naksSent, 2u);
+    EXPECT_EQ(r.b.nakRefreshes, 1u);
+    EXPECT_EQ(r.a.naksReceived, 1u);
+    EXPECT_EQ(r.a.timeouts, 0u);
+    EXPECT_EQ(r.portA.corruptDrops, 1u);
+    EXPECT_EQ(r.b.bytesDelivered, 20u * 4096);
+    EXPECT_TRUE(r.cons.ok) << r.cons.message;
+}
+
+TEST_F(RdmaLossyLinkTest, LostNakCostsTheTimeoutWithOneNakPerGap)
+{
+    // NakInterval 0: IBTA's responder NAKs a gap once, so only the
+    // transport timer recovers. Only PSN 19 (the message's last) asks for
+    // an ACK: the timer starts when it is sent, at s19, and no ACK ever
     // arrives, so at s19 + RTO A goes back to PSN 0 and resends all 20
     // packets back to back. PSN 19 arrives RTO + T_first + 18 T after it
     // did without loss.
     Costs c;
     double ack0 = 0;
     const double lossFree = OneWay(c, 20 * 4096, true, &ack0);
-    auto nakSeen = std::make_shared<bool>(false);
-    Run r = Write(20, DropDataOnce(5), [nakSeen](const WirePacket& w) {
-        if (!w.nak || *nakSeen)
-        {
-            return false;
-        }
-        *nakSeen = true;
-        return true;
-    });
+    Run r = Write(20, DropDataOnce(5), DropFirstNak(), Time(0));
     const double delta = kRto + kTFirst + 18 * kT;
     EXPECT_NEAR(r.recvAt, lossFree + delta, 50 * kPs);
     EXPECT_NEAR(r.sentAt, ack0 + delta, 50 * kPs);
     EXPECT_EQ(r.b.naksSent, 1u);
+    EXPECT_EQ(r.b.nakRefreshes, 0u);
     EXPECT_EQ(r.a.naksReceived, 0u);
     EXPECT_EQ(r.a.timeouts, 1u);
     EXPECT_EQ(r.portA.corruptDrops, 1u);
@@ -226,20 +269,35 @@ TEST_F(RdmaLossyLinkTest, LostLastPacketCostsTheTimeout)
     EXPECT_TRUE(r.cons.ok) << r.cons.message;
 }
 
-TEST_F(RdmaLossyLinkTest, LostRetransmissionCostsTheTimeout)
+TEST_F(RdmaLossyLinkTest, LostRetransmissionIsNakedAgain)
 {
-    // PSN 5 lost twice: the NAK path resends it (9 slots later) and it is
-    // lost again; the responder has NAKed this gap and stays silent. The
+    // PSN 5 lost twice: the NAK path resends it 9 slots later and it is lost
+    // again. The gap NAKed at s5 + 2 T + d is still open 500 us later: the
+    // refreshed NAK reaches A (idle) at s5 + 2 T + 2 d + T_c + 500 us, the
+    // same delay as a lost NAK.
+    Costs c;
+    const double lossFree = OneWay(c, 20 * 4096, true);
+    Run r = Write(20, DropDataTwice(5), nullptr);
+    const double delta = 2 * kT + 2 * kDelay + kTCtrl + kNakInterval;
+    EXPECT_NEAR(r.recvAt, lossFree + delta, 50 * kPs);
+    EXPECT_EQ(r.b.naksSent, 2u);
+    EXPECT_EQ(r.a.timeouts, 0u);
+    EXPECT_EQ(r.portB.corruptDrops, 2u);
+    EXPECT_EQ(r.a.packetsRetransmitted, 9u + 15u);
+    EXPECT_EQ(r.b.bytesDelivered, 20u * 4096);
+    EXPECT_TRUE(r.cons.ok) << r.cons.message;
+}
+
+TEST_F(RdmaLossyLinkTest, LostRetransmissionCostsTheTimeoutWithOneNakPerGap)
+{
+    // NakInterval 0. The responder has NAKed this gap and stays silent. The
     // NAK acknowledged PSNs 0..4 and restarted no timer (no AckReq packet
     // was out); the resent PSN 19 starts it at s19 + 9 T. At expiry A goes
     // back to PSN 5 (the oldest unacknowledged) on an idle port and resends
     // 15 packets: PSN 19 arrives 9 T + RTO + 14 T late.
     Costs c;
     const double lossFree = OneWay(c, 20 * 4096, true);
-    auto count = std::make_shared<int>(0);
-    Run r = Write(20,
-                  [count](const WirePacket& w) { return !w.ack && w.psn == 5 && ++*count <= 2; },
-                  nullptr);
+    Run r = Write(20, DropDataTwice(5), nullptr, Time(0));
     const double delta = 9 * kT + kRto + 14 * kT;
     EXPECT_NEAR(r.recvAt, lossFree + delta, 50 * kPs);
     EXPECT_EQ(r.b.naksSent, 1u);
