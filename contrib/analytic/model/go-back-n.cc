@@ -20,10 +20,7 @@ CheckProbability(double p, const char* name)
                                     ": expected a probability in [0, 1), got " + std::to_string(p));
     }
 }
-} // namespace
 
-namespace
-{
 /// ceil(a / b) of two times, in integer picoseconds: the ceiling of an exact
 /// ratio, not of a rounded double.
 double

@@ -407,6 +407,37 @@ TEST_F(RdmaLossyLinkTest, RandomLossEverywhereIsRecovered)
     EXPECT_GT(c.corrupted, 0u);
 }
 
+TEST_F(RdmaLossyLinkTest, CorruptPacketsReturnTheirCreditOnACreditLink)
+{
+    // IB-style credits (64 KiB per class) through a switch, 1 % loss on the
+    // wire into the switch: 8 MiB is 2048 packets, about 20 of them lost,
+    // 82 KiB of credit. If a corrupted packet kept its credit the sender's
+    // 64 KiB would run out and the write would never finish; returned (IB's
+    // FCTBS resynchronisation) every byte arrives.
+    FabricLinkConfig cfg = RdmaLink("100Gbps", FabricFlowControlMode::CREDIT);
+    Star s = MakeStar(2, cfg);
+    for (auto& nic : s.nics)
+    {
+        nic->SetAttribute("RetransmitTimeout", TimeValue(MicroSeconds(50)));
+    }
+    AttachAll(s);
+    InstallLinkLoss(s.links[0].devA, s.links[0].devB, FabricLinkLoss{0.01, FabricLinkLoss::Unit::PACKET});
+    s.links[0].devB->AssignStreams(3);
+    s.links[0].devA->AssignStreams(4);
+    auto [q0, q1] = RdmaNic::Connect(s.nics[0], s.nics[1], 3);
+    const uint64_t n = 8 << 20;
+    s.nics[0]->PostSend(q0, n, true, 0);
+    Simulator::Stop(MilliSeconds(100));
+    Simulator::Run();
+    const uint64_t lostBytes = s.links[0].devB->GetCounters().corruptDropBytes;
+    EXPECT_GT(lostBytes, 65536u) << "more credit than the link has must be lost to test its return";
+    EXPECT_EQ(s.nics[1]->GetCounters().bytesDelivered, n);
+    EXPECT_EQ(s.nics[0]->GetCounters().messagesCompleted, 1u);
+    FabricConservation c = CheckFabricConservation(s.nodes);
+    EXPECT_TRUE(c.ok) << c.message;
+    EXPECT_TRUE(c.lossless);
+}
+
 TEST_F(RdmaLossyLinkTest, BadRateIsRefused)
 {
     TwoHosts t = MakeTwoHosts(RdmaLink());
