@@ -42,6 +42,7 @@
 
 #include "analytic-channel.h"
 #include "collective-algorithms.h"
+#include "comparison-fault-lossy.h"
 #include "flow-workload.h"
 #include "result-row.h"
 #include "topology-description.h"
@@ -114,6 +115,9 @@ struct ComparisonFabric
     /// The units in force for NVLink and PCIe tiers.
     uint32_t NvlinkUnit() const { return transferUnitBytes.value_or(kDefaultTransferUnitBytes); }
     uint32_t PcieUnit() const { return pcieTransferUnitBytes.value_or(0); }
+    /// packet backend: links whose wires lose packets (fabric.faults,
+    /// lossy_link entries); the analytic backends do not see them.
+    std::vector<ComparisonLossyLink> lossyLinks;
 };
 
 struct ComparisonConfig

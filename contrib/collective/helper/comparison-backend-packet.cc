@@ -199,6 +199,12 @@ class PacketBackend : public ComparisonBackend
             .Set("sim_s", packet.simulated.GetSeconds())
             .Set("peak_rss_bytes", packet.peakRssBytes)
             .Set("status", packet.stopped ? "stopped-at-wall-limit" : "complete");
+        if (!fabric.lossyLinks.empty())
+        {
+            // Only with lossy links (fabric.faults): the drops that are not
+            // buffer overflows. Other runs keep their columns.
+            a.columns.Set("corrupt_drops", k.corruptDrops);
+        }
         // The transfer units, where they apply: the bytes one packet
         // of the NVLink / PCIe tiers stands for (0: every link packet).
         const TopologyDescription& desc = setup.packetDesc;

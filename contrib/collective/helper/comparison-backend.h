@@ -104,6 +104,8 @@ const ComparisonBackend* FindComparisonBackend(const std::string& name);
 const ComparisonBackend& LookUpBackend(const std::string& name, const std::string& field);
 
 std::unique_ptr<ComparisonBackend> MakeClosedBackend();
+/// "gbn": the closed form with beta times the go-back-N efficiency of the lossy links.
+std::unique_ptr<ComparisonBackend> MakeGoBackNBackend();
 std::unique_ptr<ComparisonBackend> MakeAlphaBetaBackend();
 std::unique_ptr<ComparisonBackend> MakeLogGpBackend();
 std::unique_ptr<ComparisonBackend> MakeFlowBackend();

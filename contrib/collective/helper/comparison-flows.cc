@@ -345,6 +345,10 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows)
         .Set("wall_s", std::chrono::duration<double>(Clock::now() - wallStart).count())
         .Set("sim_s", simulated.GetSeconds())
         .Set("status", "complete");
+    if (!setup.fabric.lossyLinks.empty())
+    {
+        a.columns.Set("corrupt_drops", k.corruptDrops);
+    }
     return a;
 }
 

@@ -53,6 +53,8 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     {
         throw InputError("--topology", e.what());
     }
+    // Before the streams: the wires' error models draw from the run's seed.
+    ApplyLossyLinks(f.lossyLinks, *t->GetNetwork());
     t->GetNetwork()->AssignStreams(seed);
     t->InstallWatchdog();
     return t;

@@ -100,6 +100,14 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
             throw InputError(c.FieldName("topology", "--topology"), e.what());
         }
     }
+    if (!c.fabric.lossyLinks.empty())
+    {
+        if (!graph)
+        {
+            throw InputError(c.fabric.lossyLinks.front().field + ".link", "expected a topology to find the link in");
+        }
+        ResolveLossyLinks(c.fabric.lossyLinks, *graph); // bad names are input errors before any run
+    }
     given = c.model.alpha.has_value();
     ranks = c.ranks;
     if (graph)

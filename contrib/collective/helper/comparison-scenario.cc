@@ -420,9 +420,13 @@ ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
 {
     CheckKeys(fb, f,
               {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "nic", "ecn_marking",
-               "time_limit", "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
+               "time_limit", "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes", "faults"});
     ApplyFabricPackets(fb, f, c);
     ApplyFabricLimits(fb, f, c);
+    if (fb.contains("faults"))
+    {
+        c.fabric.lossyLinks = ParseLossyLinkFaults(fb.at("faults"), f + ".faults");
+    }
     // The ideal fabric is the cross-check's: no congestion control and the
     // derived NICs (headers in a tag, no PCIe latency); a congestion control
     // or NIC preset named with it would be silently dropped.

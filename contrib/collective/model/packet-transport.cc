@@ -387,6 +387,7 @@ PacketTransport::GetCounters() const
     for (const FabricPortReport& r : m_network->CollectCounters())
     {
         c.drops += r.counters.drops;
+        c.corruptDrops += r.counters.corruptDrops;
         c.pfcPauses += r.counters.pausesSent;
         c.ecnMarks += r.counters.ecnMarks;
         c.dataHops += r.counters.txPackets - r.counters.txTransportControl;

@@ -36,6 +36,7 @@ struct PacketRunCounters
     uint64_t bytesSent = 0;      ///< user payload handed to Send
     uint64_t bytesDelivered = 0; ///< user payload delivered
     uint64_t drops = 0;          ///< data packets dropped anywhere
+    uint64_t corruptDrops = 0;   ///< of drops: corrupted on a lossy wire (the rest: buffers, no route)
     uint64_t pfcPauses = 0;      ///< PFC pause frames sent
     uint64_t ecnMarks = 0;       ///< packets marked CE
     uint64_t cnps = 0;           ///< congestion notification packets sent

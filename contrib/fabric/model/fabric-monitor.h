@@ -2,9 +2,10 @@
 //
 // Run-wide observation of a fabric: per-port counters over a set of nodes,
 // the conservation check (bytes entering = delivered + dropped + in flight;
-// no drop allowed on a lossless fabric), and a watchdog that stops a run in
-// which nothing has moved for StallTime while packets are queued (a PFC or
-// credit deadlock), naming the blocked ports.
+// no buffer drop allowed on a lossless fabric, only corruption on a lossy
+// wire), and a watchdog that stops a run in which nothing has moved for
+// StallTime while packets are queued (a PFC or credit deadlock), naming the
+// blocked ports.
 //
 // These read every node's ports; they are observers, not part of the data
 // path (under the distributed simulator each rank checks its own nodes).
@@ -48,10 +49,11 @@ struct FabricConservation
     uint64_t injected{0};  ///< sent by endpoint ports, plus INT records switches added
     uint64_t delivered{0}; ///< received by endpoint ports
     uint64_t dropped{0};   ///< dropped anywhere
+    uint64_t corrupted{0}; ///< of dropped: corrupted on a wire (ReceiveErrorModel)
     uint64_t inFlight{0};  ///< on wires (sent, not yet received) + queued at switches
     bool lossless{true};   ///< every port's flow control is lossless for every class
     bool balanced{false};  ///< injected == delivered + dropped + inFlight
-    bool ok{false};        ///< balanced and (not lossless or dropped == 0)
+    bool ok{false};        ///< balanced and (not lossless or dropped == corrupted)
     std::string message;   ///< one line; names the violation when !ok
 };
 

@@ -40,6 +40,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/error-model.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -79,8 +80,12 @@ struct FabricPortCounters
     uint64_t txTransportControl{0}; ///< of txPackets: endpoint ACKs, NAKs, CNPs (no payload)
     uint64_t rxPackets{0};     ///< DATA packets received
     uint64_t rxBytes{0};       ///< their payload bytes
-    uint64_t drops{0};         ///< DATA packets dropped here (queue full / ingress admission / no route)
+    uint64_t drops{0};         ///< DATA packets dropped here (queue full / ingress admission / no route / corrupt)
     uint64_t dropBytes{0};     ///< their payload bytes
+    /// Of drops: received packets the ReceiveErrorModel corrupted on the wire
+    /// into this port (they also count in rxPackets: they did arrive).
+    uint64_t corruptDrops{0};
+    uint64_t corruptDropBytes{0}; ///< their payload bytes
     uint64_t controlTx{0};     ///< link-local frames sent (pause, credit)
     uint64_t controlRx{0};     ///< link-local frames received
     uint64_t pausesSent{0};    ///< PFC frames with quanta > 0 sent (one per frame)
@@ -145,6 +150,16 @@ class FabricNetDevice : public NetDevice
     void SetEgressScheduler(Ptr<FabricEgressScheduler> scheduler);
     Ptr<FabricEgressScheduler> GetEgressScheduler() const { return m_scheduler; }
     void Attach(Ptr<FabricChannel> channel);
+    /// Loss on the wire into this port (ns-3's ErrorModel, e.g. a
+    /// RateErrorModel in packets or bits, as PointToPointNetDevice's
+    /// ReceiveErrorModel): a received DATA packet (ACK/NAK/CNP included) it
+    /// corrupts is dropped and counted as a corrupt drop; link-local frames
+    /// (pause, credit) are exempt (fabric.md). Null: no loss.
+    void SetReceiveErrorModel(Ptr<ErrorModel> em) { m_receiveErrorModel = em; }
+    Ptr<ErrorModel> GetReceiveErrorModel() const { return m_receiveErrorModel; }
+    /// Fixes the random stream of a RateErrorModel receive error model to
+    /// \p stream; returns the streams used (0 or 1).
+    int64_t AssignStreams(int64_t stream);
     /// The device at the other end of the channel (nullptr before Attach of both).
     Ptr<FabricNetDevice> GetPeer() const;
 
@@ -276,6 +291,8 @@ class FabricNetDevice : public NetDevice
     void ScheduleNext(Time end);
     void StartTransmission(Item& item);
     void Enqueue(Item&& item);
+    /// A received packet the ReceiveErrorModel corrupted: counted and dropped.
+    void DropCorrupt(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload);
     /// The Sniffer trace, at no cost while nothing is connected to it (by
     /// reference: not even a reference count changes then).
     void Sniff(const Ptr<Packet>& packet)
@@ -320,6 +337,7 @@ class FabricNetDevice : public NetDevice
     NetDevice::ReceiveCallback m_rxCallback;
     Ptr<FabricFlowControl> m_fc;
     Ptr<FabricEcnMarker> m_ecn;
+    Ptr<ErrorModel> m_receiveErrorModel;
     FabricSwitch* m_switch{nullptr};
     uint32_t m_portIndex{0xFFFFFFFFu};
 
@@ -331,6 +349,7 @@ class FabricNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;
     TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;
     TracedCallback<Ptr<const Packet>> m_macTxDropTrace;
+    TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;
     TracedCallback<Ptr<const Packet>> m_macRxTrace;
     TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<uint8_t> m_pfcPauseTrace;
