@@ -4,6 +4,7 @@
 // and a scenario's "seed" reach): it changes the fabric's random decisions,
 // ECMP path choices and RED marks, concretely, and the same seed repeats
 // them exactly, also after other runs in the same process.
+#include "attribute-defaults.h"
 #include "collective-comparison.h"
 #include "dcqcn.h"
 #include "ecn-marker.h"
@@ -184,6 +185,16 @@ TEST_F(PacketSeedTest, SeedChangesEcmpPathsAndTheSameSeedRepeatsThem)
     EXPECT_NE(a.uplinkBytes, b.uplinkBytes);
     // The same seed: the same uplink for every flow.
     EXPECT_EQ(a.uplinkBytes, again.uplinkBytes);
+    {
+        // A user's EcmpSeed (here a scenario's "attributes") wins over the
+        // seed's: seed 1 with EcmpSeed 1 takes seed 2's paths, a second way
+        // to the mapping above.
+        ScopedAttributeDefaults user;
+        user.Set("ns3::FabricNetwork::EcmpSeed", "1");
+        const SeededRun set = RunSeeded(1, CrossLeaf());
+        EXPECT_EQ(set.ecmpSeed, 1u);
+        EXPECT_EQ(set.uplinkBytes, b.uplinkBytes);
+    }
 }
 
 TEST_F(PacketSeedTest, SeedChangesRedMarksAndTheSameSeedRepeatsThem)
