@@ -80,7 +80,8 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("trace-interval", "1us", "sampling interval of --traces")
         .Add("pcap", "", "packet backend: directory for a pcap file per port of each run (RoCEv2 on Ethernet "
                          "ports, as Wireshark dissects it), packet-BYTES-NODE-DEVICE.pcap")
-        .Add("seed", "1", "random seed (packet backend)");
+        .Add("seed", "1", "random seed of the packet backend: its ECMP hash (EcmpSeed = seed - 1) and RED "
+                          "marking draws (--reproducible: the same bytes for the same seed)");
 }
 
 // The flags laid over the fields of --scenario. A flag that overrides a

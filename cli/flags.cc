@@ -3,6 +3,7 @@
 
 #include "attribute-defaults.h"
 #include "input-error.h"
+#include "result-row.h"
 #include "units.h"
 
 #include <cmath>
@@ -213,6 +214,34 @@ ApplyAttributeFlags(const std::vector<std::string>& args)
         }
         ns3::SetAttributeDefault(a.substr(2, eq - 2), a.substr(eq + 1), a.substr(0, eq), true);
         AppliedAttributeFlags().push_back(a);
+    }
+    return rest;
+}
+
+std::vector<std::string>
+ApplyReproducibleFlag(const std::vector<std::string>& args)
+{
+    const std::string name = "--reproducible";
+    std::vector<std::string> rest;
+    bool given = false;
+    for (const auto& a : args)
+    {
+        if (a != name && a.rfind(name + "=", 0) != 0)
+        {
+            rest.push_back(a);
+            continue;
+        }
+        if (given)
+        {
+            throw ns3::InputError(name, "given twice; expected it once");
+        }
+        given = true;
+        const std::string value = a == name ? "true" : a.substr(name.size() + 1);
+        if (value != "true" && value != "false")
+        {
+            throw ns3::InputError(name, "expected true or false, got '" + value + "'");
+        }
+        ns3::OutputProvenance().reproducible = value == "true";
     }
     return rest;
 }

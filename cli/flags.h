@@ -95,6 +95,13 @@ void CheckWritableFile(const std::string& path, const std::string& flag);
 /// attribute reaches the objects the command creates.
 std::vector<std::string> ApplyAttributeFlags(const std::vector<std::string>& args);
 
+/// Takes --reproducible (alone, =true or =false), a flag of every command,
+/// out of \p args: it sets the output provenance's reproducible (the host
+/// measurements wall_s and peak_rss_bytes left out of every row written,
+/// result-row.h). Returns the other arguments, in order. Any other value,
+/// or the flag given twice, is an InputError naming --reproducible.
+std::vector<std::string> ApplyReproducibleFlag(const std::vector<std::string>& args);
+
 /// The --ns3:: flags ApplyAttributeFlags applied, as given, for a command
 /// that runs hockney again in a child process (sweep) to pass on.
 const std::vector<std::string>& AttributeFlags();

@@ -25,7 +25,9 @@ main(int argc, char** argv)
                   << "  exit status: 0 success, 1 internal error, 2 bad input (the flag or field named on "
                      "stderr), 3 a run stopped at its limit (compare and sweep --wall-limit; rows still printed), "
                      "130 sweep interrupted (Ctrl-C; rows done are written); sweep: 1 when a point failed\n"
-                  << "  every command also takes --ns3::TypeName::AttributeName=VALUE (hockney attributes)\n";
+                  << "  every command also takes --ns3::TypeName::AttributeName=VALUE (hockney attributes)\n"
+                  << "  and --reproducible: no host measurements (wall_s, peak_rss_bytes) in the output, so the "
+                     "same command and seed write the same bytes\n";
         for (const auto& [name, info] : commands)
         {
             std::cout << "  " << name << "  " << info.summary << "\n";
@@ -53,7 +55,8 @@ main(int argc, char** argv)
     }
     try
     {
-        const auto args = hockney::ApplyAttributeFlags(std::vector<std::string>(argv + 2, argv + argc));
+        const auto args = hockney::ApplyAttributeFlags(
+            hockney::ApplyReproducibleFlag(std::vector<std::string>(argv + 2, argv + argc)));
         return it->second.fn(args, std::cout);
     }
     catch (const std::invalid_argument& e)

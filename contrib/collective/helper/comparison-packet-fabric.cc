@@ -6,7 +6,6 @@
 #include "input-error.h"
 #include "rdma-endpoint.h"
 
-#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -37,9 +36,9 @@ ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 Ptr<PacketTransport>
 BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed)
 {
-    RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     ConfigurePacket(t, f);
+    t->SetSeed(seed);
     const PacketTransport::CongestionControlFactory cc = MakeCongestionControl(f);
     try
     {
@@ -53,7 +52,9 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     {
         throw InputError("--topology", e.what());
     }
-    // Before the streams: the wires' error models draw from the run's seed.
+    // The wires' error models are installed after Build, which already fixed
+    // the switches' streams from the seed: assign again so the models get
+    // theirs (nothing has drawn yet, so the markers' streams are unchanged).
     ApplyLossyLinks(f.lossyLinks, *t->GetNetwork());
     t->GetNetwork()->AssignStreams(seed);
     t->InstallWatchdog();
@@ -125,7 +126,12 @@ EndpointCost(const ComparisonFabric& f)
 }
 
 PointToPointParameters
-CalibratePair(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t src, uint32_t dst, uint64_t m)
+CalibratePair(const TopologyDescription& desc,
+              const ComparisonFabric& f,
+              uint32_t seed,
+              uint32_t src,
+              uint32_t dst,
+              uint64_t m)
 {
     // Least squares with relative residuals (calibration.h, model alphabeta)
     // over m/4 .. 4m: the straight line that best fits the packets where the
@@ -152,6 +158,7 @@ CalibratePair(const TopologyDescription& desc, const ComparisonFabric& f, uint32
     {
         Ptr<PacketTransport> t = CreateObject<PacketTransport>();
         ConfigurePacket(t, f);
+        t->SetSeed(seed);
         t->Build(desc, MakeCongestionControl(f));
         Time done(-1);
         t->Send(src, dst, bytes, [&done]() { done = Simulator::Now(); });

@@ -72,9 +72,11 @@ class PacketWallWatch
 Time EndpointCost(const ComparisonFabric& f);
 
 /// alpha and beta fitted to one message at a time from \p src to \p dst on
-/// the packet fabric, sizes m/4 .. 4m around the point's message size m.
+/// the packet fabric, sizes m/4 .. 4m around the point's message size m,
+/// each run seeded with the point's \p seed (PacketTransport::SetSeed).
 PointToPointParameters CalibratePair(const TopologyDescription& desc,
                                      const ComparisonFabric& f,
+                                     uint32_t seed,
                                      uint32_t src,
                                      uint32_t dst,
                                      uint64_t m);

@@ -274,7 +274,8 @@ CalibratedPoint(const ComparisonSetup& setup, const ComparisonPoint& pt, Calibra
             }
             it = cache
                      .emplace(key,
-                              CalibratePair(setup.packetDesc, setup.fabric, worst[l].first, worst[l].second,
+                              CalibratePair(setup.packetDesc, setup.fabric, setup.config.seed, worst[l].first,
+                                            worst[l].second,
                                             static_cast<uint64_t>(m)))
                      .first;
         }
