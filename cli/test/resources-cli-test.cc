@@ -181,6 +181,51 @@ TEST(ResourcesCli, InterruptPrintsEveryRowAndExits130)
     }
 }
 
+TEST(ResourcesCli, ValidateAndSweepExit130WhenInterruptedAsCompareDoes)
+{
+    // validate: the packet runs of large-allreduce take seconds; stopped
+    // after its first calibration line, the map of the experiments judged
+    // (none) is printed and the status is compare's.
+    CliResult v = RunAndSignal("validate --experiments=large-allreduce --format=json",
+                               "calibrating on the packet fabric", SIGINT, std::chrono::seconds(60));
+    EXPECT_EQ(v.status, 130) << v.err;
+    EXPECT_EQ(v.err.find("internal error"), std::string::npos) << v.err;
+    EXPECT_NE(v.err.find("experiment large-allreduce not judged"), std::string::npos) << v.err;
+    EXPECT_TRUE(nlohmann::json::parse(v.out)["rows"].empty()) << v.out;
+
+    // sweep: its point's compare (a 1 GB packet run) gets the sweep's
+    // SIGTERM, stops and exits 130 itself; the sweep writes the points done
+    // (none) and exits 130.
+    const std::string scenario = hockney::TempPath("sweep-interrupt.json");
+    std::ofstream(scenario) << R"({"topology": "dgx-h100", "backends": ["packet"], "sizes": "1GB",
+        "sweep": {"seed": [1, 2]}})";
+    // Signalled once the sweep said what it runs (its point's stderr is a
+    // file of its own): a point's compare may be stopped before or after its
+    // guard is in place; either way the sweep ends with 130.
+    CliResult s = RunAndSignal("sweep --scenario=" + scenario + " --jobs=1 --format=json", "to run, 1 at a time",
+                               SIGINT, std::chrono::seconds(60));
+    EXPECT_EQ(s.status, 130) << s.err;
+    EXPECT_NE(s.err.find("interrupted"), std::string::npos) << s.err;
+    std::remove(scenario.c_str());
+}
+
+TEST(ResourcesCli, SweepKeepsUnfinishedPointsAndExitsFour)
+{
+    const std::string scenario = hockney::TempPath("sweep-unfinished.json");
+    std::ofstream(scenario) << R"({"topology": "roce-leafspine", "collective": "incast", "sizes": "32MB",
+        "backends": ["packet"], "fabric": {"flow_control": "none", "time_limit": "200us"},
+        "sweep": {"seed": [1, 2]}})";
+    CliResult r = RunHockney("sweep --scenario=" + scenario + " --format=json");
+    EXPECT_EQ(r.status, 4) << r.err;
+    const auto rows = nlohmann::json::parse(r.out)["rows"];
+    ASSERT_EQ(rows.size(), 2u) << r.out;
+    for (const auto& row : rows)
+    {
+        EXPECT_EQ(row["status"], "stopped-at-time-limit") << row.dump();
+    }
+    std::remove(scenario.c_str());
+}
+
 TEST(ResourcesCli, UnfinishedInSimulatedTimeIsExitFourNotInternalError)
 {
     // A lossy fabric (no PFC) drops the incast's packets; go-back-N waits for
