@@ -67,6 +67,9 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("wall-limit", "600s", "packet backend: wall-clock limit of each packet run (0s: stop at once); "
                                   "when reached, every row is printed (packet status stopped-at-wall-limit, later "
                                   "sizes not-run-after-wall-limit) and compare exits 3")
+        .AddSwitch("force-memory", "packet backend: start a run whose memory estimate (printed on stderr before "
+                                   "each packet run) exceeds the memory available (MemAvailable, or "
+                                   "HOCKNEY_MEMORY_AVAILABLE); without it such a run is refused, exit 2")
         .Add("transfer-unit", "", "packet backend, NVLink: bytes per simulated transfer unit, framed as its "
                                   "256 B link packets (0: every link packet; default: see doc/collective.md)")
         .Add("pcie-transfer-unit", "0", "packet backend, PCIe: the same for PCIe links (also the RDMA packet of a "
@@ -284,6 +287,7 @@ ApplyFabric(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig&
         }
         *unit = static_cast<uint32_t>(std::stoul(v));
     }
+    c.fabric.forceMemory = f.GetSwitch("force-memory");
     if (o.Take("wall-limit", "fabric.wall_limit"))
     {
         c.fabric.wallLimit = ns3::units::ParseTime(f.Get("wall-limit"), "--wall-limit");
@@ -359,19 +363,23 @@ RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std:
             ns3::WriteCsvFile(perOpFile, perOp);
         }
     };
+    // Ctrl-C or SIGTERM stops the packet run at its next check; the rows
+    // done are printed (PacketStop::INTERRUPT).
+    hockney::InterruptGuard guard;
     try
     {
         write(ns3::RunComparison(c, [](const std::string& line) { std::cerr << line << "\n"; }));
     }
     catch (const ns3::PacketRunStopped& e)
     {
-        // Not a failure of the program, a limit the user set: every row is
-        // printed (the stopped run's events, hops and wall time say how far
-        // from finishing it was), and the exit status tells a script that the
-        // packet rows are incomplete.
+        // Not a failure of the program: a limit the user set, an outcome of
+        // the scenario (not finished in simulated time) or an interrupt.
+        // Every row is printed (the stopped run's events, hops and wall time
+        // say how far from finishing it was), and the exit status tells a
+        // script why the packet rows are incomplete.
         write(e.Rows());
         std::cerr << "hockney compare: " << e.what() << "\n";
-        return hockney::kExitStopped;
+        return ns3::ExitStatusOf(e.Kind());
     }
     return 0;
 }

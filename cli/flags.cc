@@ -2,18 +2,61 @@
 #include "flags.h"
 
 #include "attribute-defaults.h"
+#include "collective-comparison.h"
 #include "input-error.h"
 #include "result-row.h"
 #include "units.h"
 
 #include <cmath>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 namespace hockney
 {
+
+namespace
+{
+
+void
+OnInterrupt(int signal)
+{
+    if (ns3::PacketRunInterrupted())
+    {
+        // The second Ctrl-C: the user does not want to wait for the rows.
+        std::signal(signal, SIG_DFL);
+        std::raise(signal);
+        return;
+    }
+    ns3::RequestPacketRunInterrupt();
+}
+
+} // namespace
+
+struct InterruptGuard::Saved
+{
+    struct sigaction interrupt = {};
+    struct sigaction terminate = {};
+};
+
+InterruptGuard::InterruptGuard()
+    : m_saved(new Saved)
+{
+    struct sigaction sa = {};
+    sa.sa_handler = OnInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &m_saved->interrupt);
+    sigaction(SIGTERM, &sa, &m_saved->terminate);
+}
+
+InterruptGuard::~InterruptGuard()
+{
+    sigaction(SIGINT, &m_saved->interrupt, nullptr);
+    sigaction(SIGTERM, &m_saved->terminate, nullptr);
+    delete m_saved;
+}
 
 Flags&
 Flags::Add(const std::string& name, const std::string& defaultValue, const std::string& help)

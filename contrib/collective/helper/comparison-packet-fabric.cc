@@ -5,6 +5,7 @@
 #include "calibration.h"
 #include "input-error.h"
 #include "rdma-endpoint.h"
+#include "units.h"
 
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -34,7 +35,7 @@ ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 }
 
 Ptr<PacketTransport>
-BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed)
+BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed, Ptr<FabricWatchdog>* watchdog)
 {
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     ConfigurePacket(t, f);
@@ -57,7 +58,11 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     // theirs (nothing has drawn yet, so the markers' streams are unchanged).
     ApplyLossyLinks(f.lossyLinks, *t->GetNetwork());
     t->GetNetwork()->AssignStreams(seed);
-    t->InstallWatchdog();
+    Ptr<FabricWatchdog> w = t->InstallWatchdog();
+    if (watchdog)
+    {
+        *watchdog = w;
+    }
     return t;
 }
 
@@ -87,9 +92,11 @@ void
 PacketWallWatch::Check()
 {
     const auto now = Clock::now();
-    if (now - m_start >= m_limit)
+    const bool interrupted = PacketRunInterrupted();
+    if (interrupted || now - m_start >= m_limit)
     {
         m_stopped = true;
+        m_kind = interrupted ? PacketStop::INTERRUPT : PacketStop::WALL_LIMIT;
         m_stoppedAt = m_status();
         Simulator::Stop();
         return;
@@ -104,6 +111,17 @@ PacketWallWatch::Check()
     {
         Simulator::Schedule(MicroSeconds(5), &PacketWallWatch::Check, this);
     }
+}
+
+std::string
+PacketWallWatch::Reason(const std::string& wallField) const
+{
+    if (m_kind == PacketStop::INTERRUPT)
+    {
+        return "stopped by an interrupt (SIGINT or SIGTERM)";
+    }
+    return "stopped at the wall-clock limit of " +
+           units::FormatSeconds(std::chrono::duration<double>(m_limit).count()) + " (" + wallField + ")";
 }
 
 Time
@@ -167,8 +185,16 @@ CalibratePair(const TopologyDescription& desc,
         Simulator::Destroy();
         if (done.IsNegative())
         {
-            throw std::runtime_error("calibration sweep: message of " + std::to_string(bytes) + " B from rank " +
-                                     std::to_string(src) + " to " + std::to_string(dst) + " did not arrive");
+            // Not a failure of the program: the scenario's fabric did not
+            // deliver one message within its time limit (a lossy class
+            // waiting for a retransmission, a stall), so it cannot be
+            // calibrated on.
+            throw InputError("params", "the calibration sweep's message of " + std::to_string(bytes) +
+                                           " B from rank " + std::to_string(src) + " to " + std::to_string(dst) +
+                                           " did not arrive within fabric.time_limit (" +
+                                           units::FormatSeconds(f.timeLimit.GetSeconds()) +
+                                           " simulated); expected a fabric that delivers it, a longer "
+                                           "fabric.time_limit, or params derived");
         }
         MeasurementSample s;
         s.collective = "p2p";

@@ -27,15 +27,21 @@ void ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f);
 /// The fabric of one packet run: the random seed set (\p seed, 0 read as
 /// 1), a transport configured and built from \p desc with the congestion
 /// control of \p f, the fabric's streams assigned from \p seed and its
-/// watchdog installed. A bad description is an InputError naming --topology.
-Ptr<PacketTransport> BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed);
+/// watchdog installed (returned in \p watchdog when given). A bad
+/// description is an InputError naming --topology.
+Ptr<PacketTransport> BuildPacketRun(const TopologyDescription& desc,
+                                    const ComparisonFabric& f,
+                                    uint32_t seed,
+                                    Ptr<FabricWatchdog>* watchdog = nullptr);
 
 /// The wall-clock guard of a packet run (fabric.wall_limit) and its progress
 /// lines: from Start(), every 5 us of simulated time until \p complete says
 /// the run is done, it stops the simulator once the wall-clock time since
 /// \p start reaches \p limit ("reached", not "passed": a limit of 0 stops at
 /// the first check, deterministically), and every 3 wall-clock seconds hands
-/// \p progress (if set) the line "PREFIX: STATUS, wall N s".
+/// \p progress (if set) the line "PREFIX: STATUS, wall N s". It stops the
+/// run at the same check when an interrupt was requested
+/// (RequestPacketRunInterrupt: Ctrl-C, SIGTERM).
 class PacketWallWatch
 {
   public:
@@ -50,6 +56,11 @@ class PacketWallWatch
     /// Schedules the first check now.
     void Start();
     bool Stopped() const { return m_stopped; }
+    /// Why it stopped the run: PacketStop::WALL_LIMIT or PacketStop::INTERRUPT.
+    PacketStop Kind() const { return m_kind; }
+    /// "stopped at the wall-clock limit of 10 s (--wall-limit)" or "stopped
+    /// by an interrupt (SIGINT or SIGTERM)", \p wallField naming the limit.
+    std::string Reason(const std::string& wallField) const;
     /// The status when it stopped the run.
     const std::string& StoppedAt() const { return m_stoppedAt; }
 
@@ -64,6 +75,7 @@ class PacketWallWatch
     std::function<void(const std::string&)> m_progress;
     std::string m_prefix;
     bool m_stopped = false;
+    PacketStop m_kind = PacketStop::WALL_LIMIT;
     std::string m_stoppedAt;
 };
 
