@@ -72,14 +72,29 @@ FabricChannel::GetPeer(const FabricNetDevice* device) const
 
 void
 FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
-                        Time txTime, Time headerTime)
+                        Time txTime, Time headerTime, const FabricControlFrame* ride)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << src << txTime);
     FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
     Time rxEnd = Simulator::Now() + m_delay + txTime;
-    Time at = m_delay + (peer->IsCutThrough() ? headerTime : txTime);
+    const bool cutThrough = peer->IsCutThrough();
+    Time at = m_delay + (cutThrough ? headerTime : txTime);
+    if (ride && !cutThrough)
+    {
+        // The frame would arrive in an event of its own at the same time,
+        // scheduled right after this packet's (nothing can run between the
+        // two): one event doing both in that order is the same simulation.
+        Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at,
+                                       &FabricNetDevice::ReceiveWithControl, peer, packet, header,
+                                       rxEnd, *ride);
+        return;
+    }
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at, &FabricNetDevice::Receive, peer,
                                    packet, header, rxEnd);
+    if (ride)
+    {
+        TransmitControl(*ride, src, txTime);
+    }
 }
 
 void

@@ -649,14 +649,17 @@ FabricNetDevice::StartTransmission(Item& item)
     m_phyTxBeginTrace(item.packet);
     Sniff(item.packet);
     Time headerTime = SerializationTime(std::min(wire, m_headerBytes));
-    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime);
     FabricControlFrame frame;
-    if (m_fc->CanPiggyback() && m_fc->HasControlFrame() && m_fc->TakeControlFrame(frame))
+    // A pending frame rides in this packet's framing: no transmitter time,
+    // arrives with its last bit (the channel delivers it).
+    const bool ride =
+        m_fc->CanPiggyback() && m_fc->HasControlFrame() && m_fc->TakeControlFrame(frame);
+    if (ride)
     {
-        // Rides in this packet's framing: no transmitter time, arrives with its last bit.
         ++m_counters.controlTx;
-        m_channel->TransmitControl(frame, this, end - now);
     }
+    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime,
+                        ride ? &frame : nullptr);
     if (!m_phyTxEndTrace.IsEmpty())
     {
         Simulator::Schedule(end - now, &FabricNetDevice::TransmitComplete, this,
@@ -740,6 +743,14 @@ FabricNetDevice::ReceiveControl(FabricControlFrame frame)
     }
     ++m_counters.controlRx;
     m_fc->ReceiveControl(frame);
+}
+
+void
+FabricNetDevice::ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
+                                    const FabricControlFrame& frame)
+{
+    Receive(packet, header, rxEnd);
+    ReceiveControl(frame);
 }
 
 // ---------------------------------------------------------------- state

@@ -195,6 +195,10 @@ class FabricNetDevice : public NetDevice
     void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd);
     /// A link-local frame from the peer (channel, this node's context).
     void ReceiveControl(FabricControlFrame frame);
+    /// A packet and the link-local frame piggybacked in it, arriving
+    /// together (store-and-forward receiver): Receive, then ReceiveControl.
+    void ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
+                            const FabricControlFrame& frame);
     /// Flow control: a frame is pending or a class unblocked; try to send.
     void NotifyFlowControl() { TryTransmit(); }
     /// Flow control: class cls is now held paused (true) or released (false) by the peer.
