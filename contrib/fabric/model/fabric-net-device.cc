@@ -469,8 +469,12 @@ FabricNetDevice::TryTransmit()
     if (m_txPending)
     {
         // Only a wait for a forwarding-latency deadline can be pending here.
+        // Removed, not cancelled: a cancelled event stays in the event queue
+        // until its time (it is popped and counted as executed), and this
+        // happens for a good share of the switch hops; the events left run in
+        // the same order either way.
         m_txPending = false;
-        m_txEvent.Cancel();
+        Simulator::Remove(m_txEvent);
     }
     bool control = m_fc->HasControlFrame();
     FabricControlFrame frame;
