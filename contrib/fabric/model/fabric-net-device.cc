@@ -487,7 +487,7 @@ FabricNetDevice::TryTransmit()
         return;
     }
     // Only classes with a queued packet or a source can send.
-    const uint8_t candidates = m_nonEmptyMask | m_sourceMask;
+    const uint8_t candidates = m_nonEmptyMask | (m_sourceMask & m_sourceClasses);
     m_notBefore = Time::Max();
     // TakeFromClass fills this call's own item: the transmission below may
     // re-enter TryTransmit, which then picks into its own.

@@ -165,6 +165,10 @@ class FabricNetDevice : public NetDevice
     /// Registers the NIC's pull source (replaces a previous one; null callback
     /// removes). The device asks it only for classes in `classMask`.
     void SetTxSource(TxSource source, uint8_t classMask = 0xFF);
+    /// The classes of `classMask` the source can have packets of at all (a
+    /// NIC: the classes of its queue pairs); the others are not asked. Only
+    /// saves calls: the source would return nothing for them (default all).
+    void SetTxSourceClasses(uint8_t classes) { m_sourceClasses = classes; }
     /// The NIC has a packet ready: start transmitting if the port is idle.
     void NotifyTxReady();
     void SetFabricReceiveCallback(FabricRxCallback cb) { m_fabricRx = cb; }
@@ -320,6 +324,7 @@ class FabricNetDevice : public NetDevice
     bool m_txPending{false}; ///< m_txEvent is scheduled (cheaper than EventId::IsRunning)
     TxSource m_source;
     uint8_t m_sourceMask{0};
+    uint8_t m_sourceClasses{0xFF}; ///< SetTxSourceClasses
     FabricRxCallback m_fabricRx;
     NetDevice::ReceiveCallback m_rxCallback;
     Ptr<FabricFlowControl> m_fc;
