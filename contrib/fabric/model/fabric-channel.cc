@@ -14,6 +14,57 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("HockneyFabricChannel");
 NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 
+namespace
+{
+// A packet's arrival at the peer port, built in place. ns-3's MakeEvent takes
+// its arguments by value and copies the FabricHeader (an ns3::Header, whose
+// constructor and virtual destructor are out of line and logged) three times
+// per hop; this is the same call at the same time, without the copies.
+class ArrivalEvent : public EventImpl
+{
+  public:
+    ArrivalEvent(FabricNetDevice* peer, Ptr<Packet>&& packet, const FabricHeader& header, Time rxEnd)
+        : m_peer(peer),
+          m_packet(std::move(packet)),
+          m_header(header),
+          m_rxEnd(rxEnd)
+    {
+    }
+
+  protected:
+    void Notify() override
+    {
+        m_peer->Receive(m_packet, m_header, m_rxEnd);
+    }
+
+    FabricNetDevice* m_peer;
+    Ptr<Packet> m_packet;
+    FabricHeader m_header;
+    Time m_rxEnd;
+};
+
+// The same with a link-local frame piggybacked in the packet.
+class ArrivalWithControlEvent : public ArrivalEvent
+{
+  public:
+    ArrivalWithControlEvent(FabricNetDevice* peer, Ptr<Packet>&& packet, const FabricHeader& header,
+                            Time rxEnd, const FabricControlFrame& frame)
+        : ArrivalEvent(peer, std::move(packet), header, rxEnd),
+          m_frame(frame)
+    {
+    }
+
+  protected:
+    void Notify() override
+    {
+        m_peer->ReceiveWithControl(m_packet, m_header, m_rxEnd, m_frame);
+    }
+
+  private:
+    FabricControlFrame m_frame;
+};
+} // namespace
+
 TypeId
 FabricChannel::GetTypeId()
 {
@@ -72,14 +123,29 @@ FabricChannel::GetPeer(const FabricNetDevice* device) const
 
 void
 FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
-                        Time txTime, Time headerTime)
+                        Time txTime, Time headerTime, const FabricControlFrame* ride)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << src << txTime);
     FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
     Time rxEnd = Simulator::Now() + m_delay + txTime;
-    Time at = m_delay + (peer->IsCutThrough() ? headerTime : txTime);
-    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at, &FabricNetDevice::Receive, peer,
-                                   packet, header, rxEnd);
+    const bool cutThrough = peer->IsCutThrough();
+    Time at = m_delay + (cutThrough ? headerTime : txTime);
+    if (ride && !cutThrough)
+    {
+        // The frame would arrive in an event of its own at the same time,
+        // scheduled right after this packet's (nothing can run between the
+        // two): one event doing both in that order is the same simulation.
+        Simulator::ScheduleWithContext(
+            peer->GetNode()->GetId(), at,
+            new ArrivalWithControlEvent(peer, std::move(packet), header, rxEnd, *ride));
+        return;
+    }
+    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at,
+                                   new ArrivalEvent(peer, std::move(packet), header, rxEnd));
+    if (ride)
+    {
+        TransmitControl(*ride, src, txTime);
+    }
 }
 
 void

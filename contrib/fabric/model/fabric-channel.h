@@ -33,9 +33,11 @@ class FabricChannel : public Channel
     Ptr<FabricNetDevice> GetPeer(const FabricNetDevice* device) const;
 
     /// Called by `src` when a packet starts serialization of `txTime`, whose
-    /// header takes `headerTime` (<= txTime) to serialize.
+    /// header takes `headerTime` (<= txTime) to serialize. `ride`, if given,
+    /// is a link-local frame piggybacked in the packet's framing: it arrives
+    /// with the last bit, as TransmitControl(*ride, src, txTime) would.
     void Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
-                  Time txTime, Time headerTime);
+                  Time txTime, Time headerTime, const FabricControlFrame* ride = nullptr);
     /// Delivers a link-local frame to src's peer `txTime` (its serialization,
     /// or the data packet it rides in) plus the delay from now.
     void TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime);

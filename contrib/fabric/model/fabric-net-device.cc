@@ -484,8 +484,12 @@ FabricNetDevice::TryTransmit()
     if (m_txPending)
     {
         // Only a wait for a forwarding-latency deadline can be pending here.
+        // Removed, not cancelled: a cancelled event stays in the event queue
+        // until its time (it is popped and counted as executed), and this
+        // happens for a good share of the switch hops; the events left run in
+        // the same order either way.
         m_txPending = false;
-        m_txEvent.Cancel();
+        Simulator::Remove(m_txEvent);
     }
     bool control = m_fc->HasControlFrame();
     FabricControlFrame frame;
@@ -498,7 +502,7 @@ FabricNetDevice::TryTransmit()
         return;
     }
     // Only classes with a queued packet or a source can send.
-    const uint8_t candidates = m_nonEmptyMask | m_sourceMask;
+    const uint8_t candidates = m_nonEmptyMask | (m_sourceMask & m_sourceClasses);
     m_notBefore = Time::Max();
     // TakeFromClass fills this call's own item: the transmission below may
     // re-enter TryTransmit, which then picks into its own.
@@ -664,14 +668,17 @@ FabricNetDevice::StartTransmission(Item& item)
     m_phyTxBeginTrace(item.packet);
     Sniff(item.packet);
     Time headerTime = SerializationTime(std::min(wire, m_headerBytes));
-    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime);
     FabricControlFrame frame;
-    if (m_fc->CanPiggyback() && m_fc->HasControlFrame() && m_fc->TakeControlFrame(frame))
+    // A pending frame rides in this packet's framing: no transmitter time,
+    // arrives with its last bit (the channel delivers it).
+    const bool ride =
+        m_fc->CanPiggyback() && m_fc->HasControlFrame() && m_fc->TakeControlFrame(frame);
+    if (ride)
     {
-        // Rides in this packet's framing: no transmitter time, arrives with its last bit.
         ++m_counters.controlTx;
-        m_channel->TransmitControl(frame, this, end - now);
     }
+    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime,
+                        ride ? &frame : nullptr);
     if (!m_phyTxEndTrace.IsEmpty())
     {
         Simulator::Schedule(end - now, &FabricNetDevice::TransmitComplete, this,
@@ -791,6 +798,14 @@ FabricNetDevice::ReceiveControl(FabricControlFrame frame)
     }
     ++m_counters.controlRx;
     m_fc->ReceiveControl(frame);
+}
+
+void
+FabricNetDevice::ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
+                                    const FabricControlFrame& frame)
+{
+    Receive(packet, header, rxEnd);
+    ReceiveControl(frame);
 }
 
 // ---------------------------------------------------------------- state

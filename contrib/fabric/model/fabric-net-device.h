@@ -180,6 +180,10 @@ class FabricNetDevice : public NetDevice
     /// Registers the NIC's pull source (replaces a previous one; null callback
     /// removes). The device asks it only for classes in `classMask`.
     void SetTxSource(TxSource source, uint8_t classMask = 0xFF);
+    /// The classes of `classMask` the source can have packets of at all (a
+    /// NIC: the classes of its queue pairs); the others are not asked. Only
+    /// saves calls: the source would return nothing for them (default all).
+    void SetTxSourceClasses(uint8_t classes) { m_sourceClasses = classes; }
     /// The NIC has a packet ready: start transmitting if the port is idle.
     void NotifyTxReady();
     void SetFabricReceiveCallback(FabricRxCallback cb) { m_fabricRx = cb; }
@@ -210,6 +214,10 @@ class FabricNetDevice : public NetDevice
     void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd);
     /// A link-local frame from the peer (channel, this node's context).
     void ReceiveControl(FabricControlFrame frame);
+    /// A packet and the link-local frame piggybacked in it, arriving
+    /// together (store-and-forward receiver): Receive, then ReceiveControl.
+    void ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
+                            const FabricControlFrame& frame);
     /// Flow control: a frame is pending or a class unblocked; try to send.
     void NotifyFlowControl() { TryTransmit(); }
     /// Flow control: class cls is now held paused (true) or released (false) by the peer.
@@ -333,6 +341,7 @@ class FabricNetDevice : public NetDevice
     bool m_txPending{false}; ///< m_txEvent is scheduled (cheaper than EventId::IsRunning)
     TxSource m_source;
     uint8_t m_sourceMask{0};
+    uint8_t m_sourceClasses{0xFF}; ///< SetTxSourceClasses
     FabricRxCallback m_fabricRx;
     NetDevice::ReceiveCallback m_rxCallback;
     Ptr<FabricFlowControl> m_fc;

@@ -215,7 +215,9 @@ RdmaNic::ScheduleWake(Time at)
     {
         return;
     }
-    m_wake.Cancel();
+    // Removed rather than cancelled: a cancelled wake-up would stay in the
+    // event queue until its time (same order of the events that run).
+    Simulator::Remove(m_wake);
     m_wake = Simulator::Schedule(at - now, &RdmaNic::Wake, this);
 }
 

@@ -294,6 +294,7 @@ RdmaNic::Attach(Ptr<FabricNetDevice> port)
         f.SetTypeId(m_ccType);
         m_ccProto = f.Create<RdmaCongestionControl>();
     }
+    port->SetTxSourceClasses(m_qpClasses);
     port->SetTxSource(MakeCallback(&RdmaNic::Pull, this));
     port->SetFabricReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
 }
@@ -356,6 +357,11 @@ RdmaNic::CreateQp(uint8_t priority)
     qp.ccWindow = rate->GetWindow();
     qp.classIndex = static_cast<uint32_t>(m_byClass[priority].size());
     m_byClass[priority].push_back(qp.qpn);
+    m_qpClasses |= uint8_t(1u << priority);
+    if (m_port)
+    {
+        m_port->SetTxSourceClasses(m_qpClasses);
+    }
     m_active[priority].resize((m_byClass[priority].size() + 63) / 64, 0);
     return qp.qpn;
 }

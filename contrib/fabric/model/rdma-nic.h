@@ -244,6 +244,7 @@ class RdmaNic : public Object
 
     std::deque<RdmaQueuePair> m_qps; ///< deque: references stay valid as QPs are added
     std::vector<std::vector<uint32_t>> m_byClass; ///< QPs per priority class
+    uint8_t m_qpClasses{0}; ///< a bit per class with a QP (the port asks only these)
     std::vector<uint32_t> m_rrNext;               ///< round-robin cursor per class
     /// Per class, a bit per QP (by position in m_byClass) that has work:
     /// Pull visits only these, so its cost does not grow with idle QPs.
