@@ -135,11 +135,17 @@ RunPacket(const ComparisonPoint& pt,
     {
         r.time = exec->Run(pt.schedule, t);
     }
-    catch (const std::runtime_error&)
+    catch (const std::runtime_error& e)
     {
         if (!watch.Stopped())
         {
-            throw;
+            if (f.faults.empty())
+            {
+                throw;
+            }
+            // The faults are why, most likely: say which (a blackhole never
+            // lifted, a storm without end).
+            throw std::runtime_error(std::string(e.what()) + "; under fabric.faults: " + DescribeFaults(f.faults));
         }
         // Stopped, not failed: what the run did so far is reported (the
         // rows say how far it got); conservation cannot hold mid-flight.
@@ -188,8 +194,9 @@ class PacketBackend : public ComparisonBackend
         a.stoppedAt = packet.stoppedAt;
         a.columns.Set("bytes_sent", k.bytesSent)
             .Set("bytes_delivered", k.bytesDelivered)
-            .Set("drops", k.drops)
-            .Set("pfc_pauses", k.pfcPauses)
+            .Set("drops", k.drops);
+        SetDropColumns(a.columns, k);
+        a.columns.Set("pfc_pauses", k.pfcPauses)
             .Set("ecn_marks", k.ecnMarks)
             .Set("cnps", k.cnps)
             .Set("events", packet.events)

@@ -336,8 +336,9 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows)
     {
         throw std::runtime_error("packet run of flows: " + failure);
     }
-    a.columns.Set("drops", k.drops)
-        .Set("pfc_pauses", k.pfcPauses)
+    a.columns.Set("drops", k.drops);
+    SetDropColumns(a.columns, k);
+    a.columns.Set("pfc_pauses", k.pfcPauses)
         .Set("ecn_marks", k.ecnMarks)
         .Set("events", events)
         .Set("data_hops", k.dataHops)

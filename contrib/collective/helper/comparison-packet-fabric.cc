@@ -55,6 +55,19 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     }
     t->GetNetwork()->AssignStreams(seed);
     t->InstallWatchdog();
+    if (!f.faults.empty())
+    {
+        // The storm pauses the class the endpoints send in unless told.
+        UintegerValue priority;
+        Ptr<RdmaEndpoint> ep = CreateObject<RdmaEndpoint>();
+        ApplyUserAttributes(ep);
+        ep->GetAttribute("Priority", priority);
+        Ptr<FabricFaultInjector> injector = CreateObject<FabricFaultInjector>();
+        injector->SetNetwork(t->GetNetwork());
+        injector->Schedule(ResolveFaults(f.faults, t->GetNetwork()->GetTopology(),
+                                         static_cast<uint8_t>(priority.Get())));
+        t->AggregateObject(injector); // lives as long as the run
+    }
     return t;
 }
 
@@ -101,6 +114,16 @@ PacketWallWatch::Check()
     {
         Simulator::Schedule(MicroSeconds(5), &PacketWallWatch::Check, this);
     }
+}
+
+void
+SetDropColumns(ResultRow& row, const PacketRunCounters& k)
+{
+    for (uint8_t cause = 0; cause < kFabricDropCauses; ++cause)
+    {
+        row.Set(std::string("drops_") + FabricDropCauseName(cause), k.dropsBy[cause]);
+    }
+    k.pfcStorms.empty() ? row.SetNull("pfc_storms") : row.Set("pfc_storms", k.pfcStorms);
 }
 
 Time

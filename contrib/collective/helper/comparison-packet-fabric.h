@@ -67,6 +67,11 @@ class PacketWallWatch
     std::string m_stoppedAt;
 };
 
+/// The columns after "drops" on a packet row: drops_<cause> for every
+/// FabricDropCause (buffer, no_route, link_down; packets), and pfc_storms,
+/// the NICs the PFC watchdog caught storming (null when none).
+void SetDropColumns(ResultRow& row, const PacketRunCounters& counters);
+
 /// The endpoint's software cost per message (send + receive overhead, the
 /// RdmaEndpoint defaults); zero on the ideal fabric.
 Time EndpointCost(const ComparisonFabric& f);

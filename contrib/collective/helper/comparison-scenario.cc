@@ -420,9 +420,13 @@ ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
 {
     CheckKeys(fb, f,
               {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "nic", "ecn_marking",
-               "time_limit", "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes"});
+               "time_limit", "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes", "faults"});
     ApplyFabricPackets(fb, f, c);
     ApplyFabricLimits(fb, f, c);
+    if (fb.contains("faults"))
+    {
+        c.fabric.faults = ParseScenarioFaults(fb.at("faults"), f + ".faults");
+    }
     // The ideal fabric is the cross-check's: no congestion control and the
     // derived NICs (headers in a tag, no PCIe latency); a congestion control
     // or NIC preset named with it would be silently dropped.
@@ -664,6 +668,13 @@ ValidateComparison(const ComparisonConfig& c)
                                             std::to_string(t.headerBytes));
             }
         }
+    }
+    if (c.topology && !c.fabric.faults.empty())
+    {
+        // Names and links against this topology (the storm's class does not
+        // matter here): an error names the fault's field.
+        const TopologyGraph graph(*c.topology);
+        ResolveFaults(c.fabric.faults, graph, 0);
     }
     CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
 }

@@ -78,8 +78,53 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const Fa
     FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
     Time rxEnd = Simulator::Now() + m_delay + txTime;
     Time at = m_delay + (peer->IsCutThrough() ? headerTime : txTime);
-    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at, &FabricNetDevice::Receive, peer,
-                                   packet, header, rxEnd);
+    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at, &FabricChannel::Deliver, this, peer,
+                                   packet, header, rxEnd, Token());
+}
+
+void
+FabricChannel::Deliver(FabricNetDevice* peer, Ptr<Packet> packet, FabricHeader header, Time rxEnd,
+                       uint64_t token)
+{
+    if (token == m_downs)
+    {
+        peer->Receive(packet, header, rxEnd);
+        return;
+    }
+    // Sent while up and lost on the way (charged to the peer's credit), or
+    // sent onto the dead link.
+    peer->LoseOnLink(packet, header, token != kLost);
+}
+
+void
+FabricChannel::DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token)
+{
+    if (token == m_downs)
+    {
+        peer->ReceiveControl(frame);
+    }
+}
+
+void
+FabricChannel::SetLinkUp(bool up)
+{
+    NS_LOG_FUNCTION(this << up);
+    if (up == m_up)
+    {
+        return;
+    }
+    m_up = up;
+    if (!up)
+    {
+        ++m_downs; // whatever is on the wire now is lost
+    }
+    for (auto& d : m_dev)
+    {
+        if (d)
+        {
+            d->NotifyLinkState(up);
+        }
+    }
 }
 
 void
@@ -88,7 +133,7 @@ FabricChannel::TransmitControl(const FabricControlFrame& frame, const FabricNetD
     HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind) << src << txTime);
     FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(), m_delay + txTime,
-                                   &FabricNetDevice::ReceiveControl, peer, frame);
+                                   &FabricChannel::DeliverControl, this, peer, frame, Token());
 }
 
 std::size_t

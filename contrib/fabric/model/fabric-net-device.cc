@@ -34,6 +34,28 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("HockneyFabricNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(FabricNetDevice);
 
+const char*
+FabricDropCauseName(uint8_t cause)
+{
+    switch (cause)
+    {
+    case kDropBuffer:
+        return "buffer";
+    case kDropNoRoute:
+        return "no_route";
+    case kDropLinkDown:
+        return "link_down";
+    default:
+        return "unknown";
+    }
+}
+
+bool
+IsFaultDropCause(uint8_t cause)
+{
+    return cause == kDropLinkDown;
+}
+
 namespace
 {
 constexpr uint32_t kNoPort = 0xFFFFFFFFu;
@@ -134,6 +156,11 @@ FabricNetDevice::GetTypeId()
                             "A packet was dropped at this port (queue full, switch ingress "
                             "admission, no route).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_macTxDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxDrop",
+                            "A DATA packet the peer sent was lost on the link before it "
+                            "arrived here (the link went down, fault link_down).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyRxDropTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("MacRx",
                             "A DATA packet is handed up at an endpoint.",
@@ -513,7 +540,9 @@ FabricNetDevice::TryTransmit()
 bool
 FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
 {
-    const uint64_t budget = m_fc->GetSendBudget(c);
+    // A port whose link is down answers to no flow control: nobody grants
+    // credit or sends pauses there, and what it sends is lost anyway.
+    const uint64_t budget = m_linkUp ? m_fc->GetSendBudget(c) : FabricFlowControl::kUnlimited;
     if (budget == 0)
     {
         return false;
@@ -640,7 +669,10 @@ FabricNetDevice::StartTransmission(Item& item)
     {
         m_switch->NotifyDequeued(item.ingressPort, c, item.ingressWireBytes);
     }
-    m_fc->NotifyTransmit(c, wire);
+    if (m_linkUp)
+    {
+        m_fc->NotifyTransmit(c, wire); // into the void it takes no credit
+    }
     ++m_counters.txPackets;
     m_counters.txTransportControl += item.header.IsTransportControl() ? 1 : 0;
     m_counters.txBytes += item.payloadBytes;
@@ -778,12 +810,45 @@ FabricNetDevice::CountPfcFrameSent(bool pause)
 }
 
 void
-FabricNetDevice::CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes)
+FabricNetDevice::CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes, FabricDropCause cause)
 {
-    NS_LOG_FUNCTION(this << packet << payloadBytes);
+    NS_LOG_FUNCTION(this << packet << payloadBytes << unsigned(cause));
     ++m_counters.drops;
     m_counters.dropBytes += payloadBytes;
+    ++m_counters.dropsBy[cause];
+    m_counters.dropBytesBy[cause] += payloadBytes;
     m_macTxDropTrace(packet);
+}
+
+void
+FabricNetDevice::LoseOnLink(Ptr<Packet> packet, const FabricHeader& header, bool charged)
+{
+    NS_LOG_FUNCTION(this << packet << charged);
+    const uint32_t payload = packet->GetSize() - kHdr;
+    ++m_counters.drops;
+    m_counters.dropBytes += payload;
+    ++m_counters.dropsBy[kDropLinkDown];
+    m_counters.dropBytesBy[kDropLinkDown] += payload;
+    m_counters.lostOnLinkBytes += payload;
+    if (charged)
+    {
+        // The peer took credit for it: the buffer it would have used is free.
+        m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize()));
+    }
+    m_phyRxDropTrace(packet);
+}
+
+void
+FabricNetDevice::NotifyLinkState(bool up)
+{
+    NS_LOG_FUNCTION(this << up);
+    if (up == m_linkUp)
+    {
+        return;
+    }
+    m_linkUp = up;
+    m_fc->NotifyLinkState(up);
+    TryTransmit();
 }
 
 FabricPortCounters
@@ -804,6 +869,10 @@ uint8_t
 FabricNetDevice::GetBlockedClasses() const
 {
     uint8_t mask = 0;
+    if (!m_linkUp)
+    {
+        return mask; // a dead link blocks nothing (TakeFromClass)
+    }
     for (uint8_t c = 0; c < kFabricClasses; ++c)
     {
         uint64_t budget = m_fc->GetSendBudget(c);
@@ -867,7 +936,7 @@ FabricNetDevice::SetMtu(const uint16_t mtu)
 bool
 FabricNetDevice::IsLinkUp() const
 {
-    return m_channel && m_peer;
+    return m_channel && m_peer && m_linkUp;
 }
 
 Address

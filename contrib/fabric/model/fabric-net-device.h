@@ -69,6 +69,23 @@ enum class FabricLinkType
     GENERIC     ///< pcap DLT_USER3
 };
 
+/// Why a DATA packet was dropped (FabricPortCounters::dropsBy; fabric.md,
+/// "Faults"). Counted at the port where it was lost.
+enum FabricDropCause : uint8_t
+{
+    kDropBuffer = 0, ///< switch ingress admission: shared buffer and headroom full (lossy tail drop)
+    kDropNoRoute,    ///< a switch had no route to the destination
+    kDropLinkDown,   ///< sent onto, or in flight on, a link that is down (fault link_down)
+    // Faults of the lossy_link kind (random loss, bit errors) add their cause here.
+    kFabricDropCauses
+};
+
+/// "buffer", "no_route", "link_down": the suffix of the rows' drops_* columns.
+const char* FabricDropCauseName(uint8_t cause);
+/// True for the causes a fault injects by design (a lossless fabric may
+/// drop for them; the conservation check attributes instead of failing).
+bool IsFaultDropCause(uint8_t cause);
+
 /// Per-port counters; bytes are packet bytes after the FabricHeader
 /// ("payload": what endpoints handed in) unless named wire.
 struct FabricPortCounters
@@ -79,8 +96,13 @@ struct FabricPortCounters
     uint64_t txTransportControl{0}; ///< of txPackets: endpoint ACKs, NAKs, CNPs (no payload)
     uint64_t rxPackets{0};     ///< DATA packets received
     uint64_t rxBytes{0};       ///< their payload bytes
-    uint64_t drops{0};         ///< DATA packets dropped here (queue full / ingress admission / no route)
+    uint64_t drops{0};         ///< DATA packets dropped here (ingress admission / no route / link down)
     uint64_t dropBytes{0};     ///< their payload bytes
+    std::array<uint64_t, kFabricDropCauses> dropsBy{};     ///< drops by FabricDropCause
+    std::array<uint64_t, kFabricDropCauses> dropBytesBy{}; ///< their payload bytes by cause
+    /// Of dropBytes: payload of packets the peer sent that the link lost
+    /// before they arrived here (not received, no longer on the wire).
+    uint64_t lostOnLinkBytes{0};
     uint64_t controlTx{0};     ///< link-local frames sent (pause, credit)
     uint64_t controlRx{0};     ///< link-local frames received
     uint64_t pausesSent{0};    ///< PFC frames with quanta > 0 sent (one per frame)
@@ -200,7 +222,18 @@ class FabricNetDevice : public NetDevice
     /// Flow control: class cls is now held paused (true) or released (false) by the peer.
     void NotifyPauseState(uint8_t cls, bool paused);
     /// Counts a drop at this port (switch ingress admission / no route).
-    void CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes);
+    void CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes, FabricDropCause cause = kDropBuffer);
+    /// The channel lost a DATA packet the peer sent towards this port (the
+    /// link went down; this node's context). \p charged: the peer counted it
+    /// against this port's credit (sent while the link was up), which is
+    /// returned as if the packet had arrived and left.
+    void LoseOnLink(Ptr<Packet> packet, const FabricHeader& header, bool charged);
+    /// The link went down or came up (FabricChannel::SetLinkUp). While down,
+    /// the port keeps sending at its rate and the channel loses what it
+    /// sends, with no flow control (a dead peer grants nothing and pauses
+    /// nothing): queued packets drain into the void, as a switch drops what
+    /// it forwards to a port whose link is down.
+    void NotifyLinkState(bool up);
     /// PFC: a pause frame was sent (pause = some class got quanta > 0, else XON only).
     void CountPfcFrameSent(bool pause);
     /// PFC: a pause frame with quanta > 0 was received.
@@ -310,6 +343,7 @@ class FabricNetDevice : public NetDevice
     std::array<ClassQueue, kFabricClasses> m_queues;
     uint64_t m_queuedBytes{0};
     uint64_t m_queuedPackets{0}; //!< packets in the class queues (some may carry 0 payload bytes)
+    bool m_linkUp{true}; ///< FabricChannel::SetLinkUp (fault link_down)
     uint8_t m_nonEmptyMask{0}; ///< classes with a queued packet
     Time m_txFreeAt;
     EventId m_txEvent;
@@ -331,6 +365,7 @@ class FabricNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;
     TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;
     TracedCallback<Ptr<const Packet>> m_macTxDropTrace;
+    TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;
     TracedCallback<Ptr<const Packet>> m_macRxTrace;
     TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<uint8_t> m_pfcPauseTrace;
