@@ -107,6 +107,20 @@ TEST(FaultsCli, SlowLinkSlowsTheRing)
     EXPECT_LT(p["time_s"].get<double>(), 2 * 6 * 250000 * 8 / 25e9);
 }
 
+TEST(FaultsCli, ARunThatCannotFinishUnderItsFaultsIsExitTwoNamingThem)
+{
+    // host1's only link dead from 5 us for good (blackhole): the ring cannot
+    // finish; the run stops at its 2 ms time limit.
+    const std::string path = TempPath("forever.json");
+    std::ofstream(path) << R"({"topology": ")" << kTopology << R"(", "collective": "allreduce", "ranks": 4,
+        "sizes": ["1MB"], "backends": ["alphabeta", "packet"], "fabric": {"time_limit": "2ms", "faults":
+        [{"type": "link_down", "link": ["host1", "leaf0"], "at": "5us", "on_down": "blackhole"}]}})";
+    ExpectBadInput("compare --scenario=" + path,
+                   "scenario.fabric.faults: expected faults the packet run can finish under within the time limit");
+    const hockney::CliResult r = RunHockney("compare --scenario=" + path);
+    EXPECT_NE(r.err.find("link_down host1-leaf0 from 5 us, never up (blackhole)"), std::string::npos) << r.err;
+}
+
 TEST(FaultsCli, BadFaultsExitTwoNamingTheField)
 {
     auto bad = [](const std::string& name, const std::string& faults, const std::string& field,

@@ -143,9 +143,13 @@ RunPacket(const ComparisonPoint& pt,
             {
                 throw;
             }
-            // The faults are why, most likely: say which (a blackhole never
-            // lifted, a storm without end).
-            throw std::runtime_error(std::string(e.what()) + "; under fabric.faults: " + DescribeFaults(f.faults));
+            // The faults are why (a blackhole never lifted, a storm without
+            // end): what the user asked for cannot finish, which is said as
+            // an input error naming them, not an internal failure.
+            throw InputError("scenario.fabric.faults",
+                             "expected faults the packet run can finish under within the time limit (" +
+                                 units::FormatSeconds(f.timeLimit.GetSeconds()) + ", fabric.time_limit); " +
+                                 e.what() + "; faults: " + DescribeFaults(f.faults));
         }
         // Stopped, not failed: what the run did so far is reported (the
         // rows say how far it got); conservation cannot hold mid-flight.
