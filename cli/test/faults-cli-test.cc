@@ -36,9 +36,7 @@ Scenario(const std::string& name, const std::string& faults, const std::string& 
 nlohmann::json
 Rows(const std::string& args)
 {
-    hockney::CliResult r = RunHockney("compare " + args + " --format=json");
-    EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
-    return r.status == 0 ? nlohmann::json::parse(r.out)["rows"] : nlohmann::json::array();
+    return hockney::RunRows("compare " + args);
 }
 
 nlohmann::json

@@ -95,6 +95,8 @@ FabricFaultInjector::Schedule(const std::vector<FabricFault>& faults)
     {
         Check(f);
     }
+    // The events hold a reference: the injector lives until its last fault acts.
+    Ptr<FabricFaultInjector> self(this);
     for (const auto& f : faults)
     {
         const Time now = Simulator::Now();
@@ -104,11 +106,11 @@ FabricFaultInjector::Schedule(const std::vector<FabricFault>& faults)
         }
         else
         {
-            Simulator::Schedule(f.at - now, &FabricFaultInjector::Apply, this, f, true);
+            Simulator::Schedule(f.at - now, &FabricFaultInjector::Apply, self, f, true);
         }
         if (f.until != Time::Max() && f.kind != FabricFault::SLOW_LINK)
         {
-            Simulator::Schedule(f.until - now, &FabricFaultInjector::Apply, this, f, false);
+            Simulator::Schedule(f.until - now, &FabricFaultInjector::Apply, self, f, false);
         }
     }
 }

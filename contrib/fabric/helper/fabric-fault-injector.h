@@ -69,7 +69,8 @@ class FabricFaultInjector : public Object
 
     /// The fabric the faults act on (built).
     void SetNetwork(Ptr<FabricNetwork> network);
-    /// Schedules every fault; one at the current time acts at once. Throws
+    /// Schedules every fault (the events keep the injector alive); one at
+    /// the current time acts at once. Throws
     /// std::invalid_argument naming the fault's label for a link or node
     /// that does not exist, a storm on a node that is not an endpoint with a
     /// PFC port, a rate of 0.

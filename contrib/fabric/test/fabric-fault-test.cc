@@ -55,6 +55,30 @@ SendAt(Ptr<FabricNetwork> net, Time at, uint32_t src, uint32_t dst, uint32_t flo
     });
 }
 
+/// A fault of \p kind on link (or node) \p target from \p at to \p until.
+FabricFault
+MakeFault(FabricFault::Kind kind, uint32_t target, Time at, Time until = Time::Max())
+{
+    FabricFault f;
+    f.kind = kind;
+    f.link = target;
+    f.node = target;
+    f.at = at;
+    f.until = until;
+    f.label = "test";
+    return f;
+}
+
+/// An injector on \p net with \p faults scheduled.
+Ptr<FabricFaultInjector>
+Inject(Ptr<FabricNetwork> net, const std::vector<FabricFault>& faults)
+{
+    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
+    inj->SetNetwork(net);
+    inj->Schedule(faults);
+    return inj;
+}
+
 uint64_t
 TxBytes(Ptr<FabricNetwork> net, uint32_t link)
 {
@@ -66,15 +90,7 @@ TxBytes(Ptr<FabricNetwork> net, uint32_t link)
 TEST_F(FabricFaultTest, LinkDownWithRerouteMovesTrafficToTheOtherSpine)
 {
     Ptr<FabricNetwork> net = Build();
-    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
-    inj->SetNetwork(net);
-    FabricFault down;
-    down.kind = FabricFault::LINK_DOWN;
-    down.link = kLeaf0Spine0;
-    down.at = MicroSeconds(20);
-    down.until = MicroSeconds(80);
-    down.label = "test";
-    inj->Schedule({down});
+    Inject(net, {MakeFault(FabricFault::LINK_DOWN, kLeaf0Spine0, MicroSeconds(20), MicroSeconds(80))});
     // 64 flows host0 -> host2 in each of three rounds (0, 40, 100 us), far
     // apart: a round is 64 x 85.6 ns = 5.5 us of serialization plus about
     // 1.6 us of path, so nothing is on the wire at 20 or 80 us.
@@ -131,8 +147,7 @@ TEST_F(FabricFaultTest, PacketsOnTheDeadLinkAreCountedAsLinkDownDrops)
     Ptr<FabricSwitch> leaf0 = net->GetSwitch(net->GetTopology().NodeId("leaf0"));
     const uint32_t port = leaf0->SelectEgress(FabricHeader(0, 2, 0, 0));
     const uint32_t link = net->GetTopology().PortsOf(net->GetTopology().NodeId("leaf0")).at(port);
-    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
-    inj->SetNetwork(net);
+    Ptr<FabricFaultInjector> inj = Inject(net, {});
     Simulator::Schedule(MicroSeconds(2), [&]() { inj->SetLinkUp(link, false, false); });
     for (int i = 0; i < 100; ++i)
     {
@@ -175,18 +190,11 @@ TEST_F(FabricFaultTest, BlackholeRecoversOneRetransmissionTimeoutAfterTheLastPac
         a->SetAttribute("RetransmitTimeout", TimeValue(MicroSeconds(50)));
         auto [qa, qb] = RdmaNic::Connect(a, b, 3);
         (void)qb;
-        Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
-        inj->SetNetwork(net);
         if (fault)
         {
-            FabricFault f;
-            f.kind = FabricFault::LINK_DOWN;
-            f.link = 0; // host0-leaf0
-            f.at = Time(0);
-            f.until = MicroSeconds(20);
+            FabricFault f = MakeFault(FabricFault::LINK_DOWN, 0, Time(0), MicroSeconds(20)); // host0-leaf0
             f.reroute = false;
-            f.label = "test";
-            inj->Schedule({f});
+            Inject(net, {f});
         }
         firstTx = Time::Max();
         uint32_t sent = 0;
@@ -236,14 +244,9 @@ TEST_F(FabricFaultTest, SlowLinkTransferTimeByHand)
     // 342.4 ns; the last arrives at 100 x 342.4 ns + 10 ns + 500 ns (leaf0) +
     // 85.6 ns (leaf0 -> host1 at 100 Gb/s) + 10 ns = 34 845.6 ns.
     Ptr<FabricNetwork> net = Build();
-    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
-    inj->SetNetwork(net);
-    FabricFault slow;
-    slow.kind = FabricFault::SLOW_LINK;
-    slow.link = 0;
+    FabricFault slow = MakeFault(FabricFault::SLOW_LINK, 0, Time(0));
     slow.rate = DataRate("25Gbps");
-    slow.label = "test";
-    inj->Schedule({slow});
+    Inject(net, {slow});
     EXPECT_EQ(net->GetLinkDevice(0, false)->GetDataRate(), DataRate("25Gbps")); // both directions
     Time last;
     net->GetEndpointDevice(1)->SetFabricReceiveCallback(
@@ -281,16 +284,10 @@ RunStorm(const std::string& action)
     Config::SetDefault("ns3::FabricPfcFlowControl::StormAction", StringValue(action));
     Ptr<FabricNetwork> net = Build();
     Ptr<FabricWatchdog> w = net->InstallWatchdog(MilliSeconds(1));
-    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
-    inj->SetNetwork(net);
-    FabricFault storm;
-    storm.kind = FabricFault::PFC_STORM;
-    storm.node = net->GetTopology().NodeId("host1");
-    storm.at = MicroSeconds(10);
-    storm.until = MicroSeconds(310);
+    FabricFault storm =
+        MakeFault(FabricFault::PFC_STORM, net->GetTopology().NodeId("host1"), MicroSeconds(10), MicroSeconds(310));
     storm.classMask = 1u << 3;
-    storm.label = "test";
-    inj->Schedule({storm});
+    Inject(net, {storm});
     StormRun r;
     net->GetEndpointDevice(1)->SetFabricReceiveCallback(
         MakeCallback(+[](Time* t, Ptr<FabricNetDevice>, Ptr<Packet>, const FabricHeader&) {
