@@ -332,6 +332,14 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows)
     const PacketRunCounters k = t->GetCounters();
     const uint64_t events = Simulator::GetEventCount() - eventsBefore;
     Simulator::Destroy();
+    if (!failure.empty() && !setup.fabric.faults.empty())
+    {
+        // As a collective's packet run (comparison-backend-packet.cc): what
+        // the faults prevent is said as an input error naming them.
+        throw InputError("scenario.fabric.faults", "expected faults the packet run can finish under; packet run of "
+                                                   "flows: " + failure + "; faults: " +
+                                                       DescribeFaults(setup.fabric.faults));
+    }
     if (!failure.empty())
     {
         throw std::runtime_error("packet run of flows: " + failure);
