@@ -51,7 +51,7 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("algorithm", "", AlgorithmNamesHelp())
         .Add("ranks", "", "ranks (default: every endpoint of the topology)")
         .Add("bytes", "1MB", "sizes as nccl-tests counts them, e.g. 1KB,1MB,1GB")
-        .Add("backends", "closed,alphabeta,loggp,flow", "closed,alphabeta,loggp,flow,packet")
+        .Add("backends", "closed,alphabeta,loggp,flow", "closed,gbn,alphabeta,loggp,flow,packet (gbn: closed with the go-back-N loss of fabric.faults)")
         .Add("channels", "1", "NCCL-style channels (independent copies of the algorithm)")
         .Add("slices", "1", "pipeline slices per channel")
         .Add("root", "0", "root rank of broadcast and incast")
@@ -67,6 +67,9 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("wall-limit", "600s", "packet backend: wall-clock limit of each packet run (0s: stop at once); "
                                   "when reached, every row is printed (packet status stopped-at-wall-limit, later "
                                   "sizes not-run-after-wall-limit) and compare exits 3")
+        .AddSwitch("force-memory", "packet backend: start a run whose memory estimate (printed on stderr before "
+                                   "each packet run) exceeds the memory available (MemAvailable, or "
+                                   "HOCKNEY_MEMORY_AVAILABLE); without it such a run is refused, exit 2")
         .Add("transfer-unit", "", "packet backend, NVLink: bytes per simulated transfer unit, framed as its "
                                   "256 B link packets (0: every link packet; default: see doc/collective.md)")
         .Add("pcie-transfer-unit", "0", "packet backend, PCIe: the same for PCIe links (also the RDMA packet of a "
@@ -80,7 +83,8 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("trace-interval", "1us", "sampling interval of --traces")
         .Add("pcap", "", "packet backend: directory for a pcap file per port of each run (RoCEv2 on Ethernet "
                          "ports, as Wireshark dissects it), packet-BYTES-NODE-DEVICE.pcap")
-        .Add("seed", "1", "random seed (packet backend)");
+        .Add("seed", "1", "random seed of the packet backend: its ECMP hash (EcmpSeed = seed - 1) and RED "
+                          "marking draws (--reproducible: the same bytes for the same seed)");
 }
 
 // The flags laid over the fields of --scenario. A flag that overrides a
@@ -283,6 +287,7 @@ ApplyFabric(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig&
         }
         *unit = static_cast<uint32_t>(std::stoul(v));
     }
+    c.fabric.forceMemory = f.GetSwitch("force-memory");
     if (o.Take("wall-limit", "fabric.wall_limit"))
     {
         c.fabric.wallLimit = ns3::units::ParseTime(f.Get("wall-limit"), "--wall-limit");
@@ -358,19 +363,23 @@ RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std:
             ns3::WriteCsvFile(perOpFile, perOp);
         }
     };
+    // Ctrl-C or SIGTERM stops the packet run at its next check; the rows
+    // done are printed (PacketStop::INTERRUPT).
+    hockney::InterruptGuard guard;
     try
     {
         write(ns3::RunComparison(c, [](const std::string& line) { std::cerr << line << "\n"; }));
     }
     catch (const ns3::PacketRunStopped& e)
     {
-        // Not a failure of the program, a limit the user set: every row is
-        // printed (the stopped run's events, hops and wall time say how far
-        // from finishing it was), and the exit status tells a script that the
-        // packet rows are incomplete.
+        // Not a failure of the program: a limit the user set, an outcome of
+        // the scenario (not finished in simulated time) or an interrupt.
+        // Every row is printed (the stopped run's events, hops and wall time
+        // say how far from finishing it was), and the exit status tells a
+        // script why the packet rows are incomplete.
         write(e.Rows());
         std::cerr << "hockney compare: " << e.what() << "\n";
-        return hockney::kExitStopped;
+        return ns3::ExitStatusOf(e.Kind());
     }
     return 0;
 }

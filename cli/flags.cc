@@ -2,17 +2,61 @@
 #include "flags.h"
 
 #include "attribute-defaults.h"
+#include "collective-comparison.h"
 #include "input-error.h"
+#include "result-row.h"
 #include "units.h"
 
 #include <cmath>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 namespace hockney
 {
+
+namespace
+{
+
+void
+OnInterrupt(int signal)
+{
+    if (ns3::PacketRunInterrupted())
+    {
+        // The second Ctrl-C: the user does not want to wait for the rows.
+        std::signal(signal, SIG_DFL);
+        std::raise(signal);
+        return;
+    }
+    ns3::RequestPacketRunInterrupt();
+}
+
+} // namespace
+
+struct InterruptGuard::Saved
+{
+    struct sigaction interrupt = {};
+    struct sigaction terminate = {};
+};
+
+InterruptGuard::InterruptGuard()
+    : m_saved(new Saved)
+{
+    struct sigaction sa = {};
+    sa.sa_handler = OnInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &m_saved->interrupt);
+    sigaction(SIGTERM, &sa, &m_saved->terminate);
+}
+
+InterruptGuard::~InterruptGuard()
+{
+    sigaction(SIGINT, &m_saved->interrupt, nullptr);
+    sigaction(SIGTERM, &m_saved->terminate, nullptr);
+    delete m_saved;
+}
 
 Flags&
 Flags::Add(const std::string& name, const std::string& defaultValue, const std::string& help)
@@ -213,6 +257,34 @@ ApplyAttributeFlags(const std::vector<std::string>& args)
         }
         ns3::SetAttributeDefault(a.substr(2, eq - 2), a.substr(eq + 1), a.substr(0, eq), true);
         AppliedAttributeFlags().push_back(a);
+    }
+    return rest;
+}
+
+std::vector<std::string>
+ApplyReproducibleFlag(const std::vector<std::string>& args)
+{
+    const std::string name = "--reproducible";
+    std::vector<std::string> rest;
+    bool given = false;
+    for (const auto& a : args)
+    {
+        if (a != name && a.rfind(name + "=", 0) != 0)
+        {
+            rest.push_back(a);
+            continue;
+        }
+        if (given)
+        {
+            throw ns3::InputError(name, "given twice; expected it once");
+        }
+        given = true;
+        const std::string value = a == name ? "true" : a.substr(name.size() + 1);
+        if (value != "true" && value != "false")
+        {
+            throw ns3::InputError(name, "expected true or false, got '" + value + "'");
+        }
+        ns3::OutputProvenance().reproducible = value == "true";
     }
     return rest;
 }

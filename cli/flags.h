@@ -46,10 +46,32 @@ class Flags
     std::vector<std::string> m_order;
 };
 
-/// Exit status of a run that stopped at a limit the user set (compare's
-/// --wall-limit): its rows are printed, some incomplete. 0 is success, 1 an
-/// internal failure, 2 bad input (hockney-main.cc).
+/// Exit statuses (README.md, "Exit status"): 0 success, 1 an internal
+/// failure (or a sweep point that failed), 2 bad input or a refused run,
+/// kExitStopped (3) a packet run stopped at --wall-limit, kExitUnfinished (4)
+/// one that did not finish by fabric.time_limit or stalled, kExitInterrupted
+/// (130, as a shell reports SIGINT) interrupted by SIGINT or SIGTERM; in the
+/// last three every row is still printed (ns3::ExitStatusOf).
 constexpr int kExitStopped = 3;
+constexpr int kExitUnfinished = 4;
+constexpr int kExitInterrupted = 130;
+
+/// While it lives, SIGINT and SIGTERM only call ns3::RequestPacketRunInterrupt
+/// (a packet run stops at its next check, compare runs no other size, sweep
+/// starts no other point) and interrupt a blocking call (no SA_RESTART). A
+/// second one of them ends the process at once, as without the guard.
+class InterruptGuard
+{
+  public:
+    InterruptGuard();
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+    ~InterruptGuard();
+
+  private:
+    struct Saved;
+    Saved* m_saved;
+};
 
 /// A subcommand: takes its arguments, writes to out, returns the exit status.
 /// Throws InputError (or std::invalid_argument) on bad input.
@@ -94,6 +116,13 @@ void CheckWritableFile(const std::string& path, const std::string& flag);
 /// for the command's own flags. Runs before every command, so any ns-3
 /// attribute reaches the objects the command creates.
 std::vector<std::string> ApplyAttributeFlags(const std::vector<std::string>& args);
+
+/// Takes --reproducible (alone, =true or =false), a flag of every command,
+/// out of \p args: it sets the output provenance's reproducible (the host
+/// measurements wall_s and peak_rss_bytes left out of every row written,
+/// result-row.h). Returns the other arguments, in order. Any other value,
+/// or the flag given twice, is an InputError naming --reproducible.
+std::vector<std::string> ApplyReproducibleFlag(const std::vector<std::string>& args);
 
 /// The --ns3:: flags ApplyAttributeFlags applied, as given, for a command
 /// that runs hockney again in a child process (sweep) to pass on.

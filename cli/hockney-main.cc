@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // build/bin/hockney: the command line (README.md; each module's doc page). Exit status 0 on
-// success, 2 on bad input (one line on stderr naming the flag or field), 3 when a
-// run stopped at a limit the user set (compare --wall-limit; the rows are still
-// printed), 1 on an internal failure. Subcommands live in cli/*-command.cc and register themselves.
+// success, 2 on bad input or a refused run (one line on stderr naming the flag or field), 3 when a
+// packet run stopped at --wall-limit, 4 when one did not finish by fabric.time_limit or stalled,
+// 130 when interrupted (SIGINT, SIGTERM; in these three the rows are still printed), 1 on an
+// internal failure (flags.h). Subcommands live in cli/*-command.cc and register themselves.
 #include "flags.h"
 #include "result-row.h"
 
@@ -22,10 +23,14 @@ main(int argc, char** argv)
     if (cmd == "help" || cmd == "--help" || cmd == "-h")
     {
         std::cout << "usage: hockney COMMAND [--flag=value ...]   (COMMAND --help for its flags)\n"
-                  << "  exit status: 0 success, 1 internal error, 2 bad input (the flag or field named on "
-                     "stderr), 3 a run stopped at its limit (compare and sweep --wall-limit; rows still printed), "
-                     "130 sweep interrupted (Ctrl-C; rows done are written); sweep: 1 when a point failed\n"
-                  << "  every command also takes --ns3::TypeName::AttributeName=VALUE (hockney attributes)\n";
+                  << "  exit status: 0 success, 1 internal error, 2 bad input or a refused run (the flag or "
+                     "field named on stderr; --force-memory starts a run whose memory estimate exceeds the "
+                     "memory available), 3 a packet run stopped at --wall-limit, 4 a packet run not finished by "
+                     "fabric.time_limit or stalled, 130 interrupted (Ctrl-C or SIGTERM); with 3, 4 and 130 the "
+                     "rows done are still printed; sweep: 1 when a point failed\n"
+                  << "  every command also takes --ns3::TypeName::AttributeName=VALUE (hockney attributes)\n"
+                  << "  and --reproducible: no host measurements (wall_s, peak_rss_bytes) in the output, so the "
+                     "same command and seed write the same bytes\n";
         for (const auto& [name, info] : commands)
         {
             std::cout << "  " << name << "  " << info.summary << "\n";
@@ -53,7 +58,8 @@ main(int argc, char** argv)
     }
     try
     {
-        const auto args = hockney::ApplyAttributeFlags(std::vector<std::string>(argv + 2, argv + argc));
+        const auto args = hockney::ApplyAttributeFlags(
+            hockney::ApplyReproducibleFlag(std::vector<std::string>(argv + 2, argv + argc)));
         return it->second.fn(args, std::cout);
     }
     catch (const std::invalid_argument& e)

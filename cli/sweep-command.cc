@@ -161,7 +161,9 @@ PointLabel(const std::vector<SweepAxis>& axes, const SweepPoint& p)
 class PointRunner
 {
   public:
-    PointRunner()
+    /// \p extra: compare flags of every point (--force-memory).
+    explicit PointRunner(std::vector<std::string> extra)
+        : m_extra(std::move(extra))
     {
         char dir[] = "/tmp/hockney-sweep-XXXXXX";
         if (!mkdtemp(dir))
@@ -188,6 +190,7 @@ class PointRunner
         std::ofstream(base + ".json") << scenario.dump(1) << "\n";
         std::vector<std::string> args{m_exe, "compare", "--scenario=" + base + ".json", "--format=json"};
         args.insert(args.end(), hockney::AttributeFlags().begin(), hockney::AttributeFlags().end());
+        args.insert(args.end(), m_extra.begin(), m_extra.end());
         std::vector<char*> argv;
         for (auto& a : args)
         {
@@ -225,6 +228,7 @@ class PointRunner
 
     std::string m_dir;
     std::string m_exe;
+    std::vector<std::string> m_extra;
 };
 
 // Points done of total and the time left on stderr: a bar redrawn in place
@@ -372,54 +376,18 @@ WithSweptColumns(const std::vector<SweepAxis>& axes, const SweepPoint& p, const 
     return out;
 }
 
-volatile std::sig_atomic_t g_interrupted = 0;
-
-void
-OnInterrupt(int)
-{
-    g_interrupted = 1;
-}
-
-// While it lives, SIGINT and SIGTERM only set g_interrupted (and interrupt
-// waitpid, no SA_RESTART): the sweep then starts no more points, ends the
-// running ones and still writes the rows it has and removes its files.
-class InterruptGuard
-{
-  public:
-    InterruptGuard()
-    {
-        struct sigaction sa = {};
-        sa.sa_handler = OnInterrupt;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &m_int);
-        sigaction(SIGTERM, &sa, &m_term);
-    }
-
-    InterruptGuard(const InterruptGuard&) = delete;
-    InterruptGuard& operator=(const InterruptGuard&) = delete;
-
-    ~InterruptGuard()
-    {
-        sigaction(SIGINT, &m_int, nullptr);
-        sigaction(SIGTERM, &m_term, nullptr);
-    }
-
-  private:
-    struct sigaction m_int = {};
-    struct sigaction m_term = {};
-};
-
 struct PointCounts
 {
     size_t failed = 0;      ///< exit 1 or a signal: no rows
     size_t wallStopped = 0; ///< exit 3: rows, a packet run stopped at its wall-clock limit
+    size_t unfinished = 0;  ///< exit 4: rows, a packet run did not finish by fabric.time_limit or stalled
 };
 
 // Runs the points not yet in \p output, \p jobs at a time; rewrites the
 // output after each. A point's bad input (exit 2) throws once the running
 // children have finished.
 PointCounts
-RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
+RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs, bool forceMemory)
 {
     std::vector<size_t> todo;
     for (size_t i = 0; i < g.points.size(); ++i)
@@ -432,22 +400,22 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
     std::cerr << "sweep: " << g.points.size() << " points, " << g.points.size() - todo.size() << " already in "
               << (output.Path().empty() ? "the output" : output.Path()) << ", " << todo.size() << " to run, "
               << std::min(jobs, todo.size()) << " at a time\n";
-    PointRunner runner;
+    PointRunner runner(forceMemory ? std::vector<std::string>{"--force-memory"} : std::vector<std::string>{});
     Progress progress(g.points.size(), g.points.size() - todo.size());
     std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
     size_t next = 0;
     PointCounts counts;
     std::optional<ns3::InputError> badInput;
-    InterruptGuard guard;
+    hockney::InterruptGuard guard;
     bool stopping = false;
-    while (running.size() > 0 || (next < todo.size() && !badInput && !g_interrupted))
+    while (running.size() > 0 || (next < todo.size() && !badInput && !ns3::PacketRunInterrupted()))
     {
-        while (running.size() < jobs && next < todo.size() && !badInput && !g_interrupted)
+        while (running.size() < jobs && next < todo.size() && !badInput && !ns3::PacketRunInterrupted())
         {
             const size_t i = todo[next++];
             running[runner.Start(i, g.points[i].scenario)] = {i, Clock::now()};
         }
-        if (g_interrupted && !stopping)
+        if (ns3::PacketRunInterrupted() && !stopping)
         {
             // A terminal's Ctrl-C reached the children too; a SIGTERM to
             // this process alone did not.
@@ -472,7 +440,7 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
         // Exit 3: a packet run reached its wall-clock limit; compare still
         // printed every row (SweepOutput runs such a point again on resume).
         std::optional<std::vector<ResultRow>> rows;
-        if (code == 0 || code == 3)
+        if (code == 0 || code == hockney::kExitStopped || code == hockney::kExitUnfinished)
         {
             try
             {
@@ -504,23 +472,26 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs)
                 }
                 continue;
             }
-            progress.Point(label, seconds, code == 0 ? "done" : "stopped at the wall-clock limit");
-            if (code == 3)
+            progress.Point(label, seconds,
+                           code == 0                     ? "done"
+                           : code == hockney::kExitStopped ? "stopped at the wall-clock limit"
+                                                           : "unfinished (time limit or stall)");
+            if (code != 0)
             {
-                ++counts.wallStopped;
+                ++(code == hockney::kExitStopped ? counts.wallStopped : counts.unfinished);
                 progress.Break();
                 std::cerr << "hockney sweep: point " << label << ": " << ChildError(runner.Err(i)).second << "\n";
             }
             continue;
         }
-        progress.Point(label, seconds, g_interrupted ? "stopped" : "FAILED");
+        progress.Point(label, seconds, ns3::PacketRunInterrupted() ? "stopped" : "FAILED");
         const auto [field, message] = ChildError(runner.Err(i));
         if (code == 2 && !badInput)
         {
             badInput = ns3::SweepPointError(g.base, g.axes, g.points[i], field, message);
             continue;
         }
-        if (g_interrupted)
+        if (ns3::PacketRunInterrupted())
         {
             continue; // stopped by the interrupt, not failed
         }
@@ -560,7 +531,9 @@ DeclareSweepFlags(hockney::Flags& f)
         .Add("output", "", "file to write (and to resume: points already in it are not run again)")
         .AddSwitch("resume-any", "resume --output even when another scenario wrote it (its rows are kept)")
         .Add("plot", "", "PNG of the analytic backends' error vs packets against the swept value (gnuplot)")
-        .Add("plot-x", "", "the axis on the x axis of --plot (default: the first)");
+        .Add("plot-x", "", "the axis on the x axis of --plot (default: the first)")
+        .AddSwitch("force-memory", "start a point's packet run even when its memory estimate exceeds the memory "
+                                   "available (compare --force-memory)");
 }
 
 int
@@ -595,16 +568,16 @@ Sweep(const std::vector<std::string>& argsIn, std::ostream& out)
             g.base.contains("seed") && g.base.at("seed").is_number_unsigned() ? g.base.at("seed").get<uint64_t>()
                                                                                : ns3::ComparisonConfig{}.seed;
     }
-    const PointCounts counts = RunPoints(g, output, jobs);
+    const PointCounts counts = RunPoints(g, output, jobs, f.GetSwitch("force-memory"));
     if (f.Get("output").empty())
     {
         ns3::WriteRows(out, "sweep", output.Rows(), format);
     }
-    if (g_interrupted)
+    if (ns3::PacketRunInterrupted())
     {
         std::cerr << "hockney sweep: interrupted; the points done are in the output"
                   << (f.Get("output").empty() ? "" : " and the same command runs the others") << "\n";
-        return 130; // as a shell reports a command ended by SIGINT
+        return hockney::kExitInterrupted; // as a shell reports a command ended by SIGINT
     }
     if (!f.Get("plot").empty())
     {
@@ -621,7 +594,16 @@ Sweep(const std::vector<std::string>& argsIn, std::ostream& out)
         // As compare: every row written, exit 3.
         std::cerr << "hockney sweep: " << counts.wallStopped << " of " << g.points.size()
                   << " points stopped at the wall-clock limit; with --output the same sweep runs them again\n";
-        return 3;
+        return hockney::kExitStopped;
+    }
+    if (counts.unfinished > 0)
+    {
+        // As compare: every row written, exit 4 (rows with status
+        // stopped-at-time-limit or stalled; a resume does not run them again:
+        // the same scenario stops the same way).
+        std::cerr << "hockney sweep: " << counts.unfinished << " of " << g.points.size()
+                  << " points had a packet run that did not finish by fabric.time_limit or stalled\n";
+        return hockney::kExitUnfinished;
     }
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "flags.h"
 
 #include "accuracy-map.h"
+#include "collective-comparison.h"
 #include "input-error.h"
 #include "result-row.h"
 #include "units.h"
@@ -36,7 +37,9 @@ DeclareAccuracyMapFlags(Flags& f, bool demo)
         .Add("validation-dir", HOCKNEY_SOURCE_DIR "/validation", "directory of the experiment files")
         .Add("measured-dir", HOCKNEY_SOURCE_DIR "/validation/data",
              "published measurements (copies in validation/data; skipped when absent)")
-        .AddSwitch("quiet", "no progress lines on stderr");
+        .AddSwitch("quiet", "no progress lines on stderr")
+        .AddSwitch("force-memory", "start a packet run whose memory estimate exceeds the memory available "
+                                   "(compare --force-memory)");
 }
 
 // The experiments of --experiments (each id must exist; file order, each once),
@@ -182,16 +185,44 @@ RunAccuracyMapCommand(const std::vector<std::string>& args,
                     : LoadPublishedCases(f.Get("validation-dir") + "/" + kPublishedCasesFile);
     const Progress progress(command, f.GetSwitch("quiet"));
     std::vector<ExperimentOutcome> outcomes;
+    // Ctrl-C or SIGTERM stops the running packet run; the experiments done
+    // are printed (and reported with --output).
+    InterruptGuard guard;
     for (const auto& e : chosen)
     {
         progress("experiment " + e.id);
-        outcomes.push_back(RunAccuracyExperiment(e, full, progress));
+        try
+        {
+            outcomes.push_back(RunAccuracyExperiment(e, full, progress, f.GetSwitch("force-memory")));
+        }
+        catch (const PacketRunStopped& stopped)
+        {
+            // The experiment cannot be judged without its packet rows: the map
+            // of those done, and the exit status of the stop (3, 4 or 130).
+            PublishedComparison none;
+            none.note = "not run: the experiments stopped";
+            WriteMap(out, command, format, outcomes, dir, none, extraSection, extraTitle, progress);
+            std::cerr << "hockney " << command << ": experiment " << e.id << " not judged: " << stopped.what()
+                      << "\n";
+            return ExitStatusOf(stopped.Kind());
+        }
         progress(e.id + ": " + (outcomes.back().confirmed ? "confirmed" : "refuted"));
     }
     PublishedComparison published;
     if (!dir.empty())
     {
-        published = RunPublishedComparison(publishedCases, f.Get("measured-dir"), full, progress);
+        try
+        {
+            published = RunPublishedComparison(publishedCases, f.Get("measured-dir"), full, progress);
+        }
+        catch (const PacketRunStopped& stopped)
+        {
+            published = PublishedComparison{};
+            published.note = std::string("not complete: ") + stopped.what();
+            WriteMap(out, command, format, outcomes, dir, published, extraSection, extraTitle, progress);
+            std::cerr << "hockney " << command << ": published comparison stopped: " << stopped.what() << "\n";
+            return ExitStatusOf(stopped.Kind());
+        }
     }
     WriteMap(out, command, format, outcomes, dir, published, extraSection, extraTitle, progress);
     return 0;

@@ -62,8 +62,8 @@ main(int argc, char** argv)
     spec.bytes = c.sizes[0];
     CollectiveSchedule incast = BuildSchedule(spec);
     Ptr<PacketTransport> fabric = CreateObject<PacketTransport>();
+    fabric->SetSeed(1); // as compare --seed=1: ns-3's seed, ECMP hash, RED streams
     fabric->Build(d, CreateObject<Dcqcn>());
-    fabric->GetNetwork()->AssignStreams(1);
 
     std::ofstream queue(output + "-queue.dat");
     std::ofstream rates(output + "-rates.dat");

@@ -61,13 +61,14 @@ CsvWithoutComments(const std::string& csv)
     return out;
 }
 
-/// Runs `hockney ARGS`; stdout and stderr go through files so neither can block.
+/// Runs `hockney ARGS`; stdout and stderr go through files so neither can
+/// block. \p env: NAME=VALUE assignments for its environment.
 inline CliResult
-RunHockney(const std::string& args)
+RunHockney(const std::string& args, const std::string& env = "")
 {
     const std::string base = TempPath("run");
     const std::string cmd =
-        std::string(HOCKNEY_BIN) + " " + args + " >" + base + ".out 2>" + base + ".err";
+        env + " " + std::string(HOCKNEY_BIN) + " " + args + " >" + base + ".out 2>" + base + ".err";
     const int rc = std::system(cmd.c_str());
     CliResult r;
     r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

@@ -68,8 +68,10 @@ TEST(FaultsCli, AnalyticRowsAreTheFaultFreeAlgebraAndPacketRowsCountDropsByCause
     }
     const nlohmann::json p0 = Backend(clean, "packet");
     const nlohmann::json p1 = Backend(blackhole, "packet");
-    EXPECT_EQ(p0["drops_link_down"], 0);
-    EXPECT_TRUE(p0["pfc_storms"].is_null());
+    // Without faults a row has no per-cause columns (as before faults existed).
+    EXPECT_FALSE(p0.contains("drops_link_down"));
+    EXPECT_FALSE(p0.contains("pfc_storms"));
+    EXPECT_TRUE(p1["pfc_storms"].is_null());
     // host1's only link is dead for 25 us in the middle of the ring: packets
     // are lost on it (conservation attributes them; the run still completes
     // and delivers every byte), and the ring is slower.
@@ -79,6 +81,27 @@ TEST(FaultsCli, AnalyticRowsAreTheFaultFreeAlgebraAndPacketRowsCountDropsByCause
     EXPECT_EQ(p1["bytes_delivered"], p1["bytes_sent"]);
     EXPECT_EQ(p1["status"], "complete");
     EXPECT_GT(p1["time_s"].get<double>(), p0["time_s"].get<double>());
+}
+
+TEST(FaultsCli, LossyLinkBesideALinkDownCountsEachCause)
+{
+    // One list, two types: host2's link loses 1 % of its packets while
+    // host1's is a blackhole from 5 to 30 us. Each loss is counted under its
+    // own cause and the causes add up to drops; go-back-N recovers all.
+    const nlohmann::json p = Backend(
+        Rows("--scenario=" +
+             Scenario("mixed", R"([{"type": "lossy_link", "link": ["host2", "leaf1"], "drop_rate": 0.01},
+                                   {"type": "link_down", "link": ["host1", "leaf0"], "at": "5us", "up_at": "30us",
+                                    "on_down": "blackhole"}])")),
+        "packet");
+    EXPECT_GT(p["drops_corrupt"].get<uint64_t>(), 0u);
+    EXPECT_GT(p["drops_link_down"].get<uint64_t>(), 0u);
+    EXPECT_EQ(p["drops_buffer"], 0); // PFC fabric
+    EXPECT_EQ(p["drops_no_route"], 0);
+    EXPECT_EQ(p["drops"].get<uint64_t>(),
+              p["drops_corrupt"].get<uint64_t>() + p["drops_link_down"].get<uint64_t>());
+    EXPECT_EQ(p["bytes_delivered"], p["bytes_sent"]);
+    EXPECT_EQ(p["status"], "complete");
 }
 
 TEST(FaultsCli, PfcStormNamesTheNic)
@@ -105,18 +128,41 @@ TEST(FaultsCli, SlowLinkSlowsTheRing)
     EXPECT_LT(p["time_s"].get<double>(), 2 * 6 * 250000 * 8 / 25e9);
 }
 
-TEST(FaultsCli, ARunThatCannotFinishUnderItsFaultsIsExitTwoNamingThem)
+TEST(FaultsCli, ARunThatCannotFinishUnderItsFaultsStopsAtTheTimeLimitNamingThem)
 {
     // host1's only link dead from 5 us for good (blackhole): the ring cannot
-    // finish; the run stops at its 2 ms time limit.
+    // finish; the run stops at its 2 ms time limit as any unfinished run
+    // (exit 4, every row printed, the packet row stopped-at-time-limit), its
+    // message naming the faults.
     const std::string path = TempPath("forever.json");
     std::ofstream(path) << R"({"topology": ")" << kTopology << R"(", "collective": "allreduce", "ranks": 4,
         "sizes": ["1MB"], "backends": ["alphabeta", "packet"], "fabric": {"time_limit": "2ms", "faults":
         [{"type": "link_down", "link": ["host1", "leaf0"], "at": "5us", "on_down": "blackhole"}]}})";
-    ExpectBadInput("compare --scenario=" + path,
-                   "scenario.fabric.faults: expected faults the packet run can finish under within the time limit");
-    const hockney::CliResult r = RunHockney("compare --scenario=" + path);
-    EXPECT_NE(r.err.find("link_down host1-leaf0 from 5 us, never up (blackhole)"), std::string::npos) << r.err;
+    const hockney::CliResult r = RunHockney("compare --scenario=" + path + " --format=json");
+    ASSERT_EQ(r.status, 4) << r.err;
+    EXPECT_NE(r.err.find("under scenario.fabric.faults: link_down host1-leaf0 from 5 us, never up (blackhole)"),
+              std::string::npos)
+        << r.err;
+    const nlohmann::json rows = nlohmann::json::parse(r.out)["rows"];
+    EXPECT_TRUE(Backend(rows, "alphabeta")["time_s"].is_number()); // the other rows are printed
+    const nlohmann::json p = Backend(rows, "packet");
+    EXPECT_EQ(p["status"], "stopped-at-time-limit");
+    EXPECT_GT(p["drops_link_down"].get<uint64_t>(), 0u);
+}
+
+TEST(FaultsCli, AFlowsRunThatCannotFinishUnderItsFaultsStopsAtTheTimeLimitToo)
+{
+    // h1 -> h0 with h0's only link dead from 5 us for good.
+    const std::string path = TempPath("forever-flows.json");
+    std::ofstream(path) << R"({"topology": ")" << kTopology << R"(", "backends": ["alphabeta", "packet"],
+        "flows": [{"src": "host1", "dst": "host0", "bytes": "1MB", "start": "0us"}],
+        "fabric": {"time_limit": "2ms", "faults":
+        [{"type": "link_down", "link": ["host0", "leaf0"], "at": "5us", "on_down": "blackhole"}]}})";
+    const hockney::CliResult r = RunHockney("compare --scenario=" + path + " --format=json");
+    ASSERT_EQ(r.status, 4) << r.err;
+    EXPECT_NE(r.err.find("under scenario.fabric.faults: link_down host0-leaf0 from 5 us, never up (blackhole)"),
+              std::string::npos)
+        << r.err;
 }
 
 TEST(FaultsCli, BadFaultsExitTwoNamingTheField)
@@ -161,6 +207,16 @@ TEST(FaultsCli, BadFaultsExitTwoNamingTheField)
         "scenario.fabric.faults[0].priority: expected a class 0-7");
     bad("duration", R"([{"type": "pfc_storm", "node": "host0", "duration": "0s"}])",
         "scenario.fabric.faults[0].duration: expected a time > 0");
+    // lossy_link is one type of the same list: the same link resolution
+    // (parallel links need an id) and the same field names.
+    bad("lossyparallel", R"([{"type": "lossy_link", "link": ["leaf3", "spine1"], "drop_rate": 0.01}])",
+        "scenario.fabric.faults[0].link: expected one link, 'leaf3' and 'spine1' are joined by 4 parallel links",
+        "roce-leafspine");
+    bad("lossyat", R"([{"type": "lossy_link", "link": ["leaf0", "spine0"], "drop_rate": 0.01, "at": "1us"}])",
+        "scenario.fabric.faults[0].at: unknown field of a lossy_link fault");
+    bad("lossysecond", R"([{"type": "slow_link", "link": ["leaf0", "spine0"], "rate_factor": 0.5},
+                           {"type": "lossy_link", "link": ["leaf0", "spine0"], "bit_error_rate": 1}])",
+        "scenario.fabric.faults[1].bit_error_rate: expected a probability in [0, 1)");
     // The second entry is named by its index.
     bad("second", R"([{"type": "pfc_storm", "node": "host0"}, {"type": "slow_link", "link": ["a", "b"], "rate": "1Gbps"}])",
         "scenario.fabric.faults[1].link");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // hockney sweep, driven as a user would: its rows against single compare runs
-// of each point, resuming an earlier output, the same output for any --jobs,
+// of each point (seeded as they are), resuming an earlier output, the same
+// output for any --jobs (byte for byte with --reproducible),
 // attributes on the grid and on the command line, and bad keys and values
 // exiting with status 2 naming the sweep key.
 #include <gtest/gtest.h>
@@ -120,17 +121,24 @@ TEST(SweepCli, GridRowsAreThoseOfSingleCompareRuns)
     }
 }
 
+// Incast on a small RoCE leaf-spine with DCQCN: its packet run draws (RED
+// marks, ECMP hash), so the seed shows in its rows.
+const char* kSeeded = R"("topology": "roce-leafspine:leaves=2,hosts-per-leaf=4", "collective": "incast",
+    "backends": ["closed", "packet"], "sizes": ["2MB"])";
+
 TEST(SweepCli, PacketPointsAreThoseOfSingleCompareRuns)
 {
-    const std::string path = WriteScenario("packet", R"({"topology": "dgx-h100", "ranks": 4,
-        "backends": ["closed", "packet"], "sizes": ["64KB"], "sweep": {"seed": [1, 2]}})");
+    // Each point's process seeds its packet run as a single compare does.
+    const std::string path = WriteScenario("packet", std::string("{") + kSeeded + R"(, "sweep": {"seed": [1, 2]}})");
     const Json sweep = RunJson("sweep --scenario=" + path + " --jobs=2");
     std::remove(path.c_str());
     ASSERT_EQ(sweep["rows"].size(), 4u);
+    // The seed reached the points: their packet runs marked other packets.
+    EXPECT_NE(sweep["rows"][1]["ecn_marks"], sweep["rows"][3]["ecn_marks"]);
     for (int seed : {1, 2})
     {
-        const std::string one = WriteScenario("packet-one", R"({"topology": "dgx-h100", "ranks": 4,
-            "backends": ["closed", "packet"], "sizes": ["64KB"], "seed": )" + std::to_string(seed) + "}");
+        const std::string one =
+            WriteScenario("packet-one", std::string("{") + kSeeded + R"(, "seed": )" + std::to_string(seed) + "}");
         const Json single = RunJson("compare --scenario=" + one);
         std::remove(one.c_str());
         ASSERT_EQ(single["rows"].size(), 2u);
@@ -168,6 +176,38 @@ TEST(SweepCli, JobsDoNotChangeTheOutput)
     for (size_t i = 0; i < 8; ++i)
     {
         EXPECT_EQ(Comparable(p1["rows"][i], {}), Comparable(p2["rows"][i], {})) << i;
+    }
+}
+
+TEST(SweepCli, ReproducibleOutputIsTheSameBytesForAnyRunAndJobs)
+{
+    // --reproducible leaves out the host measurements (wall_s,
+    // peak_rss_bytes): the whole output, provenance included, is then the
+    // same bytes on every run. Between --jobs=1 and --jobs=2 the command line
+    // differs, and meta.command_line records it: that argument is the one
+    // difference allowed, swapped here before comparing the bytes.
+    const std::string path = WriteScenario("repro", std::string("{") + kSeeded + R"(, "sweep": {"seed": [1, 2, 3]}})");
+    const std::string args = "sweep --scenario=" + path + " --format=json --reproducible";
+    const CliResult a = RunHockney(args + " --jobs=2");
+    const CliResult b = RunHockney(args + " --jobs=2");
+    const CliResult one = RunHockney(args + " --jobs=1");
+    std::remove(path.c_str());
+    ASSERT_EQ(a.status, 0) << a.err;
+    ASSERT_EQ(b.status, 0) << b.err;
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_EQ(a.out, b.out);
+    std::string swapped = one.out;
+    const size_t at = swapped.find("--jobs=1");
+    ASSERT_NE(at, std::string::npos);
+    swapped.replace(at, 8, "--jobs=2");
+    EXPECT_EQ(swapped, a.out);
+    const Json doc = Json::parse(a.out);
+    ASSERT_EQ(doc["rows"].size(), 6u);
+    EXPECT_EQ(doc["meta"]["reproducible"], true);
+    for (const auto& row : doc["rows"])
+    {
+        EXPECT_FALSE(row.contains("wall_s")) << row.dump();
+        EXPECT_FALSE(row.contains("peak_rss_bytes")) << row.dump();
     }
 }
 

@@ -9,6 +9,7 @@
 #include "analytic-channel.h"
 #include "analytic-model.h"
 #include "analytic-net-device.h"
+#include "go-back-n.h"
 #include "hop-path.h"
 #include "interconnect-presets.h"
 #include "loggp-model.h"

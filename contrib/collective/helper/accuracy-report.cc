@@ -59,8 +59,17 @@ Cell(const ResultRow& r, const std::string& k)
 }
 
 void
-MarkdownTable(std::ostream& md, const std::vector<ResultRow>& rows, const std::vector<std::string>& keys)
+MarkdownTable(std::ostream& md, const std::vector<ResultRow>& rows, const std::vector<std::string>& allKeys)
 {
+    // A reproducible report, as every output of the run, has no host measurements (result-row.h).
+    std::vector<std::string> keys;
+    for (const auto& k : allKeys)
+    {
+        if (!(OutputProvenance().reproducible && IsHostMeasurement(k)))
+        {
+            keys.push_back(k);
+        }
+    }
     md << "|";
     for (const auto& k : keys)
     {
@@ -343,8 +352,12 @@ WriteIntro(std::ostream& md, double wallSeconds)
           "model) with parameters *derived* from the topology and *calibrated* on a packet-level point-to-point "
           "sweep, against the packet-level fabric on the same schedule. The error judged is the symmetric "
           "error max(Ta/Tp, Tp/Ta) - 1 (compare's `error` (Ta - Tp)/Tp cannot express a factor of 2 "
-          "optimism). Wall time of this run: "
-       << Num(wallSeconds, 3) << " s.\n\n## The map\n\n";
+          "optimism).";
+    if (!OutputProvenance().reproducible)
+    {
+        md << " Wall time of this run: " << Num(wallSeconds, 3) << " s.";
+    }
+    md << "\n\n## The map\n\n";
 }
 
 void

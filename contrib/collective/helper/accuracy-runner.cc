@@ -77,12 +77,14 @@ void
 RunVariant(const AccuracyExperiment& e,
            const std::pair<std::string, nlohmann::json>& variant,
            bool full,
+           bool forceMemory,
            const std::function<void(const std::string&)>& progress,
            ExperimentOutcome& out,
            std::vector<double>& judged)
 {
     const std::string& label = variant.first;
     ComparisonConfig c = VariantConfig(e, variant, full);
+    c.fabric.forceMemory = forceMemory;
     if (progress)
     {
         progress(e.id + " / " + label + ": " + std::to_string(c.sizes.size()) + " size(s)");
@@ -248,7 +250,10 @@ Summary(const AccuracyExperiment& e, const ExperimentOutcome& out, size_t judged
 } // namespace
 
 ExperimentOutcome
-RunAccuracyExperiment(const AccuracyExperiment& e, bool full, std::function<void(const std::string&)> progress)
+RunAccuracyExperiment(const AccuracyExperiment& e,
+                      bool full,
+                      std::function<void(const std::string&)> progress,
+                      bool forceMemory)
 {
     const auto t0 = std::chrono::steady_clock::now();
     ExperimentOutcome out;
@@ -256,7 +261,7 @@ RunAccuracyExperiment(const AccuracyExperiment& e, bool full, std::function<void
     std::vector<double> judged;
     for (const auto& variant : e.variants)
     {
-        RunVariant(e, variant, full, progress, out, judged);
+        RunVariant(e, variant, full, forceMemory, progress, out, judged);
     }
     const Falls falls = LargestFalls(out.rows, e.expect);
     if (judged.empty())

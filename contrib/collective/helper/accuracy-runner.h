@@ -33,10 +33,14 @@ struct ExperimentOutcome
     double wallSeconds = 0;
 };
 
-/// Runs one experiment (all its variants and sizes; \p full applies "full").
+/// Runs one experiment (all its variants and sizes; \p full applies "full";
+/// \p forceMemory starts a packet run whose memory estimate exceeds the
+/// memory available instead of refusing it). A packet run that stops
+/// (PacketStop) throws PacketRunStopped out of it.
 ExperimentOutcome RunAccuracyExperiment(const AccuracyExperiment& e,
                                         bool full,
-                                        std::function<void(const std::string&)> progress = {});
+                                        std::function<void(const std::string&)> progress = {},
+                                        bool forceMemory = false);
 
 /// Whether a point carries a symmetric error (the packet rows and points
 /// without a packet row beside them carry null).

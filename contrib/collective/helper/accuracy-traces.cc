@@ -13,7 +13,6 @@
 #include "topology-parameters.h"
 
 #include "ns3/boolean.h"
-#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -193,11 +192,10 @@ RecordIncastTrace(const ComparisonConfig& config, Time step)
     const CollectiveSpec spec = IncastSpec(config, config.ranks ? config.ranks : graph.EndpointCount());
     CollectiveSchedule schedule = BuildSchedule(spec);
 
-    RngSeedManager::SetSeed(config.seed == 0 ? 1 : config.seed);
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
+    t->SetSeed(config.seed); // as compare's packet runs
     // The scenario's congestion control (none on the ideal fabric, as in compare).
     t->Build(graph.Description(), MakeCongestionControl(config.fabric));
-    t->GetNetwork()->AssignStreams(config.seed);
     // Set up before the run, as verbs does: each sender's first QP is the
     // one towards the root.
     Ptr<RdmaMessenger> messenger = t->GetMessenger();

@@ -12,9 +12,12 @@
 #include "comparison-flows.h"
 #include "comparison-point.h"
 #include "comparison-regime.h"
+#include "packet-run-estimate.h"
 
 #include <algorithm>
+#include <csignal>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 namespace ns3
@@ -156,19 +159,81 @@ PerOpRow(const ComparisonSetup& setup, uint64_t bytes, const BackendAnswer& a, c
     return row;
 }
 
-/// The answer of a backend not run because an earlier size's run of it
-/// stopped at the wall-clock limit: no time, status not-run-after-wall-limit.
+/// The answer of a backend not run because an earlier run stopped (at the
+/// wall-clock limit: the packet backend; by an interrupt: every backend): no
+/// time, status not-run-after-wall-limit or not-run-after-interrupt.
 BackendAnswer
-NotRunAfterStop()
+NotRunAfterStop(PacketStop kind)
 {
     BackendAnswer a;
     a.reference = true;
     a.stoppedAt = "not run";
-    a.columns.Set("status", "not-run-after-wall-limit");
+    a.stop = kind;
+    a.columns.Set("status", kind == PacketStop::INTERRUPT ? "not-run-after-interrupt" : "not-run-after-wall-limit");
     return a;
 }
 
+volatile std::sig_atomic_t g_interrupt = 0;
+
+/// How severe a stop is: the comparison reports its most severe one.
+int
+Severity(PacketStop kind)
+{
+    return kind == PacketStop::INTERRUPT ? 2 : kind == PacketStop::WALL_LIMIT ? 1 : 0;
+}
+
+/// Estimates every packet run of the comparison and refuses, before any
+/// runs, one whose memory estimate exceeds the memory available
+/// (CheckPacketRunMemory). Returns the estimate line of each size.
+std::map<uint64_t, std::string>
+EstimatePacketRuns(const ComparisonSetup& setup)
+{
+    const ComparisonConfig& c = setup.config;
+    std::map<uint64_t, std::string> lines;
+    if (!setup.Selected("packet") || !setup.graph)
+    {
+        return lines;
+    }
+    // The packet fabric is built from the graph's description (packetDesc).
+    const TopologyGraph& packetGraph = *setup.graph;
+    for (uint64_t bytes : c.sizes)
+    {
+        const ComparisonPoint pt = BuildPoint(setup, bytes);
+        const std::string label = ToString(c.collective) + " " + setup.algorithm + " " + std::to_string(bytes) +
+                                  " B on " + std::to_string(setup.ranks) + " ranks";
+        const PacketRunEstimate e = EstimatePacketRun(packetGraph, setup.fabric, ScheduleMessages(pt.schedule));
+        // A refusal is the one line on stderr (it names the estimate).
+        CheckPacketRunMemory(e, label, setup.fabric.forceMemory, "--force-memory");
+        lines[bytes] = e.Line(label);
+    }
+    return lines;
+}
+
 } // namespace
+
+int
+ExitStatusOf(PacketStop kind)
+{
+    return kind == PacketStop::INTERRUPT ? 130 : kind == PacketStop::WALL_LIMIT ? 3 : 4;
+}
+
+void
+RequestPacketRunInterrupt()
+{
+    g_interrupt = 1;
+}
+
+bool
+PacketRunInterrupted()
+{
+    return g_interrupt != 0;
+}
+
+void
+ClearPacketRunInterrupt()
+{
+    g_interrupt = 0;
+}
 
 std::vector<ResultRow>
 RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)> progress)
@@ -190,12 +255,48 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
             selected.push_back(b.get());
         }
     }
+    const std::map<uint64_t, std::string> estimates = EstimatePacketRuns(setup);
     std::vector<ResultRow> rows;
     CalibrationCache calibrationCache;
-    std::string stoppedAt;      // the first run stopped at the wall-clock limit: how far it got
-    std::string stoppedBackend; // and its backend
+    std::string stoppedAt;      // the most severe stop so far: how far it got
+    std::optional<PacketStop> stop; // and its kind
+    std::string stoppedBackend; // the backend not run again (wall limit, interrupt)
     for (uint64_t bytes : c.sizes)
     {
+        if (PacketRunInterrupted())
+        {
+            // Interrupted: no other size runs; each backend's row says so.
+            if (!stop || Severity(*stop) < Severity(PacketStop::INTERRUPT))
+            {
+                stop = PacketStop::INTERRUPT;
+                stoppedAt = "interrupted (SIGINT or SIGTERM) before " + std::to_string(bytes) + " B";
+            }
+            auto notRun = [&](const ComparisonBackend* b) {
+                BackendAnswer a = NotRunAfterStop(PacketStop::INTERRUPT);
+                a.backend = b->Name();
+                rows.push_back(MakeRow(setup, bytes, a, PointVerdict{}));
+                rows.back().SetNull("regime");
+            };
+            // In the row order of a size that runs.
+            for (size_t k = 0; k < c.params.size(); ++k)
+            {
+                for (const ComparisonBackend* b : selected)
+                {
+                    if (b->PerParameterSource())
+                    {
+                        notRun(b);
+                    }
+                }
+            }
+            for (const ComparisonBackend* b : selected)
+            {
+                if (!b->PerParameterSource())
+                {
+                    notRun(b);
+                }
+            }
+            continue;
+        }
         const ComparisonPoint pt = BuildPoint(setup, bytes);
         std::optional<ComparisonPoint> calibrated;
         if (std::find(c.params.begin(), c.params.end(), "calibrated") != c.params.end())
@@ -210,12 +311,15 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         }
 
         ComparisonContext context(setup, pt);
+        if (auto it = estimates.find(bytes); it != estimates.end())
+        {
+            context.packetEstimateLine = it->second;
+        }
         std::vector<BackendAnswer> answers;
         auto run = [&](const ComparisonBackend* b, const ComparisonPoint& point) {
-            // After a run stopped at the wall-clock limit, its backend is not
-            // run again (a larger size would only stop again, after as long);
-            // the others still answer every size.
-            answers.push_back(b->Name() == stoppedBackend ? NotRunAfterStop() : b->Run(point, context));
+            // The backend of a run stopped at the wall-clock limit is not
+            // run again; the others still answer every size.
+            answers.push_back(b->Name() == stoppedBackend ? NotRunAfterStop(*stop) : b->Run(point, context));
             answers.back().backend = b->Name();
         };
         for (const ComparisonPoint* source : sources)
@@ -252,16 +356,24 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
             {
                 c.perOp(PerOpRow(setup, bytes, a, op));
             }
-            if (stoppedAt.empty() && !a.stoppedAt.empty())
+            if (!a.stoppedAt.empty() && a.stoppedAt != "not run" && (!stop || Severity(a.stop) > Severity(*stop)))
             {
                 stoppedAt = a.stoppedAt;
+                stop = a.stop;
+            }
+            // After a run stopped by its wall-clock limit or an interrupt,
+            // its backend is not run again (a larger size would only stop
+            // again, after as long); one that did not finish in simulated
+            // time says nothing of the next size, which runs.
+            if (!a.stoppedAt.empty() && a.stop != PacketStop::UNFINISHED && stoppedBackend.empty())
+            {
                 stoppedBackend = a.backend;
             }
         }
     }
-    if (!stoppedAt.empty())
+    if (stop)
     {
-        throw PacketRunStopped(stoppedAt, std::move(rows));
+        throw PacketRunStopped(stoppedAt, std::move(rows), *stop);
     }
     return rows;
 }

@@ -105,6 +105,9 @@ struct ComparisonFabric
     Time timeLimit = Seconds(10);         ///< packet backend: simulated-time watchdog
     /// packet backend: wall-clock limit of one packet run (0: stop at once)
     Time wallLimit = Seconds(600);
+    /// packet backend: start a run whose memory estimate exceeds the memory
+    /// available (packet-run-estimate.h) instead of refusing it (exit 2)
+    bool forceMemory = false;
     /// packet backend, NVLink tiers: bytes per simulated transfer unit,
     /// framed as its link packets (FabricNetwork::NvlinkTransferUnitBytes);
     /// 0 = every link packet. Unset: kDefaultTransferUnitBytes.
@@ -113,7 +116,8 @@ struct ComparisonFabric
     /// unset: 0, every link packet (see kDefaultTransferUnitBytes).
     std::optional<uint32_t> pcieTransferUnitBytes;
     /// packet backend: faults injected into the fabric (fabric.faults,
-    /// comparison-faults.h); the analytic backends run without them.
+    /// comparison-faults.h; lossy_link entries are also priced by the gbn
+    /// backend); the analytic backends run without them.
     std::vector<ScenarioFault> faults;
     /// The units in force for NVLink and PCIe tiers.
     uint32_t NvlinkUnit() const { return transferUnitBytes.value_or(kDefaultTransferUnitBytes); }
@@ -210,31 +214,69 @@ void ApplyScenarioFile(const std::string& path, ComparisonConfig& config);
 /// RunComparison also checks the ranks against the topology.
 void ValidateComparison(const ComparisonConfig& config);
 
-/// A packet run reached its wall-clock limit (fabric.wall_limit): not a
-/// failure of the program (hockney compare exits 3), and what it did is
-/// reported. Rows() holds every row: the stopped point's packet row (time_s
-/// null, status "stopped-at-wall-limit", with its events, hops, wall and
-/// simulated time), and for the sizes after it the other backends' rows and a
-/// packet row with status "not-run-after-wall-limit" (the packet backend is
-/// not run again). what() says how far the stopped run got.
+/// Why a packet run stopped before its collective (or flows) finished.
+enum class PacketStop
+{
+    /// It did not finish by fabric.time_limit of simulated time, or the
+    /// fabric's watchdog found it stalled (a deadlock, or a lossy class
+    /// waiting for a retransmission beyond the limit): a model outcome the
+    /// scenario caused. Row status "stopped-at-time-limit" or "stalled";
+    /// later sizes still run. hockney exits 4.
+    UNFINISHED,
+    /// fabric.wall_limit of wall-clock time was reached. Row status
+    /// "stopped-at-wall-limit", later sizes' packet rows
+    /// "not-run-after-wall-limit". hockney exits 3.
+    WALL_LIMIT,
+    /// SIGINT or SIGTERM (RequestPacketRunInterrupt). Row status
+    /// "stopped-by-interrupt", every row of later sizes
+    /// "not-run-after-interrupt". hockney exits 130.
+    INTERRUPT,
+};
+
+/// The exit status of hockney for a stop of this kind: 4, 3 or 130.
+int ExitStatusOf(PacketStop kind);
+
+/// Asks every packet run to stop at its next check (every 5 us of simulated
+/// time) and RunComparison to start no other size. Async-signal-safe: it
+/// only sets a std::sig_atomic_t, for SIGINT and SIGTERM handlers.
+void RequestPacketRunInterrupt();
+/// Whether RequestPacketRunInterrupt was called (and not cleared).
+bool PacketRunInterrupted();
+/// Forgets an interrupt (tests; a process that goes on after one).
+void ClearPacketRunInterrupt();
+
+/// A packet run stopped before it finished (PacketStop): not a failure of
+/// the program, and what it did is reported. Rows() holds every row: the
+/// stopped point's packet row (time_s null, status naming the stop, with
+/// its events, hops, wall and simulated time), and for the sizes after it
+/// the rows PacketStop describes. what() says how far the stopped run got;
+/// Kind() is the most severe stop of the comparison (an interrupt over a
+/// wall limit over an unfinished run).
 class PacketRunStopped : public std::runtime_error
 {
   public:
-    PacketRunStopped(const std::string& what, std::vector<ResultRow> rows)
+    PacketRunStopped(const std::string& what, std::vector<ResultRow> rows, PacketStop kind = PacketStop::WALL_LIMIT)
         : std::runtime_error(what),
-          m_rows(std::move(rows))
+          m_rows(std::move(rows)),
+          m_kind(kind)
     {
     }
 
     const std::vector<ResultRow>& Rows() const { return m_rows; }
 
+    PacketStop Kind() const { return m_kind; }
+
   private:
     std::vector<ResultRow> m_rows;
+    PacketStop m_kind;
 };
 
 /// Runs every backend on every size; one row per (size, backend). \p progress,
-/// when set, receives a line for each long packet run. Throws PacketRunStopped,
-/// after every size, when a packet run reached the wall-clock limit.
+/// when set, receives the estimate of each packet run (packet-run-estimate.h)
+/// and a line for each long one. Before anything runs, a packet run whose
+/// memory estimate exceeds the memory available is refused (InputError naming
+/// --force-memory, unless fabric.forceMemory). Throws PacketRunStopped, after
+/// every size, when a packet run stopped (PacketStop).
 std::vector<ResultRow> RunComparison(const ComparisonConfig& config,
                                      std::function<void(const std::string&)> progress = {});
 

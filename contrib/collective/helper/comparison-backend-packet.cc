@@ -37,7 +37,9 @@ struct PacketResult
     double wallSeconds = 0;     ///< wall-clock time of the run (build to finish)
     Time simulated;             ///< simulated time the run reached
     uint64_t peakRssBytes = 0;  ///< peak resident memory (see PeakRssBytes)
-    bool stopped = false;       ///< stopped by the wall-clock limit
+    bool stopped = false;       ///< stopped before it finished
+    PacketStop stop = PacketStop::WALL_LIMIT; ///< why, when stopped
+    std::string status = "complete"; ///< the row's status
     std::string stoppedAt;      ///< how far it got, when stopped
 };
 
@@ -70,6 +72,7 @@ struct PacketOutputs
     std::string tracesDir;                  ///< time series, when non-empty
     Time traceInterval;
     std::string pcapDir;                    ///< pcap of every port, when non-empty
+    std::string estimateLine;               ///< printed once the fabric is built, when non-empty
 };
 
 PacketResult
@@ -79,12 +82,18 @@ RunPacket(const ComparisonPoint& pt,
           uint32_t seed,
           const std::function<void(const std::string&)>& progress,
           const std::string& wallField,
+          const std::string& timeField,
           const PacketOutputs& outputs)
 {
     using Clock = std::chrono::steady_clock;
     const auto wallStart = Clock::now();
     const uint64_t eventsBefore = Simulator::GetEventCount();
-    Ptr<PacketTransport> t = BuildPacketRun(desc, f, seed);
+    Ptr<FabricWatchdog> watchdog;
+    Ptr<PacketTransport> t = BuildPacketRun(desc, f, seed, &watchdog);
+    if (progress && !outputs.estimateLine.empty())
+    {
+        progress(outputs.estimateLine);
+    }
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));
@@ -137,30 +146,62 @@ RunPacket(const ComparisonPoint& pt,
     }
     catch (const std::runtime_error& e)
     {
-        if (!watch.Stopped())
+        // The executor did not finish: stopped by the wall watch (its limit
+        // or an interrupt), or the simulation itself ended without the
+        // collective, at fabric.time_limit or by the watchdog (a stall).
+        // Anything else is a failure of the program and goes on.
+        const bool fired = watchdog && watchdog->HasFired();
+        const bool timeLimit = f.timeLimit.IsStrictlyPositive() && Simulator::Now() >= f.timeLimit;
+        if (!watch.Stopped() && (exec->IsComplete() || !(fired || timeLimit)))
         {
             if (f.faults.empty())
             {
                 throw;
             }
-            // The faults are why (a blackhole never lifted, a storm without
-            // end): what the user asked for cannot finish, which is said as
-            // an input error naming them, not an internal failure.
+            // The simulation ran out of events before the time limit with
+            // the collective unfinished: the faults are why (nothing is left
+            // that could finish it), which is said as an input error naming
+            // them, not an internal failure. A run still going at
+            // fabric.time_limit is a stop instead (exit 4, the faults named
+            // in its message): README, "Exit status".
             throw InputError("scenario.fabric.faults",
-                             "expected faults the packet run can finish under within the time limit (" +
-                                 units::FormatSeconds(f.timeLimit.GetSeconds()) + ", fabric.time_limit); " +
-                                 e.what() + "; faults: " + DescribeFaults(f.faults));
+                             "expected faults the packet run can finish under (it ended at simulated " +
+                                 units::FormatSeconds(Simulator::Now().GetSeconds()) +
+                                 " with nothing left to do); " + e.what() + "; faults: " +
+                                 DescribeFaults(f.faults));
         }
         // Stopped, not failed: what the run did so far is reported (the
         // rows say how far it got); conservation cannot hold mid-flight.
+        const std::string delivered = std::to_string(exec->GetDeliveredOps()) + "/" + std::to_string(total) +
+                                      " messages delivered, simulated " +
+                                      std::to_string(Simulator::Now().GetMicroSeconds()) + " us";
         measure();
         writeTraces();
         Simulator::Destroy();
         r.stopped = true;
-        r.stoppedAt = "packet run of " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
-                      std::to_string(pt.spec.bytes) + " B on " + std::to_string(pt.spec.ranks) +
-                      " ranks: stopped at the wall-clock limit of " + units::FormatSeconds(f.wallLimit.GetSeconds()) +
-                      " (" + wallField + ") after " + watch.StoppedAt();
+        const std::string run = "packet run of " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
+                                std::to_string(pt.spec.bytes) + " B on " + std::to_string(pt.spec.ranks) + " ranks: ";
+        if (watch.Stopped())
+        {
+            r.stop = watch.Kind();
+            r.status = r.stop == PacketStop::INTERRUPT ? "stopped-by-interrupt" : "stopped-at-wall-limit";
+            r.stoppedAt = run + watch.Reason(wallField) + " after " + watch.StoppedAt();
+        }
+        else
+        {
+            r.stop = PacketStop::UNFINISHED;
+            r.status = fired ? "stalled" : "stopped-at-time-limit";
+            r.stoppedAt = run +
+                          (fired ? "stalled (" + watchdog->GetMessage() + ")"
+                                 : "did not finish within the simulated time limit of " +
+                                       units::FormatSeconds(f.timeLimit.GetSeconds()) + " (" + timeField + ")") +
+                          " after " + delivered;
+            if (!f.faults.empty())
+            {
+                // Most likely why: a fault that never ends (README, "Exit status").
+                r.stoppedAt += "; under scenario.fabric.faults: " + DescribeFaults(f.faults);
+            }
+        }
         return r;
     }
     FabricConservation cons = t->FinishRun();
@@ -188,18 +229,20 @@ class PacketBackend : public ComparisonBackend
         BackendAnswer a;
         const ComparisonConfig& c = setup.config;
         const PacketOutputs outputs{RecordsOps(setup) ? &a.ops : nullptr, setup.graph.get(), c.tracesDir,
-                                    c.traceInterval, c.pcapDir};
+                                    c.traceInterval, c.pcapDir, context.packetEstimateLine};
         const PacketResult packet = RunPacket(point, setup.packetDesc, fabric, c.seed, setup.progress,
-                                              c.FieldName("fabric.wall_limit", "--wall-limit"), outputs);
+                                              c.FieldName("fabric.wall_limit", "--wall-limit"),
+                                              c.FieldName("fabric.time_limit", "scenario.fabric.time_limit"), outputs);
         a.time = packet.time;
         a.reference = true;
         const PacketRunCounters& k = packet.counters;
         a.congestionControlActed = k.pfcPauses > 0 || k.cnps > 0;
         a.stoppedAt = packet.stoppedAt;
+        a.stop = packet.stop;
         a.columns.Set("bytes_sent", k.bytesSent)
             .Set("bytes_delivered", k.bytesDelivered)
             .Set("drops", k.drops);
-        SetDropColumns(a.columns, k);
+        SetDropColumns(a.columns, k, fabric.faults);
         a.columns.Set("pfc_pauses", k.pfcPauses)
             .Set("ecn_marks", k.ecnMarks)
             .Set("cnps", k.cnps)
@@ -209,7 +252,7 @@ class PacketBackend : public ComparisonBackend
             .Set("wall_s", packet.wallSeconds)
             .Set("sim_s", packet.simulated.GetSeconds())
             .Set("peak_rss_bytes", packet.peakRssBytes)
-            .Set("status", packet.stopped ? "stopped-at-wall-limit" : "complete");
+            .Set("status", packet.status);
         // The transfer units, where they apply: the bytes one packet
         // of the NVLink / PCIe tiers stands for (0: every link packet).
         const TopologyDescription& desc = setup.packetDesc;

@@ -25,6 +25,7 @@ ComparisonBackendRegistry()
     static const std::vector<std::unique_ptr<ComparisonBackend>> registry = [] {
         std::vector<std::unique_ptr<ComparisonBackend>> r;
         r.push_back(MakeClosedBackend());
+        r.push_back(MakeGoBackNBackend());
         r.push_back(MakeAlphaBetaBackend());
         r.push_back(MakeLogGpBackend());
         r.push_back(MakeFlowBackend());

@@ -43,9 +43,11 @@ struct BackendAnswer
     bool reference = false;
     /// PFC paused or rates were cut (CNPs): the congestion-control regime.
     bool congestionControlActed = false;
-    /// Non-empty: the run stopped at the wall-clock limit; how far it got
+    /// Non-empty: the run stopped before it finished; how far it got
     /// (the message of PacketRunStopped).
     std::string stoppedAt;
+    /// Why, when stoppedAt is set.
+    PacketStop stop = PacketStop::WALL_LIMIT;
     /// Each op as the executor ran it, when the comparison asks for them
     /// (ComparisonConfig::perOp; RecordsOps); a stopped run's delivered ones.
     std::vector<ExecutedOp> ops;
@@ -70,6 +72,11 @@ class ComparisonContext
     Time FlowModelTime();
     /// The flow model's ops (recorded when RecordsOps), after FlowModelTime.
     const std::vector<ExecutedOp>& FlowModelOps() const { return m_flowOps; }
+
+    /// The estimate line of this point's packet run (packet-run-estimate.h),
+    /// which the packet backend prints once its fabric is built (so that a
+    /// bad attribute found while building stays the one line on stderr).
+    std::string packetEstimateLine;
 
   private:
     const ComparisonSetup& m_setup;
@@ -104,6 +111,8 @@ const ComparisonBackend* FindComparisonBackend(const std::string& name);
 const ComparisonBackend& LookUpBackend(const std::string& name, const std::string& field);
 
 std::unique_ptr<ComparisonBackend> MakeClosedBackend();
+/// "gbn": the closed form with beta times the go-back-N efficiency of the lossy links.
+std::unique_ptr<ComparisonBackend> MakeGoBackNBackend();
 std::unique_ptr<ComparisonBackend> MakeAlphaBetaBackend();
 std::unique_ptr<ComparisonBackend> MakeLogGpBackend();
 std::unique_ptr<ComparisonBackend> MakeFlowBackend();

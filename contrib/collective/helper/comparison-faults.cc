@@ -14,9 +14,7 @@ namespace ns3
 namespace
 {
 
-const std::vector<std::string> kFaultTypes{"link_down", "slow_link", "pfc_storm"};
-// lossy_link: the lossy link's type joins kFaultTypes, its keys KeysOf, its
-// fields ParseOne and its resolution ResolveFaults.
+const std::vector<std::string> kFaultTypes{"link_down", "slow_link", "pfc_storm", "lossy_link"};
 
 std::vector<std::string>
 KeysOf(const std::string& type)
@@ -28,6 +26,11 @@ KeysOf(const std::string& type)
     if (type == "slow_link")
     {
         return {"type", "link", "at", "rate_factor", "rate"};
+    }
+    if (type == "lossy_link")
+    {
+        // No "at": the loss is on the wire from the start of the run.
+        return {"type", "link", "drop_rate", "bit_error_rate"};
     }
     return {"type", "node", "at", "duration", "priority"};
 }
@@ -105,7 +108,7 @@ ParseOne(const nlohmann::json& j, const std::string& field)
     {
         f.at = TimeField(j.at("at"), field + ".at");
     }
-    if (f.type == "link_down" || f.type == "slow_link")
+    if (f.type == "link_down" || f.type == "slow_link" || f.type == "lossy_link")
     {
         if (!j.contains("link"))
         {
@@ -160,6 +163,26 @@ ParseOne(const nlohmann::json& j, const std::string& field)
                 throw InputError(rf, "expected a rate > 0");
             }
         }
+    }
+    else if (f.type == "lossy_link")
+    {
+        const bool drop = j.contains("drop_rate");
+        const bool ber = j.contains("bit_error_rate");
+        if (drop == ber)
+        {
+            throw InputError(field + (drop ? ".bit_error_rate" : ".drop_rate"),
+                             drop ? "expected drop_rate or bit_error_rate, not both"
+                                  : "expected a drop_rate (per packet) or a bit_error_rate");
+        }
+        const std::string rf = field + (drop ? ".drop_rate" : ".bit_error_rate");
+        const auto& v = j.at(drop ? "drop_rate" : "bit_error_rate");
+        // 1 would lose every packet, which no transport recovers from.
+        if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() < 1))
+        {
+            throw InputError(rf, "expected a probability in [0, 1), got " + v.dump());
+        }
+        f.loss.rate = v.get<double>();
+        f.loss.unit = drop ? FabricLinkLoss::Unit::PACKET : FabricLinkLoss::Unit::BIT;
     }
     else
     {
@@ -329,6 +352,11 @@ ResolveFaults(const std::vector<ScenarioFault>& faults, const TopologyGraph& g, 
     std::vector<FabricFault> out;
     for (const ScenarioFault& s : faults)
     {
+        if (s.type == "lossy_link")
+        {
+            ResolveLink(s, g); // on the wires, not scheduled: ApplyLossyLinks
+            continue;
+        }
         FabricFault f;
         f.at = s.at;
         f.label = s.field + ": " + s.type;
@@ -364,6 +392,35 @@ ResolveFaults(const std::vector<ScenarioFault>& faults, const TopologyGraph& g, 
     return out;
 }
 
+std::vector<ResolvedLossyLink>
+ResolveLossyLinks(const std::vector<ScenarioFault>& faults, const TopologyGraph& g)
+{
+    std::vector<ResolvedLossyLink> out;
+    for (const ScenarioFault& s : faults)
+    {
+        if (s.type == "lossy_link")
+        {
+            out.push_back({ResolveLink(s, g), s.loss});
+        }
+    }
+    return out;
+}
+
+bool
+HasLossyLinks(const std::vector<ScenarioFault>& faults)
+{
+    return std::any_of(faults.begin(), faults.end(), [](const ScenarioFault& f) { return f.type == "lossy_link"; });
+}
+
+void
+ApplyLossyLinks(const std::vector<ScenarioFault>& faults, FabricNetwork& network)
+{
+    for (const ResolvedLossyLink& l : ResolveLossyLinks(faults, network.GetTopology()))
+    {
+        InstallLinkLoss(network.GetLinkDevice(l.link, true), network.GetLinkDevice(l.link, false), l.loss);
+    }
+}
+
 std::string
 DescribeFaults(const std::vector<ScenarioFault>& faults)
 {
@@ -378,6 +435,13 @@ DescribeFaults(const std::vector<ScenarioFault>& faults)
         else
         {
             d += f.linkA + "-" + f.linkB + " from " + Us(f.at);
+            if (f.type == "lossy_link")
+            {
+                std::ostringstream r;
+                r << f.loss.rate;
+                d = f.type + " " + f.linkA + "-" + f.linkB +
+                    (f.loss.unit == FabricLinkLoss::Unit::PACKET ? " drop_rate " : " bit_error_rate ") + r.str();
+            }
             if (f.type == "link_down")
             {
                 d += (f.upAt ? ", up at " + Us(*f.upAt) : std::string(", never up")) +

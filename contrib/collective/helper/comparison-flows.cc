@@ -8,6 +8,7 @@
 #include "comparison-point.h"
 #include "fabric-pcap-helper.h"
 #include "input-error.h"
+#include "packet-run-estimate.h"
 #include "units.h"
 
 #include "ns3/simulator.h"
@@ -43,9 +44,11 @@ struct FlowsAnswer
     std::string backend;
     std::vector<FlowOutcome> flows;
     ResultRow columns; ///< the summary row's backend-specific columns
-    /// The packet run reached its wall-clock limit: what it got to, for the
-    /// message of PacketRunStopped (its flows have no outcome).
+    /// The packet run stopped before every flow completed (PacketStop): what
+    /// it got to, for the message of PacketRunStopped (its flows have no
+    /// outcome).
     std::string stoppedAt;
+    PacketStop stop = PacketStop::WALL_LIMIT; ///< why, when stoppedAt is set
 };
 
 // --- analytic backends ---
@@ -248,12 +251,17 @@ class FlowRecorder
 };
 
 FlowsAnswer
-RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows)
+RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows, const std::string& estimateLine)
 {
     using Clock = std::chrono::steady_clock;
     const auto wallStart = Clock::now();
     const uint64_t eventsBefore = Simulator::GetEventCount();
-    Ptr<PacketTransport> t = BuildPacketRun(setup.packetDesc, setup.fabric, setup.config.seed);
+    Ptr<FabricWatchdog> watchdog;
+    Ptr<PacketTransport> t = BuildPacketRun(setup.packetDesc, setup.fabric, setup.config.seed, &watchdog);
+    if (setup.progress && !estimateLine.empty())
+    {
+        setup.progress(estimateLine); // once built: a bad attribute stays the one line on stderr
+    }
     if (!setup.config.pcapDir.empty())
     {
         FabricPcapHelper::EnablePcap(setup.config.pcapDir + "/packet-flows", t->GetNetwork()->GetNodes());
@@ -288,22 +296,48 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows)
     Simulator::Stop(setup.fabric.timeLimit);
     Simulator::Run();
     const Time simulated = Simulator::Now();
-    if (watch.Stopped())
+    // Not every flow completed and the simulation ended at
+    // fabric.time_limit or by the watchdog (a stall): a model outcome of the
+    // scenario (PacketStop::UNFINISHED), reported as a stop.
+    const bool fired = watchdog && watchdog->HasFired();
+    const bool unfinished = recorder.Complete() < flows.size() &&
+                            (fired || (setup.fabric.timeLimit.IsStrictlyPositive() && simulated >= setup.fabric.timeLimit));
+    if (watch.Stopped() || unfinished)
     {
         // Stopped, not failed; conservation cannot hold mid-flight. The
         // summary row says how far it got (RunFlowComparison throws
         // PacketRunStopped with every row).
+        const std::string status = std::to_string(recorder.Complete()) + "/" + total +
+                                   " flows complete, simulated " + std::to_string(simulated.GetMicroSeconds()) +
+                                   " us";
         const PacketRunCounters k = t->GetCounters();
+        a.stop = watch.Stopped() ? watch.Kind() : PacketStop::UNFINISHED;
+        const std::string rowStatus = a.stop == PacketStop::INTERRUPT    ? "stopped-by-interrupt"
+                                      : a.stop == PacketStop::WALL_LIMIT ? "stopped-at-wall-limit"
+                                      : fired                            ? "stalled"
+                                                                         : "stopped-at-time-limit";
         a.columns.Set("events", Simulator::GetEventCount() - eventsBefore)
             .Set("data_hops", k.dataHops)
             .Set("control_hops", k.controlHops)
             .Set("wall_s", std::chrono::duration<double>(Clock::now() - wallStart).count())
             .Set("sim_s", simulated.GetSeconds())
-            .Set("status", "stopped-at-wall-limit");
+            .Set("status", rowStatus);
+        const std::string why =
+            watch.Stopped()
+                ? watch.Reason(setup.config.FieldName("fabric.wall_limit", "--wall-limit")) + " after " +
+                      watch.StoppedAt()
+            : fired ? "stalled (" + watchdog->GetMessage() + ") after " + status
+                    : "did not finish within the simulated time limit of " +
+                          units::FormatSeconds(setup.fabric.timeLimit.GetSeconds()) + " (" +
+                          setup.config.FieldName("fabric.time_limit", "scenario.fabric.time_limit") + ") after " +
+                          status;
         Simulator::Destroy();
-        a.stoppedAt = "packet run of " + total + " flows: stopped at the wall-clock limit of " +
-                      units::FormatSeconds(setup.fabric.wallLimit.GetSeconds()) + " (" +
-                      setup.config.FieldName("fabric.wall_limit", "--wall-limit") + ") after " + watch.StoppedAt();
+        a.stoppedAt = "packet run of " + total + " flows: " + why;
+        if (a.stop == PacketStop::UNFINISHED && !setup.fabric.faults.empty())
+        {
+            // Most likely why: a fault that never ends (README, "Exit status").
+            a.stoppedAt += "; under scenario.fabric.faults: " + DescribeFaults(setup.fabric.faults);
+        }
         return a;
     }
     std::string failure;
@@ -345,7 +379,7 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows)
         throw std::runtime_error("packet run of flows: " + failure);
     }
     a.columns.Set("drops", k.drops);
-    SetDropColumns(a.columns, k);
+    SetDropColumns(a.columns, k, setup.fabric.faults);
     a.columns.Set("pfc_pauses", k.pfcPauses)
         .Set("ecn_marks", k.ecnMarks)
         .Set("events", events)
@@ -599,13 +633,27 @@ RunFlowComparison(const ComparisonConfig& c, std::function<void(const std::strin
     std::vector<FlowSpec> flows = c.flows;
     ResolveFlowHosts(flows, *c.topology);
     const ComparisonSetup setup(c, std::move(progress));
+    std::string estimateLine;
+    if (std::find(backends.begin(), backends.end(), "packet") != backends.end())
+    {
+        // Estimated, and refused if it would not fit in memory, before anything runs.
+        std::vector<EstimateMessage> messages;
+        for (const FlowSpec& f : flows)
+        {
+            messages.push_back({f.srcRank, f.dstRank, f.bytes});
+        }
+        const std::string label = std::to_string(flows.size()) + (flows.size() == 1 ? " flow" : " flows");
+        const PacketRunEstimate e = EstimatePacketRun(*setup.graph, setup.fabric, messages);
+        CheckPacketRunMemory(e, label, setup.fabric.forceMemory, "--force-memory");
+        estimateLine = e.Line(label);
+    }
 
     std::vector<FlowsAnswer> answers;
     for (const std::string& b : backends)
     {
         answers.push_back(b == "alphabeta" ? RunAlphaBeta(setup, flows)
                           : b == "flow"    ? RunMaxMin(setup, flows)
-                                           : RunPacketFlows(setup, flows));
+                                           : RunPacketFlows(setup, flows, estimateLine));
         answers.back().backend = b;
         for (size_t i = 0; i < flows.size() && answers.back().stoppedAt.empty(); ++i)
         {
@@ -666,7 +714,7 @@ RunFlowComparison(const ComparisonConfig& c, std::function<void(const std::strin
             row.Set(key, value);
         }
         rows.push_back(row);
-        throw PacketRunStopped(stopped->stoppedAt, rows);
+        throw PacketRunStopped(stopped->stoppedAt, rows, stopped->stop);
     }
     return rows;
 }

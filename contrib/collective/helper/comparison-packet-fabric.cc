@@ -5,8 +5,8 @@
 #include "calibration.h"
 #include "input-error.h"
 #include "rdma-endpoint.h"
+#include "units.h"
 
-#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -35,11 +35,11 @@ ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 }
 
 Ptr<PacketTransport>
-BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed)
+BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed, Ptr<FabricWatchdog>* watchdog)
 {
-    RngSeedManager::SetSeed(seed == 0 ? 1 : seed);
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     ConfigurePacket(t, f);
+    t->SetSeed(seed);
     const PacketTransport::CongestionControlFactory cc = MakeCongestionControl(f);
     try
     {
@@ -53,8 +53,16 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     {
         throw InputError("--topology", e.what());
     }
+    // The wires' error models are installed after Build, which already fixed
+    // the switches' streams from the seed: assign again so the models get
+    // theirs (nothing has drawn yet, so the markers' streams are unchanged).
+    ApplyLossyLinks(f.faults, *t->GetNetwork());
     t->GetNetwork()->AssignStreams(seed);
-    t->InstallWatchdog();
+    Ptr<FabricWatchdog> w = t->InstallWatchdog();
+    if (watchdog)
+    {
+        *watchdog = w;
+    }
     if (!f.faults.empty())
     {
         // The storm pauses the class the endpoints send in unless told.
@@ -62,11 +70,15 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
         Ptr<RdmaEndpoint> ep = CreateObject<RdmaEndpoint>();
         ApplyUserAttributes(ep);
         ep->GetAttribute("Priority", priority);
-        Ptr<FabricFaultInjector> injector = CreateObject<FabricFaultInjector>();
-        injector->SetNetwork(t->GetNetwork());
-        injector->Schedule(ResolveFaults(f.faults, t->GetNetwork()->GetTopology(),
-                                         static_cast<uint8_t>(priority.Get())));
-        t->AggregateObject(injector); // lives as long as the run
+        const std::vector<FabricFault> scheduled =
+            ResolveFaults(f.faults, t->GetNetwork()->GetTopology(), static_cast<uint8_t>(priority.Get()));
+        if (!scheduled.empty()) // lossy links only: nothing to schedule
+        {
+            Ptr<FabricFaultInjector> injector = CreateObject<FabricFaultInjector>();
+            injector->SetNetwork(t->GetNetwork());
+            injector->Schedule(scheduled);
+            t->AggregateObject(injector); // lives as long as the run
+        }
     }
     return t;
 }
@@ -97,9 +109,11 @@ void
 PacketWallWatch::Check()
 {
     const auto now = Clock::now();
-    if (now - m_start >= m_limit)
+    const bool interrupted = PacketRunInterrupted();
+    if (interrupted || now - m_start >= m_limit)
     {
         m_stopped = true;
+        m_kind = interrupted ? PacketStop::INTERRUPT : PacketStop::WALL_LIMIT;
         m_stoppedAt = m_status();
         Simulator::Stop();
         return;
@@ -116,9 +130,26 @@ PacketWallWatch::Check()
     }
 }
 
-void
-SetDropColumns(ResultRow& row, const PacketRunCounters& k)
+std::string
+PacketWallWatch::Reason(const std::string& wallField) const
 {
+    if (m_kind == PacketStop::INTERRUPT)
+    {
+        return "stopped by an interrupt (SIGINT or SIGTERM)";
+    }
+    return "stopped at the wall-clock limit of " +
+           units::FormatSeconds(std::chrono::duration<double>(m_limit).count()) + " (" + wallField + ")";
+}
+
+void
+SetDropColumns(ResultRow& row, const PacketRunCounters& k, const std::vector<ScenarioFault>& faults)
+{
+    if (faults.empty())
+    {
+        // Runs without faults keep their columns (drops counts buffer
+        // drops there; no other cause can occur).
+        return;
+    }
     for (uint8_t cause = 0; cause < kFabricDropCauses; ++cause)
     {
         row.Set(std::string("drops_") + FabricDropCauseName(cause), k.dropsBy[cause]);
@@ -146,7 +177,12 @@ EndpointCost(const ComparisonFabric& f)
 }
 
 PointToPointParameters
-CalibratePair(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t src, uint32_t dst, uint64_t m)
+CalibratePair(const TopologyDescription& desc,
+              const ComparisonFabric& f,
+              uint32_t seed,
+              uint32_t src,
+              uint32_t dst,
+              uint64_t m)
 {
     // Least squares with relative residuals (calibration.h, model alphabeta)
     // over m/4 .. 4m: the straight line that best fits the packets where the
@@ -173,6 +209,7 @@ CalibratePair(const TopologyDescription& desc, const ComparisonFabric& f, uint32
     {
         Ptr<PacketTransport> t = CreateObject<PacketTransport>();
         ConfigurePacket(t, f);
+        t->SetSeed(seed);
         t->Build(desc, MakeCongestionControl(f));
         Time done(-1);
         t->Send(src, dst, bytes, [&done]() { done = Simulator::Now(); });
@@ -181,8 +218,16 @@ CalibratePair(const TopologyDescription& desc, const ComparisonFabric& f, uint32
         Simulator::Destroy();
         if (done.IsNegative())
         {
-            throw std::runtime_error("calibration sweep: message of " + std::to_string(bytes) + " B from rank " +
-                                     std::to_string(src) + " to " + std::to_string(dst) + " did not arrive");
+            // Not a failure of the program: the scenario's fabric did not
+            // deliver one message within its time limit (a lossy class
+            // waiting for a retransmission, a stall), so it cannot be
+            // calibrated on.
+            throw InputError("params", "the calibration sweep's message of " + std::to_string(bytes) +
+                                           " B from rank " + std::to_string(src) + " to " + std::to_string(dst) +
+                                           " did not arrive within fabric.time_limit (" +
+                                           units::FormatSeconds(f.timeLimit.GetSeconds()) +
+                                           " simulated); expected a fabric that delivers it, a longer "
+                                           "fabric.time_limit, or params derived");
         }
         MeasurementSample s;
         s.collective = "p2p";

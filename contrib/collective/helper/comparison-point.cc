@@ -100,6 +100,14 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
             throw InputError(c.FieldName("topology", "--topology"), e.what());
         }
     }
+    if (!c.fabric.faults.empty())
+    {
+        if (!graph)
+        {
+            throw InputError(c.fabric.faults.front().field, "expected a topology to find the fault's link or node in");
+        }
+        ResolveFaults(c.fabric.faults, *graph, 0); // bad names are input errors before any run
+    }
     given = c.model.alpha.has_value();
     ranks = c.ranks;
     if (graph)
@@ -266,7 +274,8 @@ CalibratedPoint(const ComparisonSetup& setup, const ComparisonPoint& pt, Calibra
             }
             it = cache
                      .emplace(key,
-                              CalibratePair(setup.packetDesc, setup.fabric, worst[l].first, worst[l].second,
+                              CalibratePair(setup.packetDesc, setup.fabric, setup.config.seed, worst[l].first,
+                                            worst[l].second,
                                             static_cast<uint64_t>(m)))
                      .first;
         }

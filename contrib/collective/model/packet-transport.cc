@@ -10,6 +10,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/log.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -109,6 +110,12 @@ PacketTransport::SetTransferUnits(uint32_t nvlinkBytes, uint32_t pcieBytes)
 }
 
 void
+PacketTransport::SetSeed(uint32_t seed)
+{
+    m_seed = seed;
+}
+
+void
 PacketTransport::DoDispose()
 {
     m_messenger = nullptr;
@@ -151,10 +158,24 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
                             "fabric.pcie_transfer_unit_bytes (--transfer-unit, --pcie-transfer-unit); set those "
                             "instead");
     }
+    if (m_seed)
+    {
+        RngSeedManager::SetSeed(*m_seed == 0 ? 1 : *m_seed);
+    }
     m_network = CreateObject<FabricNetwork>();
     m_network->SetAttribute("NvlinkTransferUnitBytes", UintegerValue(m_nvlinkUnit));
     m_network->SetAttribute("PcieTransferUnitBytes", UintegerValue(m_pcieUnit));
+    if (m_seed && !UserSetAttribute("ns3::FabricNetwork::EcmpSeed"))
+    {
+        m_network->SetAttribute("EcmpSeed", UintegerValue(std::max<uint32_t>(*m_seed, 1) - 1));
+    }
     m_network->Build(description);
+    if (m_seed)
+    {
+        // Fixed streams: an ECN marker's own would be the next free one of
+        // the process, which depends on every random variable created before.
+        m_network->AssignStreams(*m_seed);
+    }
     const TopologyGraph& g = m_network->GetTopology();
     m_messenger = CreateObject<RdmaMessenger>();
     m_nics.assign(m_network->GetNEndpoints(), {});

@@ -37,7 +37,7 @@ struct PacketRunCounters
     uint64_t bytesSent = 0;      ///< user payload handed to Send
     uint64_t bytesDelivered = 0; ///< user payload delivered
     uint64_t drops = 0;          ///< data packets dropped anywhere
-    /// Of drops, by cause (FabricDropCause: buffer, no_route, link_down).
+    /// Of drops, by cause (FabricDropCause: buffer, no_route, link_down, corrupt).
     std::array<uint64_t, kFabricDropCauses> dropsBy{};
     /// The NICs the fabric's PFC watchdog caught storming, comma-separated
     /// ("" when none; FabricWatchdog::GetPfcStormNodes).
@@ -78,6 +78,18 @@ class PacketTransport : public CollectiveTransport
     /// PcieTransferUnitBytes); 0: each link packet. Set before Build().
     void SetTransferUnits(uint32_t nvlinkBytes, uint32_t pcieBytes);
 
+    /// Seeds the run; set before Build(). Every packet run of hockney is
+    /// seeded here, the same way (compare's packet backend and flows, the
+    /// incast trace, the calibration sweep, each sweep point's compare):
+    /// ns-3's global seed (RngSeedManager::SetSeed; 0 is taken as 1, as ns-3
+    /// needs a positive seed), the ECMP hash of every switch
+    /// (FabricNetwork::EcmpSeed = max(seed, 1) - 1, so that the default seed
+    /// 1 hashes as EcmpSeed 0; the user's --ns3::FabricNetwork::EcmpSeed or
+    /// FabricSwitch::EcmpSeed wins) and the RED draws of every ECN marker
+    /// (FabricNetwork::AssignStreams from stream number \p seed, so that they
+    /// do not depend on what else the process created before). Without it,
+    /// Build() seeds nothing: ns-3's defaults.
+    void SetSeed(uint32_t seed);
     /// Builds the fabric and the ranks' endpoints (all of the topology's
     /// endpoints, rank = endpoint order). \p cc is copied to every NIC (null:
     /// no congestion control). Throws std::invalid_argument naming the field
@@ -131,6 +143,7 @@ class PacketTransport : public CollectiveTransport
     std::string m_nicPresetField;
     uint32_t m_nvlinkUnit;
     uint32_t m_pcieUnit;
+    std::optional<uint32_t> m_seed; ///< SetSeed's; unset: Build() seeds nothing
 };
 
 } // namespace ns3

@@ -154,6 +154,12 @@ Ns3Version()
     return std::string(HOCKNEY_NS3_VERSION) + (package.empty() ? "" : " (" + package + ")");
 }
 
+bool
+IsHostMeasurement(const std::string& key)
+{
+    return key == "wall_s" || key == "peak_rss_bytes";
+}
+
 std::vector<std::pair<std::string, std::string>>
 ProvenanceFields()
 {
@@ -169,6 +175,10 @@ ProvenanceFields()
     {
         f.emplace_back("scenario", p.scenarioFile);
         f.emplace_back("scenario_sha256", p.scenarioSha256);
+    }
+    if (p.reproducible)
+    {
+        f.emplace_back("reproducible", "true");
     }
     return f;
 }
@@ -189,6 +199,7 @@ ProvenanceJson()
         meta["scenario"] = nullptr;
         meta["scenario_sha256"] = nullptr;
     }
+    meta["reproducible"] = p.reproducible;
     return meta;
 }
 
@@ -288,6 +299,14 @@ CsvQuote(const std::string& s)
     return out + "\"";
 }
 
+/// A field every writer writes: all of them, except the host measurements
+/// in a reproducible output.
+bool
+Written(const std::string& key)
+{
+    return !(OutputProvenance().reproducible && IsHostMeasurement(key));
+}
+
 std::vector<std::string>
 Columns(const std::vector<ResultRow>& rows)
 {
@@ -296,7 +315,7 @@ Columns(const std::vector<ResultRow>& rows)
     {
         for (const auto& f : r.Fields())
         {
-            if (std::find(cols.begin(), cols.end(), f.first) == cols.end())
+            if (Written(f.first) && std::find(cols.begin(), cols.end(), f.first) == cols.end())
             {
                 cols.push_back(f.first);
             }
@@ -340,6 +359,10 @@ WriteRows(std::ostream& os, const std::string& command, const std::vector<Result
             nlohmann::ordered_json o = nlohmann::ordered_json::object();
             for (const auto& [k, v] : r.Fields())
             {
+                if (!Written(k))
+                {
+                    continue;
+                }
                 std::visit(
                     [&](const auto& x) {
                         using T = std::decay_t<decltype(x)>;

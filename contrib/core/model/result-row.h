@@ -10,6 +10,11 @@
 // scenario file. CSV carries it as leading "# key=value" lines (comment lines,
 // which pandas' comment='#', gnuplot and R's comment.char skip), JSON as a
 // "meta" object after "rows"; a table, for a person at a terminal, does not.
+//
+// Reproducible outputs (Provenance::reproducible, hockney's --reproducible):
+// the fields that measure the machine rather than the model (host
+// measurements: wall_s, peak_rss_bytes) are left out of every row, so that
+// the same command with the same seed writes the same bytes on every run.
 #ifndef HOCKNEY_RESULT_ROW_H
 #define HOCKNEY_RESULT_ROW_H
 
@@ -73,7 +78,15 @@ struct Provenance
     std::optional<uint64_t> seed; ///< the command's random seed; unset: it has none
     std::string scenarioFile;     ///< the scenario file read ("" without one)
     std::string scenarioSha256;   ///< its content's SHA-256 (what `sha256sum FILE` prints)
+    /// Leave the host measurements (IsHostMeasurement) out of every row
+    /// written, and say so ("reproducible": true in JSON's "meta").
+    bool reproducible = false;
 };
+
+/// A field that measures the machine that ran the model, not the model
+/// (wall_s, peak_rss_bytes): it differs between two runs of the same command
+/// and seed, so reproducible outputs leave it out.
+bool IsHostMeasurement(const std::string& key);
 
 /// The process's provenance (empty until a program sets it).
 Provenance& OutputProvenance();
@@ -83,7 +96,8 @@ std::string HockneyVersion();
 /// ("3.37 (libns3-dev 3.37-2)").
 std::string Ns3Version();
 /// The provenance as the ordered pairs every output writes: hockney_version,
-/// ns3_version, command_line, and seed, scenario, scenario_sha256 when set.
+/// ns3_version, command_line, and seed, scenario, scenario_sha256,
+/// reproducible (true) when set.
 std::vector<std::pair<std::string, std::string>> ProvenanceFields();
 /// The same as JSON (seed a number), the "meta" of JSON outputs.
 nlohmann::ordered_json ProvenanceJson();
@@ -96,7 +110,8 @@ void WriteCsvProvenance(std::ostream& os);
 
 /// Writes rows: table (aligned columns, union of keys in first-seen order), CSV
 /// (provenance comment lines, header + rows, RFC 4180 quoting), or JSON
-/// {"command": ..., "rows": [...], "meta": {provenance}}.
+/// {"command": ..., "rows": [...], "meta": {provenance}}; without the host
+/// measurements when the provenance says reproducible.
 void WriteRows(std::ostream& os,
                const std::string& command,
                const std::vector<ResultRow>& rows,
@@ -105,7 +120,7 @@ void WriteRows(std::ostream& os,
 /// \p value as a CSV cell shows it (null and non-finite numbers: empty).
 std::string CsvText(const ResultRow::Value& value);
 
-/// Writes the rows as CSV (with the provenance) to a file; throws
+/// Writes the rows as CSV (with the provenance; reproducible as WriteRows) to a file; throws
 /// std::runtime_error if it cannot.
 void WriteCsvFile(const std::string& path, const std::vector<ResultRow>& rows);
 

@@ -12,7 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sstream>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -165,6 +169,44 @@ TEST(ResultRows, ProvenanceOfAProgram)
     EXPECT_EQ(meta["scenario"], "s.json");
     EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
     OutputProvenance() = Provenance();
+}
+
+TEST(ResultRows, ReproducibleLeavesOutTheHostMeasurements)
+{
+    // A row as a packet run writes it: a model field on each side of the
+    // two host measurements.
+    std::vector<ResultRow> rows(1);
+    rows[0].Set("time_s", 2.5e-6).Set("wall_s", 0.125).Set("events", uint64_t{7}).Set("peak_rss_bytes",
+                                                                                        uint64_t{1} << 24);
+    EXPECT_TRUE(IsHostMeasurement("wall_s"));
+    EXPECT_TRUE(IsHostMeasurement("peak_rss_bytes"));
+    EXPECT_FALSE(IsHostMeasurement("time_s"));
+    EXPECT_FALSE(IsHostMeasurement("sim_s"));
+    OutputProvenance().reproducible = true;
+    std::ostringstream csv;
+    WriteRows(csv, "compare", rows, OutputFormat::CSV);
+    EXPECT_NE(csv.str().find("# reproducible=true\ntime_s,events\n2.5e-06,7\n"), std::string::npos) << csv.str();
+    std::ostringstream js;
+    WriteRows(js, "compare", rows, OutputFormat::JSON);
+    const auto doc = nlohmann::ordered_json::parse(js.str());
+    EXPECT_EQ(doc["rows"][0].dump(), R"({"time_s":2.5e-06,"events":7})");
+    EXPECT_EQ(doc["meta"]["reproducible"], true);
+    std::ostringstream table;
+    WriteRows(table, "compare", rows, OutputFormat::TABLE);
+    EXPECT_EQ(table.str().find("wall_s"), std::string::npos) << table.str();
+    const std::string file = "/tmp/hockney-units-test-" + std::to_string(::getpid()) + ".csv";
+    WriteCsvFile(file, rows);
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::remove(file.c_str());
+    EXPECT_EQ(text.find("wall_s"), std::string::npos) << text;
+    // Without it every field is written, and meta says false.
+    OutputProvenance() = Provenance();
+    std::ostringstream all;
+    WriteRows(all, "compare", rows, OutputFormat::JSON);
+    const auto full = nlohmann::ordered_json::parse(all.str());
+    EXPECT_EQ(full["rows"][0].size(), 4u);
+    EXPECT_EQ(full["meta"]["reproducible"], false);
 }
 
 TEST(Sha256, KnownDigests)

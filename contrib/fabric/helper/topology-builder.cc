@@ -470,6 +470,16 @@ FabricNetwork::AssignStreams(int64_t stream)
     {
         used += DynamicCast<FabricSwitch>(m_switches.Get(i))->AssignStreams(stream + used);
     }
+    // Then the wires' error models (lossy links), in link order, end a then
+    // b: after the switches', so a fabric without lossy links draws exactly
+    // the streams it drew before they existed.
+    for (uint32_t l = 0; l < m_graph->LinkCount(); ++l)
+    {
+        for (bool a : {true, false})
+        {
+            used += GetLinkDevice(l, a)->AssignStreams(stream + used);
+        }
+    }
     return used;
 }
 

@@ -115,7 +115,8 @@ class FabricNetwork : public Object
     Ptr<FabricWatchdog> GetWatchdog() const { return m_watchdog; }
     /// One pcap file per port: PREFIX-NODE-DEVICE.pcap.
     void EnablePcap(const std::string& prefix) const;
-    /// Fixes the random streams of every switch's ECN markers; returns the count used.
+    /// Fixes the random streams of every switch's ECN markers, then of the
+    /// ports' receive error models (lossy links); returns the count used.
     int64_t AssignStreams(int64_t stream);
 
     /// True for the tiers a transfer unit applies to (NVLink, PCIe).

@@ -100,7 +100,8 @@ CheckFabricConservation(const NodeContainer& nodes)
             if (!sw)
             {
                 r.injected += c.txBytes;
-                r.delivered += c.rxBytes;
+                // A corrupted packet arrived (rxBytes) but was dropped.
+                r.delivered += c.rxBytes - c.dropBytesBy[kDropCorrupt];
             }
             else
             {

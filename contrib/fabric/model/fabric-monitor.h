@@ -2,9 +2,10 @@
 //
 // Run-wide observation of a fabric: per-port counters over a set of nodes,
 // the conservation check (bytes entering = delivered + dropped + in flight;
-// no drop allowed on a lossless fabric), and a watchdog that stops a run in
-// which nothing has moved for StallTime while packets are queued (a PFC or
-// credit deadlock), naming the blocked ports.
+// no buffer drop allowed on a lossless fabric, only corruption on a lossy
+// wire), and a watchdog that stops a run in which nothing has moved for
+// StallTime while packets are queued (a PFC or credit deadlock), naming the
+// blocked ports.
 //
 // These read every node's ports; they are observers, not part of the data
 // path (under the distributed simulator each rank checks its own nodes).

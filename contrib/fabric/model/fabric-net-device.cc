@@ -45,6 +45,8 @@ FabricDropCauseName(uint8_t cause)
         return "no_route";
     case kDropLinkDown:
         return "link_down";
+    case kDropCorrupt:
+        return "corrupt";
     default:
         return "unknown";
     }
@@ -53,7 +55,7 @@ FabricDropCauseName(uint8_t cause)
 bool
 IsFaultDropCause(uint8_t cause)
 {
-    return cause == kDropLinkDown;
+    return cause == kDropLinkDown || cause == kDropCorrupt;
 }
 
 namespace
@@ -140,6 +142,15 @@ FabricNetDevice::GetTypeId()
                                            &FabricNetDevice::GetSchedulerType),
                           MakeEnumChecker(ROUND_ROBIN, "RoundRobin", DWRR, "Dwrr",
                                           STRICT_PRIORITY, "StrictPriority"))
+            .AddAttribute("ReceiveErrorModel",
+                          "Loss on the wire into this port (e.g. ns3::RateErrorModel, ErrorUnit "
+                          "packet or bit; bits are the simulated packet's: FabricHeader, "
+                          "transport headers, payload): a DATA packet it corrupts (ACK, NAK "
+                          "and CNP included) is dropped and counted as a corrupt drop. "
+                          "Link-local pause and credit frames are exempt. Null: lossless wire.",
+                          PointerValue(),
+                          MakePointerAccessor(&FabricNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
             .AddTraceSource("PhyTxBegin",
                             "A packet (data or link-local) starts serialization.",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxBeginTrace),
@@ -158,8 +169,10 @@ FabricNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&FabricNetDevice::m_macTxDropTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyRxDrop",
-                            "A DATA packet the peer sent was lost on the link before it "
-                            "arrived here (the link went down, fault link_down).",
+                            "A packet was lost on the link into this port: corrupted on "
+                            "the wire (ReceiveErrorModel, fault lossy_link), or a DATA "
+                            "packet the peer sent lost before it arrived (the link went "
+                            "down, fault link_down).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_phyRxDropTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("MacRx",
@@ -233,6 +246,7 @@ FabricNetDevice::DoDispose()
     m_scheduler = nullptr;
     m_pickInto = nullptr;
     m_ecn = nullptr;
+    m_receiveErrorModel = nullptr;
     // Drops the Sniffer's sinks: a pcap file closes with its port.
     m_snifferTrace = TracedCallback<Ptr<const Packet>>();
     m_source = TxSource();
@@ -732,6 +746,11 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
     uint32_t payload = packet->GetSize() - kHdr;
     ++m_counters.rxPackets;
     m_counters.rxBytes += payload;
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(packet))
+    {
+        DropCorrupt(packet, header, payload);
+        return;
+    }
     if (m_switch)
     {
         m_switch->Receive(m_portIndex, packet, header, WireBytes(packet->GetSize()), rxEnd);
@@ -751,6 +770,37 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
         q->RemoveHeader(h);
         m_rxCallback(this, q, 0, AddressToMac(header.GetSource()));
     }
+}
+
+void
+FabricNetDevice::DropCorrupt(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload)
+{
+    NS_LOG_FUNCTION(this << packet);
+    // The receiver's FCS/ICRC check fails: the packet is gone before any
+    // buffer accounting. It counts as received (it left the wire, so the
+    // conservation check does not see it in flight) and as a corrupt drop
+    // (so it is not delivered). On a credit link its buffer space is
+    // returned, as IB's flow-control packets resynchronise the blocks a
+    // dropped packet consumed (FCTBS); without that a lost packet would
+    // leak its credit for good.
+    ++m_counters.drops;
+    m_counters.dropBytes += payload;
+    ++m_counters.dropsBy[kDropCorrupt];
+    m_counters.dropBytesBy[kDropCorrupt] += payload;
+    m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize()));
+    m_phyRxDropTrace(packet);
+}
+
+int64_t
+FabricNetDevice::AssignStreams(int64_t stream)
+{
+    NS_LOG_FUNCTION(this << stream);
+    Ptr<RateErrorModel> rem = DynamicCast<RateErrorModel>(m_receiveErrorModel);
+    if (!rem)
+    {
+        return 0;
+    }
+    return rem->AssignStreams(stream);
 }
 
 Ptr<Packet>

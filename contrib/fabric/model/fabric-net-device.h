@@ -40,6 +40,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/error-model.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -76,11 +77,11 @@ enum FabricDropCause : uint8_t
     kDropBuffer = 0, ///< switch ingress admission: shared buffer and headroom full (lossy tail drop)
     kDropNoRoute,    ///< a switch had no route to the destination
     kDropLinkDown,   ///< sent onto, or in flight on, a link that is down (fault link_down)
-    // Faults of the lossy_link kind (random loss, bit errors) add their cause here.
+    kDropCorrupt,    ///< corrupted on the wire into this port (ReceiveErrorModel; fault lossy_link)
     kFabricDropCauses
 };
 
-/// "buffer", "no_route", "link_down": the suffix of the rows' drops_* columns.
+/// "buffer", "no_route", "link_down", "corrupt": the suffix of the rows' drops_* columns.
 const char* FabricDropCauseName(uint8_t cause);
 /// True for the causes a fault injects by design (a lossless fabric may
 /// drop for them; the conservation check attributes instead of failing).
@@ -96,9 +97,12 @@ struct FabricPortCounters
     uint64_t txTransportControl{0}; ///< of txPackets: endpoint ACKs, NAKs, CNPs (no payload)
     uint64_t rxPackets{0};     ///< DATA packets received
     uint64_t rxBytes{0};       ///< their payload bytes
-    uint64_t drops{0};         ///< DATA packets dropped here (ingress admission / no route / link down)
+    uint64_t drops{0};         ///< DATA packets dropped here (ingress admission / no route / link down / corrupt)
     uint64_t dropBytes{0};     ///< their payload bytes
-    std::array<uint64_t, kFabricDropCauses> dropsBy{};     ///< drops by FabricDropCause
+    /// Drops by FabricDropCause. dropsBy[kDropCorrupt]: received packets the
+    /// ReceiveErrorModel corrupted on the wire into this port (they also
+    /// count in rxPackets: they did arrive).
+    std::array<uint64_t, kFabricDropCauses> dropsBy{};
     std::array<uint64_t, kFabricDropCauses> dropBytesBy{}; ///< their payload bytes by cause
     /// Of dropBytes: payload of packets the peer sent that the link lost
     /// before they arrived here (not received, no longer on the wire).
@@ -167,6 +171,16 @@ class FabricNetDevice : public NetDevice
     void SetEgressScheduler(Ptr<FabricEgressScheduler> scheduler);
     Ptr<FabricEgressScheduler> GetEgressScheduler() const { return m_scheduler; }
     void Attach(Ptr<FabricChannel> channel);
+    /// Loss on the wire into this port (ns-3's ErrorModel, e.g. a
+    /// RateErrorModel in packets or bits, as PointToPointNetDevice's
+    /// ReceiveErrorModel): a received DATA packet (ACK/NAK/CNP included) it
+    /// corrupts is dropped and counted as a corrupt drop; link-local frames
+    /// (pause, credit) are exempt (fabric.md). Null: no loss.
+    void SetReceiveErrorModel(Ptr<ErrorModel> em) { m_receiveErrorModel = em; }
+    Ptr<ErrorModel> GetReceiveErrorModel() const { return m_receiveErrorModel; }
+    /// Fixes the random stream of a RateErrorModel receive error model to
+    /// \p stream; returns the streams used (0 or 1).
+    int64_t AssignStreams(int64_t stream);
     /// The device at the other end of the channel (nullptr before Attach of both).
     Ptr<FabricNetDevice> GetPeer() const;
 
@@ -309,6 +323,8 @@ class FabricNetDevice : public NetDevice
     void ScheduleNext(Time end);
     void StartTransmission(Item& item);
     void Enqueue(Item&& item);
+    /// A received packet the ReceiveErrorModel corrupted: counted and dropped.
+    void DropCorrupt(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload);
     /// The Sniffer trace, at no cost while nothing is connected to it (by
     /// reference: not even a reference count changes then).
     void Sniff(const Ptr<Packet>& packet)
@@ -354,6 +370,7 @@ class FabricNetDevice : public NetDevice
     NetDevice::ReceiveCallback m_rxCallback;
     Ptr<FabricFlowControl> m_fc;
     Ptr<FabricEcnMarker> m_ecn;
+    Ptr<ErrorModel> m_receiveErrorModel;
     FabricSwitch* m_switch{nullptr};
     uint32_t m_portIndex{0xFFFFFFFFu};
 

@@ -228,7 +228,13 @@ RdmaCcRegistry::Register(const RdmaCcEntry& entry)
         throw std::invalid_argument("congestion-control registration: expected a new name, got '" +
                                     entry.name + "' twice");
     }
-    Entries().push_back(entry);
+    std::vector<RdmaCcEntry>& entries = Entries();
+    // By name after "none": the lists that name them (Names, Specs, the
+    // messages of a bad name) then do not depend on the order in which the
+    // linker happened to run the registrations.
+    auto at = std::upper_bound(entries.begin() + 1, entries.end(), entry.name,
+                               [](const std::string& name, const RdmaCcEntry& e) { return name < e.name; });
+    entries.insert(at, entry);
 }
 
 const RdmaCcEntry*

@@ -194,11 +194,12 @@ class RdmaCcRegistry
     static void Register(const RdmaCcEntry& entry);
     /// nullptr for an unknown name.
     static const RdmaCcEntry* Find(const std::string& name);
-    /// The registered short names in registration order ("none" first).
+    /// The registered short names: "none" first, then by name (not in the
+    /// order of registration, which the linker decides).
     static std::vector<std::string> Names();
     /// Names() as one line for messages: "none, dcqcn".
     static std::string NameList();
-    /// Every accepted spec in registration order: each name, then name:preset
+    /// Every accepted spec in the order of Names(): each name, then name:preset
     /// for its presets.
     static std::vector<std::string> Specs();
     /**

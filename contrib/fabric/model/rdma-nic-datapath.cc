@@ -349,6 +349,42 @@ RdmaNic::SendAck(RdmaQueuePair& qp, const FabricHeader& fh, uint64_t psn, bool n
 }
 
 void
+RdmaNic::SendNak(RdmaQueuePair& qp, const FabricHeader& fh)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
+    SendAck(qp, fh, qp.ePsn, true);
+    qp.nakAt = Simulator::Now();
+    qp.nakHeader = fh;
+    if (m_nakInterval.IsStrictlyPositive() && !qp.nakRefresh.IsRunning())
+    {
+        qp.nakRefresh = Simulator::Schedule(m_nakInterval, &RdmaNic::NakRefresh, this, qp.qpn);
+    }
+}
+
+void
+RdmaNic::NakRefresh(uint32_t qpn)
+{
+    NS_LOG_FUNCTION(this << qpn);
+    RdmaQueuePair& qp = m_qps[qpn - kFirstQpn];
+    if (!qp.nakSent)
+    {
+        return; // the gap closed
+    }
+    // A later gap may have been NAKed since this check was scheduled: its
+    // interval runs from its own NAK.
+    const Time due = qp.nakAt + m_nakInterval;
+    const Time now = Simulator::Now();
+    if (now < due)
+    {
+        qp.nakRefresh = Simulator::Schedule(due - now, &RdmaNic::NakRefresh, this, qpn);
+        return;
+    }
+    ++m_counters.nakRefreshes;
+    NS_LOG_DEBUG("qp " << qpn << " gap at " << qp.ePsn << " still open: NAK again");
+    SendNak(qp, qp.nakHeader);
+}
+
+void
 RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t flow,
                      uint8_t opcode, uint64_t psn, bool nak, bool ecnEcho)
 {
@@ -466,7 +502,7 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
         if (!qp.nakSent)
         {
             qp.nakSent = true;
-            SendAck(qp, fh, qp.ePsn, true);
+            SendNak(qp, fh);
         }
         return;
     }

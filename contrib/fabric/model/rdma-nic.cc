@@ -110,6 +110,22 @@ RdmaNic::GetTypeId()
                           MakeTimeAccessor(&RdmaNic::SetRetransmitTimeout,
                                            &RdmaNic::GetRetransmitTimeout),
                           MakeTimeChecker())
+            // IBTA's responder NAKs a PSN gap once; if that NAK or the
+            // packet it asks for is lost, only the requester's timer (above,
+            // 67 ms) recovers, and on a congested lossy fabric where the
+            // retransmissions are dropped again every sender waits for it
+            // (fabric.md, "Lossy links"). The HPCC simulator's responder
+            // (rdma-hw.cc, "NACK Generation Interval", 500 us) NAKs again
+            // after an interval; here the refresh is timed, so that it also
+            // covers a gap after which nothing more arrives.
+            .AddAttribute("NakInterval",
+                          "A responder whose NAKed PSN gap is still open this long after "
+                          "its last NAK sends the NAK again (0: once per gap, as IBTA's "
+                          "responder; then a lost NAK or retransmission waits for the "
+                          "requester's RetransmitTimeout)",
+                          TimeValue(MicroSeconds(500)),
+                          MakeTimeAccessor(&RdmaNic::m_nakInterval),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("WindowBytes",
                           "Max unacknowledged payload bytes in flight per QP (0: no limit)",
                           UintegerValue(0),
@@ -189,6 +205,7 @@ RdmaNic::DoDispose()
     for (auto& qp : m_qps)
     {
         qp.rtoCheck.Cancel();
+        qp.nakRefresh.Cancel();
         if (qp.cc)
         {
             qp.cc->Stop();

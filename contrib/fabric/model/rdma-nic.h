@@ -57,7 +57,8 @@ struct RdmaNicCounters
     uint64_t dataPacketsSent{0};  ///< including retransmissions
     uint64_t packetsRetransmitted{0};
     uint64_t acksSent{0};
-    uint64_t naksSent{0};
+    uint64_t naksSent{0};         ///< including refreshes
+    uint64_t nakRefreshes{0};     ///< NAKs sent again for a gap still open after NakInterval
     uint64_t naksReceived{0};
     uint64_t timeouts{0};
     uint64_t cnpsSent{0};
@@ -203,6 +204,10 @@ class RdmaNic : public Object
     void RestartRto(RdmaQueuePair& qp);
     void RtoCheck(uint32_t qpn);
     void RtoExpired(RdmaQueuePair& qp);
+    /// Responder: NAKs the open gap of qp and, with a NakInterval, checks
+    /// again after it.
+    void SendNak(RdmaQueuePair& qp, const FabricHeader& fh);
+    void NakRefresh(uint32_t qpn);
     /// Keeps the QP's bit in m_active in step with HasWork.
     void UpdateActive(const RdmaQueuePair& qp);
     /// The first QP of class cls with work at a position in [from, end) of
@@ -228,6 +233,7 @@ class RdmaNic : public Object
     uint32_t m_prefetch;
     uint32_t m_ackInterval;
     Time m_rto;
+    Time m_nakInterval;
     uint64_t m_windowBytes;
     uint8_t m_cnpPriority;
     bool m_ackHighPriority{false}; ///< ACKs/NAKs on m_cnpPriority's class

@@ -81,6 +81,9 @@ struct RdmaQueuePair
     // responder
     uint64_t ePsn{0};
     bool nakSent{false};
+    Time nakAt;               ///< when the open gap was last NAKed
+    FabricHeader nakHeader;   ///< of the packet that revealed it: where a refresh goes
+    EventId nakRefresh;       ///< the pending NakInterval check
     bool ceSinceAck{false}; ///< a CE mark arrived since the last ACK (ECN echo)
     uint64_t rxMsgBytes{0};
     Ptr<Packet> rxInline;
