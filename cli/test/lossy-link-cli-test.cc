@@ -55,8 +55,9 @@ TEST(LossyLinkCli, PacketRowCountsCorruptDropsAndGbnPricesThem)
     ASSERT_TRUE(closed && gbn && packet);
     // 4096 data packets and a few ACKs cross the lossy wire, each lost at
     // 1 %: some tens lost, every one a corrupt drop (PFC: no buffer drop).
-    EXPECT_GT((*packet)["corrupt_drops"].get<int>(), 10);
-    EXPECT_EQ((*packet)["drops"], (*packet)["corrupt_drops"]);
+    EXPECT_GT((*packet)["drops_corrupt"].get<int>(), 10);
+    EXPECT_EQ((*packet)["drops"], (*packet)["drops_corrupt"]);
+    EXPECT_EQ((*packet)["drops_buffer"], 0);
     EXPECT_EQ((*packet)["bytes_delivered"], (*packet)["bytes_sent"]);
     // gbn is closed with beta x eta: eta < 1, a slower answer than closed.
     const double eta = (*gbn)["gbn_efficiency"];
@@ -74,7 +75,7 @@ TEST(LossyLinkCli, BadEntriesExitTwoNamingTheField)
         {R"({"type": "lossy_link", "link": ["h0", "s"], "drop_rate": 0.1, "bit_error_rate": 1e-9})",
          "fabric.faults[0].bit_error_rate"},
         {R"({"type": "lossy_link", "link": ["h0", "s"]})", "fabric.faults[0].drop_rate"},
-        {R"({"type": "lossy_link", "link": ["h0", "nowhere"], "drop_rate": 0.1})", "fabric.faults[0].link[1]"},
+        {R"({"type": "lossy_link", "link": ["h0", "nowhere"], "drop_rate": 0.1})", "fabric.faults[0].link"},
         {R"({"type": "lossy_link", "link": ["h0", "h1"], "drop_rate": 0.1})", "fabric.faults[0].link"},
         {R"({"type": "lossy_link", "link": ["h0"], "drop_rate": 0.1})", "fabric.faults[0].link"},
         {R"({"type": "cosmic_ray", "link": ["h0", "s"], "drop_rate": 0.1})", "fabric.faults[0].type"},

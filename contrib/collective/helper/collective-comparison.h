@@ -42,7 +42,7 @@
 
 #include "analytic-channel.h"
 #include "collective-algorithms.h"
-#include "comparison-fault-lossy.h"
+#include "comparison-faults.h"
 #include "flow-workload.h"
 #include "result-row.h"
 #include "topology-description.h"
@@ -115,12 +115,13 @@ struct ComparisonFabric
     /// packet backend, PCIe tiers: the same (FabricNetwork::PcieTransferUnitBytes);
     /// unset: 0, every link packet (see kDefaultTransferUnitBytes).
     std::optional<uint32_t> pcieTransferUnitBytes;
+    /// packet backend: faults injected into the fabric (fabric.faults,
+    /// comparison-faults.h; lossy_link entries are also priced by the gbn
+    /// backend); the analytic backends run without them.
+    std::vector<ScenarioFault> faults;
     /// The units in force for NVLink and PCIe tiers.
     uint32_t NvlinkUnit() const { return transferUnitBytes.value_or(kDefaultTransferUnitBytes); }
     uint32_t PcieUnit() const { return pcieTransferUnitBytes.value_or(0); }
-    /// packet backend: links whose wires lose packets (fabric.faults,
-    /// lossy_link entries); the analytic backends do not see them.
-    std::vector<ComparisonLossyLink> lossyLinks;
 };
 
 struct ComparisonConfig
@@ -193,7 +194,8 @@ AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text,
 /// seed, model {alpha, beta, contention, software_overhead, o, g},
 /// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control (a name or
 /// {name, preset, ATTRIBUTE: VALUE}, comparison-congestion-control.h), nic (an
-/// RdmaHelper NIC preset), time_limit, wall_limit}, attributes, and instead of
+/// RdmaHelper NIC preset), time_limit, wall_limit, faults (comparison-faults.h)},
+/// attributes, and instead of
 /// the collective fields flows or flows_csv (comparison-flows.h). A topology
 /// object {"preset": NAME, KEY: VALUE, ...} is the
 /// preset "NAME:KEY=VALUE,..." (its options, checked by the preset). A

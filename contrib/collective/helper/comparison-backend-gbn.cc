@@ -7,7 +7,9 @@
 // path crosses a lossy link is costed with its own path (NAK loop, packet
 // time, loss along the path); the worst efficiency applies, as the slowest
 // pair bounds a collective's step. Without lossy links it equals "closed"
-// (and, like it, runs without a topology; lossy links need one).
+// (and, like it, runs without a topology; lossy links need one). The other
+// fault types (link_down, slow_link, pfc_storm) are not priced: gbn is the
+// loss-free algebra corrected for random loss only.
 #include "attribute-defaults.h"
 #include "comparison-backend.h"
 #include "go-back-n.h"
@@ -35,17 +37,16 @@ constexpr uint32_t kNakPayload = 16; // BTH + AETH
 /// Probability that a packet of \p bytes (simulated) survives every lossy
 /// link of \p path.
 double
-Survival(const TopologyPath& path, const std::vector<ComparisonLossyLink>& lossy, const std::vector<uint32_t>& ids,
-         uint32_t bytes)
+Survival(const TopologyPath& path, const std::vector<ResolvedLossyLink>& lossy, uint32_t bytes)
 {
     double s = 1;
     for (const TopologyHop& h : path.hops)
     {
-        for (size_t i = 0; i < ids.size(); ++i)
+        for (const ResolvedLossyLink& ll : lossy)
         {
-            if (ids[i] == h.link)
+            if (ll.link == h.link)
             {
-                const FabricLinkLoss& l = lossy[i].loss;
+                const FabricLinkLoss& l = ll.loss;
                 s *= l.unit == FabricLinkLoss::Unit::PACKET ? 1 - l.rate : 1 - PacketErrorRate(l.rate, 8ull * bytes);
             }
         }
@@ -57,13 +58,12 @@ Survival(const TopologyPath& path, const std::vector<ComparisonLossyLink>& lossy
 double
 WorstEfficiency(const ComparisonSetup& setup)
 {
-    const std::vector<ComparisonLossyLink>& lossy = setup.fabric.lossyLinks;
-    if (lossy.empty() || !setup.graph)
+    if (!HasLossyLinks(setup.fabric.faults) || !setup.graph)
     {
         return 1;
     }
     const TopologyGraph& g = *setup.graph;
-    const std::vector<uint32_t> ids = ResolveLossyLinks(lossy, g);
+    const std::vector<ResolvedLossyLink> lossy = ResolveLossyLinks(setup.fabric.faults, g);
     // The NIC's recovery parameters as this run's attributes set them.
     const ScopedAttributeDefaults attributes(setup.config.attributes);
     Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
@@ -91,12 +91,12 @@ WorstEfficiency(const ComparisonSetup& setup)
             {
                 data /= 2;
             }
-            const double p = 1 - Survival(path, lossy, ids, kSimHeader + kBth + data);
+            const double p = 1 - Survival(path, lossy, kSimHeader + kBth + data);
             if (p <= 0)
             {
                 continue;
             }
-            const double q = 1 - Survival(back, lossy, ids, kSimHeader + kNakPayload);
+            const double q = 1 - Survival(back, lossy, kSimHeader + kNakPayload);
             GoBackNLink link;
             // Back to back at the sender's link; the NAK loop is what follows
             // the revealing packet's serialization: the rest of its trip and

@@ -144,7 +144,7 @@ RunPacket(const ComparisonPoint& pt,
     {
         r.time = exec->Run(pt.schedule, t);
     }
-    catch (const std::runtime_error&)
+    catch (const std::runtime_error& e)
     {
         // The executor did not finish: stopped by the wall watch (its limit
         // or an interrupt), or the simulation itself ended without the
@@ -154,7 +154,21 @@ RunPacket(const ComparisonPoint& pt,
         const bool timeLimit = f.timeLimit.IsStrictlyPositive() && Simulator::Now() >= f.timeLimit;
         if (!watch.Stopped() && (exec->IsComplete() || !(fired || timeLimit)))
         {
-            throw;
+            if (f.faults.empty())
+            {
+                throw;
+            }
+            // The simulation ran out of events before the time limit with
+            // the collective unfinished: the faults are why (nothing is left
+            // that could finish it), which is said as an input error naming
+            // them, not an internal failure. A run still going at
+            // fabric.time_limit is a stop instead (exit 4, the faults named
+            // in its message): README, "Exit status".
+            throw InputError("scenario.fabric.faults",
+                             "expected faults the packet run can finish under (it ended at simulated " +
+                                 units::FormatSeconds(Simulator::Now().GetSeconds()) +
+                                 " with nothing left to do); " + e.what() + "; faults: " +
+                                 DescribeFaults(f.faults));
         }
         // Stopped, not failed: what the run did so far is reported (the
         // rows say how far it got); conservation cannot hold mid-flight.
@@ -182,6 +196,11 @@ RunPacket(const ComparisonPoint& pt,
                                  : "did not finish within the simulated time limit of " +
                                        units::FormatSeconds(f.timeLimit.GetSeconds()) + " (" + timeField + ")") +
                           " after " + delivered;
+            if (!f.faults.empty())
+            {
+                // Most likely why: a fault that never ends (README, "Exit status").
+                r.stoppedAt += "; under scenario.fabric.faults: " + DescribeFaults(f.faults);
+            }
         }
         return r;
     }
@@ -222,8 +241,9 @@ class PacketBackend : public ComparisonBackend
         a.stop = packet.stop;
         a.columns.Set("bytes_sent", k.bytesSent)
             .Set("bytes_delivered", k.bytesDelivered)
-            .Set("drops", k.drops)
-            .Set("pfc_pauses", k.pfcPauses)
+            .Set("drops", k.drops);
+        SetDropColumns(a.columns, k, fabric.faults);
+        a.columns.Set("pfc_pauses", k.pfcPauses)
             .Set("ecn_marks", k.ecnMarks)
             .Set("cnps", k.cnps)
             .Set("events", packet.events)
@@ -233,12 +253,6 @@ class PacketBackend : public ComparisonBackend
             .Set("sim_s", packet.simulated.GetSeconds())
             .Set("peak_rss_bytes", packet.peakRssBytes)
             .Set("status", packet.status);
-        if (!fabric.lossyLinks.empty())
-        {
-            // Only with lossy links (fabric.faults): the drops that are not
-            // buffer overflows. Other runs keep their columns.
-            a.columns.Set("corrupt_drops", k.corruptDrops);
-        }
         // The transfer units, where they apply: the bytes one packet
         // of the NVLink / PCIe tiers stands for (0: every link packet).
         const TopologyDescription& desc = setup.packetDesc;

@@ -333,6 +333,11 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows,
                           status;
         Simulator::Destroy();
         a.stoppedAt = "packet run of " + total + " flows: " + why;
+        if (a.stop == PacketStop::UNFINISHED && !setup.fabric.faults.empty())
+        {
+            // Most likely why: a fault that never ends (README, "Exit status").
+            a.stoppedAt += "; under scenario.fabric.faults: " + DescribeFaults(setup.fabric.faults);
+        }
         return a;
     }
     std::string failure;
@@ -361,12 +366,21 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows,
     const PacketRunCounters k = t->GetCounters();
     const uint64_t events = Simulator::GetEventCount() - eventsBefore;
     Simulator::Destroy();
+    if (!failure.empty() && !setup.fabric.faults.empty())
+    {
+        // As a collective's packet run (comparison-backend-packet.cc): what
+        // the faults prevent is said as an input error naming them.
+        throw InputError("scenario.fabric.faults", "expected faults the packet run can finish under; packet run of "
+                                                   "flows: " + failure + "; faults: " +
+                                                       DescribeFaults(setup.fabric.faults));
+    }
     if (!failure.empty())
     {
         throw std::runtime_error("packet run of flows: " + failure);
     }
-    a.columns.Set("drops", k.drops)
-        .Set("pfc_pauses", k.pfcPauses)
+    a.columns.Set("drops", k.drops);
+    SetDropColumns(a.columns, k, setup.fabric.faults);
+    a.columns.Set("pfc_pauses", k.pfcPauses)
         .Set("ecn_marks", k.ecnMarks)
         .Set("events", events)
         .Set("data_hops", k.dataHops)
@@ -374,10 +388,6 @@ RunPacketFlows(const ComparisonSetup& setup, const std::vector<FlowSpec>& flows,
         .Set("wall_s", std::chrono::duration<double>(Clock::now() - wallStart).count())
         .Set("sim_s", simulated.GetSeconds())
         .Set("status", "complete");
-    if (!setup.fabric.lossyLinks.empty())
-    {
-        a.columns.Set("corrupt_drops", k.corruptDrops);
-    }
     return a;
 }
 

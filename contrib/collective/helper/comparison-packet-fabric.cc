@@ -56,12 +56,29 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     // The wires' error models are installed after Build, which already fixed
     // the switches' streams from the seed: assign again so the models get
     // theirs (nothing has drawn yet, so the markers' streams are unchanged).
-    ApplyLossyLinks(f.lossyLinks, *t->GetNetwork());
+    ApplyLossyLinks(f.faults, *t->GetNetwork());
     t->GetNetwork()->AssignStreams(seed);
     Ptr<FabricWatchdog> w = t->InstallWatchdog();
     if (watchdog)
     {
         *watchdog = w;
+    }
+    if (!f.faults.empty())
+    {
+        // The storm pauses the class the endpoints send in unless told.
+        UintegerValue priority;
+        Ptr<RdmaEndpoint> ep = CreateObject<RdmaEndpoint>();
+        ApplyUserAttributes(ep);
+        ep->GetAttribute("Priority", priority);
+        const std::vector<FabricFault> scheduled =
+            ResolveFaults(f.faults, t->GetNetwork()->GetTopology(), static_cast<uint8_t>(priority.Get()));
+        if (!scheduled.empty()) // lossy links only: nothing to schedule
+        {
+            Ptr<FabricFaultInjector> injector = CreateObject<FabricFaultInjector>();
+            injector->SetNetwork(t->GetNetwork());
+            injector->Schedule(scheduled);
+            t->AggregateObject(injector); // lives as long as the run
+        }
     }
     return t;
 }
@@ -122,6 +139,22 @@ PacketWallWatch::Reason(const std::string& wallField) const
     }
     return "stopped at the wall-clock limit of " +
            units::FormatSeconds(std::chrono::duration<double>(m_limit).count()) + " (" + wallField + ")";
+}
+
+void
+SetDropColumns(ResultRow& row, const PacketRunCounters& k, const std::vector<ScenarioFault>& faults)
+{
+    if (faults.empty())
+    {
+        // Runs without faults keep their columns (drops counts buffer
+        // drops there; no other cause can occur).
+        return;
+    }
+    for (uint8_t cause = 0; cause < kFabricDropCauses; ++cause)
+    {
+        row.Set(std::string("drops_") + FabricDropCauseName(cause), k.dropsBy[cause]);
+    }
+    k.pfcStorms.empty() ? row.SetNull("pfc_storms") : row.Set("pfc_storms", k.pfcStorms);
 }
 
 Time

@@ -79,6 +79,13 @@ class PacketWallWatch
     std::string m_stoppedAt;
 };
 
+/// The columns after "drops" on a packet row of a run with \p faults
+/// (fabric.faults not empty): drops_<cause> for every FabricDropCause
+/// (buffer, no_route, link_down, corrupt; packets), and pfc_storms, the NICs
+/// the PFC watchdog caught storming (null when none). A run without faults
+/// gets none of them (its rows stay as they were: every drop is a buffer's).
+void SetDropColumns(ResultRow& row, const PacketRunCounters& counters, const std::vector<ScenarioFault>& faults);
+
 /// The endpoint's software cost per message (send + receive overhead, the
 /// RdmaEndpoint defaults); zero on the ideal fabric.
 Time EndpointCost(const ComparisonFabric& f);

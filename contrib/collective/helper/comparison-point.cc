@@ -100,13 +100,13 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
             throw InputError(c.FieldName("topology", "--topology"), e.what());
         }
     }
-    if (!c.fabric.lossyLinks.empty())
+    if (!c.fabric.faults.empty())
     {
         if (!graph)
         {
-            throw InputError(c.fabric.lossyLinks.front().field + ".link", "expected a topology to find the link in");
+            throw InputError(c.fabric.faults.front().field, "expected a topology to find the fault's link or node in");
         }
-        ResolveLossyLinks(c.fabric.lossyLinks, *graph); // bad names are input errors before any run
+        ResolveFaults(c.fabric.faults, *graph, 0); // bad names are input errors before any run
     }
     given = c.model.alpha.has_value();
     ranks = c.ranks;

@@ -425,7 +425,7 @@ ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
     ApplyFabricLimits(fb, f, c);
     if (fb.contains("faults"))
     {
-        c.fabric.lossyLinks = ParseLossyLinkFaults(fb.at("faults"), f + ".faults");
+        c.fabric.faults = ParseScenarioFaults(fb.at("faults"), f + ".faults");
     }
     // The ideal fabric is the cross-check's: no congestion control and the
     // derived NICs (headers in a tag, no PCIe latency); a congestion control
@@ -668,6 +668,13 @@ ValidateComparison(const ComparisonConfig& c)
                                             std::to_string(t.headerBytes));
             }
         }
+    }
+    if (c.topology && !c.fabric.faults.empty())
+    {
+        // Names and links against this topology (the storm's class does not
+        // matter here): an error names the fault's field.
+        const TopologyGraph graph(*c.topology);
+        ResolveFaults(c.fabric.faults, graph, 0);
     }
     CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
 }

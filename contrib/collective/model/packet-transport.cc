@@ -402,13 +402,20 @@ PacketTransport::GetCounters() const
         return c;
     }
     RdmaEndpointCounters t = m_messenger->GetTotals();
+    if (Ptr<FabricWatchdog> w = m_network->GetWatchdog())
+    {
+        c.pfcStorms = w->GetPfcStormNodes();
+    }
     c.bytesSent = t.bytesSent;
     c.bytesDelivered = t.bytesDelivered;
     c.cnps = t.cnpsSent;
     for (const FabricPortReport& r : m_network->CollectCounters())
     {
         c.drops += r.counters.drops;
-        c.corruptDrops += r.counters.corruptDrops;
+        for (uint8_t k = 0; k < kFabricDropCauses; ++k)
+        {
+            c.dropsBy[k] += r.counters.dropsBy[k];
+        }
         c.pfcPauses += r.counters.pausesSent;
         c.ecnMarks += r.counters.ecnMarks;
         c.dataHops += r.counters.txPackets - r.counters.txTransportControl;

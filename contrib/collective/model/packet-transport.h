@@ -20,6 +20,7 @@
 
 #include "ns3/object-factory.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,7 +37,11 @@ struct PacketRunCounters
     uint64_t bytesSent = 0;      ///< user payload handed to Send
     uint64_t bytesDelivered = 0; ///< user payload delivered
     uint64_t drops = 0;          ///< data packets dropped anywhere
-    uint64_t corruptDrops = 0;   ///< of drops: corrupted on a lossy wire (the rest: buffers, no route)
+    /// Of drops, by cause (FabricDropCause: buffer, no_route, link_down, corrupt).
+    std::array<uint64_t, kFabricDropCauses> dropsBy{};
+    /// The NICs the fabric's PFC watchdog caught storming, comma-separated
+    /// ("" when none; FabricWatchdog::GetPfcStormNodes).
+    std::string pfcStorms;
     uint64_t pfcPauses = 0;      ///< PFC pause frames sent
     uint64_t ecnMarks = 0;       ///< packets marked CE
     uint64_t cnps = 0;           ///< congestion notification packets sent

@@ -75,7 +75,7 @@ Transfer(double p, uint32_t seed)
     Simulator::Run();
     r.sender = a->GetCounters();
     r.cons = CheckFabricConservation(NodeContainer(na, nb));
-    r.corrupt = link.devA->GetCounters().corruptDrops + link.devB->GetCounters().corruptDrops;
+    r.corrupt = link.devA->GetCounters().dropsBy[kDropCorrupt] + link.devB->GetCounters().dropsBy[kDropCorrupt];
     Simulator::Destroy();
     return r;
 }
@@ -126,7 +126,7 @@ TEST_F(GoBackNGoodputTest, PacketLevelGoodputMatchesTheClosedForm)
         // books balanced, the message delivered.
         EXPECT_GT(run.corrupt, uint64_t(0.5 * p * n)) << p;
         EXPECT_TRUE(run.cons.ok) << run.cons.message;
-        EXPECT_EQ(run.cons.dropped, run.cons.corrupted);
+        EXPECT_EQ(run.cons.dropped, run.cons.droppedBy[kDropCorrupt]);
         EXPECT_EQ(run.sender.messagesCompleted, 1u);
     }
 }

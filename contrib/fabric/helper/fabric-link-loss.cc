@@ -36,18 +36,4 @@ InstallLinkLoss(Ptr<FabricNetDevice> a, Ptr<FabricNetDevice> b, const FabricLink
     }
 }
 
-uint32_t
-FindLink(const TopologyGraph& graph, uint32_t a, uint32_t b, const std::string& field)
-{
-    for (uint32_t link : graph.PortsOf(a))
-    {
-        if (graph.Peer(link, a) == b)
-        {
-            return link;
-        }
-    }
-    throw std::invalid_argument(field + ": expected two nodes joined by a link, got " + graph.Node(a).name +
-                                " and " + graph.Node(b).name + " (no link between them)");
-}
-
 } // namespace ns3

@@ -5,17 +5,15 @@
 // PointToPointNetDevice's ReceiveErrorModel), so that a bit-error rate or a
 // per-packet drop rate of a real wire (a bad cable or optic, FEC off) can be
 // put on any link of a topology. The ports drop what it corrupts and count it
-// as a corrupt drop (FabricPortCounters::corruptDrops); the transport above
+// as a corrupt drop (FabricPortCounters::dropsBy[kDropCorrupt]); the transport above
 // recovers (RdmaNic's go-back-N; fabric.md, "Lossy links").
 #ifndef HOCKNEY_FABRIC_LINK_LOSS_H
 #define HOCKNEY_FABRIC_LINK_LOSS_H
 
 #include "fabric-net-device.h"
-#include "topology-graph.h"
 
 #include "ns3/ptr.h"
 
-#include <string>
 
 namespace ns3
 {
@@ -40,11 +38,6 @@ struct FabricLinkLoss
 /// run's seed through FabricNetwork::AssignStreams (or the devices' own).
 /// \throws std::invalid_argument for a null device or a rate outside [0, 1).
 void InstallLinkLoss(Ptr<FabricNetDevice> a, Ptr<FabricNetDevice> b, const FabricLinkLoss& loss);
-
-/// The id of the link between topology nodes \p a and \p b (the lowest if
-/// several run in parallel). \throws std::invalid_argument naming \p field
-/// when they share none.
-uint32_t FindLink(const TopologyGraph& graph, uint32_t a, uint32_t b, const std::string& field);
 
 } // namespace ns3
 

@@ -418,6 +418,11 @@ FabricNetwork::FinishRun() const
         c.ok = false;
         c.message = "ERROR: " + m_watchdog->GetMessage() + "; " + c.message;
     }
+    if (m_watchdog && !m_watchdog->GetPfcStorms().empty())
+    {
+        // A storm the ports' watchdog caught is reported, not a failure.
+        c.message += "; " + m_watchdog->GetPfcStormReport();
+    }
     return c;
 }
 
@@ -431,9 +436,19 @@ Ptr<FabricWatchdog>
 FabricNetwork::InstallWatchdog(Time stallTime)
 {
     CheckBuilt();
+    if (m_watchdog)
+    {
+        m_watchdog->Dispose(); // one watchdog at a time
+    }
     Ptr<FabricWatchdog> w = CreateObject<FabricWatchdog>();
     w->SetAttribute("StallTime", TimeValue(stallTime));
     ApplyUserAttributes(w); // a user's FabricWatchdog::StallTime wins
+    // Messages name the topology's nodes (ns-3 id = first id + topology id).
+    const uint32_t first = m_nodes.empty() ? 0 : m_nodes.front()->GetId();
+    const TopologyGraph* g = m_graph.get();
+    w->SetNodeNamer([g, first](uint32_t id) {
+        return id >= first && id - first < g->NodeCount() ? g->Node(id - first).name : "node " + std::to_string(id);
+    });
     w->Install(m_all);
     m_watchdog = w;
     return w;

@@ -104,12 +104,15 @@ class FabricNetwork : public Object
     /// The check every run ends with (bytes sent == bytes delivered, and no
     /// drop on a lossless fabric): CheckConservation, and if the watchdog InstallWatchdog
     /// started has stopped the run, ok = false with the watchdog's message
-    /// (which names the blocked ports) in front of the conservation line.
+    /// (which names the blocked ports) in front of the conservation line;
+    /// PFC storms the watchdog saw are appended (reported, still ok).
     FabricConservation FinishRun() const;
     /// Starts a watchdog over every node (StallTime as given, else the
     /// WatchdogStallTime attribute); it stops the run on a deadlock.
     Ptr<FabricWatchdog> InstallWatchdog();
     Ptr<FabricWatchdog> InstallWatchdog(Time stallTime);
+    /// The watchdog InstallWatchdog started last (nullptr before).
+    Ptr<FabricWatchdog> GetWatchdog() const { return m_watchdog; }
     /// One pcap file per port: PREFIX-NODE-DEVICE.pcap.
     void EnablePcap(const std::string& prefix) const;
     /// Fixes the random streams of every switch's ECN markers, then of the

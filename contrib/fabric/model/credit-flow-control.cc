@@ -125,6 +125,17 @@ FabricCreditFlowControl::IngressFreed(uint8_t cls, uint32_t wireBytes)
     }
 }
 
+void
+FabricCreditFlowControl::NotifyLinkState(bool up)
+{
+    NS_LOG_FUNCTION(this << up);
+    if (up)
+    {
+        m_pending = true;
+        m_device->NotifyFlowControl();
+    }
+}
+
 bool
 FabricCreditFlowControl::TakeControlFrame(FabricControlFrame& frame)
 {

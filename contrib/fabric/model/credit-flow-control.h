@@ -34,6 +34,10 @@ class FabricCreditFlowControl : public FabricFlowControl
     void NotifyTransmit(uint8_t cls, uint32_t wireBytes) override;
     void ReceiveControl(const FabricControlFrame& frame) override;
     void IngressFreed(uint8_t cls, uint32_t wireBytes) override;
+    /// Link up: the cumulative freed counts go out again (updates sent while
+    /// the link was down were lost; a packet lost in flight was freed by
+    /// FabricNetDevice::LoseOnLink).
+    void NotifyLinkState(bool up) override;
     bool HasControlFrame() const override { return m_pending; }
     bool CanPiggyback() const override { return m_piggyback; }
     bool TakeControlFrame(FabricControlFrame& frame) override;

@@ -23,8 +23,11 @@ namespace
 class ArrivalEvent : public EventImpl
 {
   public:
-    ArrivalEvent(FabricNetDevice* peer, Ptr<Packet>&& packet, const FabricHeader& header, Time rxEnd)
-        : m_peer(peer),
+    ArrivalEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
+                 const FabricHeader& header, Time rxEnd)
+        : m_channel(channel),
+          m_token(token),
+          m_peer(peer),
           m_packet(std::move(packet)),
           m_header(header),
           m_rxEnd(rxEnd)
@@ -34,9 +37,11 @@ class ArrivalEvent : public EventImpl
   protected:
     void Notify() override
     {
-        m_peer->Receive(m_packet, m_header, m_rxEnd);
+        m_channel->Deliver(m_peer, m_packet, m_header, m_rxEnd, m_token, nullptr);
     }
 
+    FabricChannel* m_channel;
+    uint64_t m_token; ///< the link's down count when the packet left (FabricChannel::Token)
     FabricNetDevice* m_peer;
     Ptr<Packet> m_packet;
     FabricHeader m_header;
@@ -47,9 +52,9 @@ class ArrivalEvent : public EventImpl
 class ArrivalWithControlEvent : public ArrivalEvent
 {
   public:
-    ArrivalWithControlEvent(FabricNetDevice* peer, Ptr<Packet>&& packet, const FabricHeader& header,
-                            Time rxEnd, const FabricControlFrame& frame)
-        : ArrivalEvent(peer, std::move(packet), header, rxEnd),
+    ArrivalWithControlEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
+                            const FabricHeader& header, Time rxEnd, const FabricControlFrame& frame)
+        : ArrivalEvent(channel, token, peer, std::move(packet), header, rxEnd),
           m_frame(frame)
     {
     }
@@ -57,7 +62,7 @@ class ArrivalWithControlEvent : public ArrivalEvent
   protected:
     void Notify() override
     {
-        m_peer->ReceiveWithControl(m_packet, m_header, m_rxEnd, m_frame);
+        m_channel->Deliver(m_peer, m_packet, m_header, m_rxEnd, m_token, &m_frame);
     }
 
   private:
@@ -137,14 +142,67 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const Fa
         // two): one event doing both in that order is the same simulation.
         Simulator::ScheduleWithContext(
             peer->GetNode()->GetId(), at,
-            new ArrivalWithControlEvent(peer, std::move(packet), header, rxEnd, *ride));
+            new ArrivalWithControlEvent(this, Token(), peer, std::move(packet), header, rxEnd, *ride));
         return;
     }
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at,
-                                   new ArrivalEvent(peer, std::move(packet), header, rxEnd));
+                                   new ArrivalEvent(this, Token(), peer, std::move(packet), header, rxEnd));
     if (ride)
     {
         TransmitControl(*ride, src, txTime);
+    }
+}
+
+void
+FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header, Time rxEnd,
+                       uint64_t token, const FabricControlFrame* ride)
+{
+    if (token == m_downs)
+    {
+        if (ride)
+        {
+            peer->ReceiveWithControl(packet, header, rxEnd, *ride);
+        }
+        else
+        {
+            peer->Receive(packet, header, rxEnd);
+        }
+        return;
+    }
+    // Sent while up and lost on the way (charged to the peer's credit), or
+    // sent onto the dead link. A frame riding in it is lost with it, as a
+    // frame of its own on the same wire would be (DeliverControl).
+    peer->LoseOnLink(packet, header, token != kLost);
+}
+
+void
+FabricChannel::DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token)
+{
+    if (token == m_downs)
+    {
+        peer->ReceiveControl(frame);
+    }
+}
+
+void
+FabricChannel::SetLinkUp(bool up)
+{
+    NS_LOG_FUNCTION(this << up);
+    if (up == m_up)
+    {
+        return;
+    }
+    m_up = up;
+    if (!up)
+    {
+        ++m_downs; // whatever is on the wire now is lost
+    }
+    for (auto& d : m_dev)
+    {
+        if (d)
+        {
+            d->NotifyLinkState(up);
+        }
     }
 }
 
@@ -154,7 +212,7 @@ FabricChannel::TransmitControl(const FabricControlFrame& frame, const FabricNetD
     HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind) << src << txTime);
     FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(), m_delay + txTime,
-                                   &FabricNetDevice::ReceiveControl, peer, frame);
+                                   &FabricChannel::DeliverControl, this, peer, frame, Token());
 }
 
 std::size_t

@@ -6,6 +6,11 @@
 // simulator requires: the Delay is the lookahead). A receiving port in
 // cut-through mode is handed the packet once its header has arrived, with the
 // time its last bit arrives; otherwise at the last bit.
+//
+// A link can go down and come up (SetLinkUp, fault link_down): a packet or
+// link-local frame is lost if the link was down when it started, or went
+// down before it arrived (at its header on a cut-through port); the
+// receiving port counts a lost DATA packet as a link_down drop.
 #ifndef HOCKNEY_FABRIC_CHANNEL_H
 #define HOCKNEY_FABRIC_CHANNEL_H
 
@@ -42,8 +47,21 @@ class FabricChannel : public Channel
     /// or the data packet it rides in) plus the delay from now.
     void TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime);
 
+    /// Takes the link down (both directions) or brings it up again, and
+    /// tells both ports (FabricNetDevice::NotifyLinkState). A fault's
+    /// control action, not data path: under ns-3's distributed simulator
+    /// each rank would apply it to its own end at the same simulated time.
+    void SetLinkUp(bool up);
+    bool IsLinkUp() const { return m_up; }
+
     Time GetDelay() const { return m_delay; }
     void SetDelay(Time delay) { m_delay = delay; }
+
+    /// Called by the packet's arrival event (built in place in the .cc):
+    /// hands the packet, and the frame riding in it if any, to `peer` unless
+    /// the link went down since `token` (then both are lost on the link).
+    void Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header, Time rxEnd,
+                 uint64_t token, const FabricControlFrame* ride);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -52,7 +70,14 @@ class FabricChannel : public Channel
     void DoDispose() override;
 
   private:
+    /// Token of what leaves now: the down count while up, kLost while down.
+    static constexpr uint64_t kLost = ~uint64_t(0);
+    uint64_t Token() const { return m_up ? m_downs : kLost; }
+    void DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token);
+
     Time m_delay;
+    bool m_up{true};
+    uint64_t m_downs{0}; ///< times the link went down
     Ptr<FabricNetDevice> m_dev[2];
 };
 

@@ -99,6 +99,11 @@ class FabricFlowControl : public Object
     virtual void IngressUncongested(uint8_t cls) {}
     /// wireBytes of class cls that arrived on this port left the local buffer.
     virtual void IngressFreed(uint8_t cls, uint32_t wireBytes) {}
+    /// The port's link went down or came up again (fault link_down): the
+    /// scheme drops what a dead peer can no longer change (pauses it sent)
+    /// and re-announces its own state at link up (as a link's flow control
+    /// is re-initialised when it retrains).
+    virtual void NotifyLinkState(bool up) {}
 
     /// True while a link-local frame waits to be sent (strict priority on the port).
     virtual bool HasControlFrame() const { return false; }

@@ -9,6 +9,7 @@
 #include "dcqcn.h"
 #include "ecn-marker.h"
 #include "fabric-channel.h"
+#include "fabric-fault-injector.h"
 #include "fabric-flow-control.h"
 #include "fabric-header.h"
 #include "fabric-helper.h"

@@ -2,10 +2,12 @@
 #include "fabric-monitor.h"
 
 #include "fabric-switch.h"
+#include "pfc-flow-control.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ns3
@@ -58,8 +60,12 @@ SumFabricCounters(const std::vector<FabricPortReport>& reports)
         s.rxBytes += c.rxBytes;
         s.drops += c.drops;
         s.dropBytes += c.dropBytes;
-        s.corruptDrops += c.corruptDrops;
-        s.corruptDropBytes += c.corruptDropBytes;
+        for (uint8_t k = 0; k < kFabricDropCauses; ++k)
+        {
+            s.dropsBy[k] += c.dropsBy[k];
+            s.dropBytesBy[k] += c.dropBytesBy[k];
+        }
+        s.lostOnLinkBytes += c.lostOnLinkBytes;
         s.controlTx += c.controlTx;
         s.controlRx += c.controlRx;
         s.pausesSent += c.pausesSent;
@@ -95,7 +101,7 @@ CheckFabricConservation(const NodeContainer& nodes)
             {
                 r.injected += c.txBytes;
                 // A corrupted packet arrived (rxBytes) but was dropped.
-                r.delivered += c.rxBytes - c.corruptDropBytes;
+                r.delivered += c.rxBytes - c.dropBytesBy[kDropCorrupt];
             }
             else
             {
@@ -103,12 +109,18 @@ CheckFabricConservation(const NodeContainer& nodes)
                 r.injected += c.intBytes; // telemetry the switch wrote into packets
             }
             r.dropped += c.dropBytes;
-            r.corrupted += c.corruptDropBytes;
+            for (uint8_t k = 0; k < kFabricDropCauses; ++k)
+            {
+                r.droppedBy[k] += c.dropBytesBy[k];
+                r.faultDropped += IsFaultDropCause(k) ? c.dropBytesBy[k] : 0;
+            }
             Ptr<FabricNetDevice> peer = d->GetPeer();
             if (peer)
             {
-                // Sent by this port and not yet received by its peer: on the wire.
-                uint64_t rx = peer->GetCounters().rxBytes;
+                // Sent by this port and neither received by its peer nor lost
+                // on the link: on the wire.
+                const FabricPortCounters pc = peer->GetCounters();
+                uint64_t rx = pc.rxBytes + pc.lostOnLinkBytes;
                 wire += c.txBytes >= rx ? c.txBytes - rx : 0;
             }
             for (uint8_t k = 0; k < kFabricClasses; ++k)
@@ -119,15 +131,25 @@ CheckFabricConservation(const NodeContainer& nodes)
     }
     r.inFlight = wire + queued;
     r.balanced = r.injected == r.delivered + r.dropped + r.inFlight;
-    // A lossless fabric may lose packets on a lossy wire, never in a buffer.
-    const bool bufferDrops = r.dropped > r.corrupted;
-    r.ok = r.balanced && !(r.lossless && bufferDrops);
+    const bool lossyDrops = r.dropped > r.faultDropped;
+    r.ok = r.balanced && !(r.lossless && lossyDrops);
     std::ostringstream os;
     os << "fabric conservation: injected " << r.injected << " B, delivered " << r.delivered
        << " B, dropped " << r.dropped << " B";
-    if (r.corrupted > 0)
+    if (r.faultDropped > 0)
     {
-        os << " (" << r.corrupted << " B corrupt on the wire)";
+        // Attributed: every cause with its bytes, those of faults included.
+        os << " (";
+        const char* sep = "";
+        for (uint8_t k = 0; k < kFabricDropCauses; ++k)
+        {
+            if (r.droppedBy[k] > 0)
+            {
+                os << sep << FabricDropCauseName(k) << " " << r.droppedBy[k] << " B";
+                sep = ", ";
+            }
+        }
+        os << ")";
     }
     os << ", in flight " << r.inFlight << " B";
     if (!r.balanced)
@@ -135,7 +157,7 @@ CheckFabricConservation(const NodeContainer& nodes)
         os << "; ERROR: unbalanced by "
            << int64_t(r.injected) - int64_t(r.delivered + r.dropped + r.inFlight) << " B";
     }
-    if (r.lossless && bufferDrops)
+    if (r.lossless && lossyDrops)
     {
         os << "; ERROR: drops on a lossless fabric";
     }
@@ -166,6 +188,12 @@ void
 FabricWatchdog::DoDispose()
 {
     m_event.Cancel();
+    // The ports outlive a replaced watchdog: leave none of them calling it.
+    for (auto& [pfc, cb] : m_stormSinks)
+    {
+        pfc->TraceDisconnectWithoutContext("PfcStorm", cb);
+    }
+    m_stormSinks.clear();
     m_nodes = NodeContainer();
     Object::DoDispose();
 }
@@ -175,8 +203,102 @@ FabricWatchdog::Install(const NodeContainer& nodes)
 {
     m_nodes = nodes;
     m_lastMoves = 0;
+    m_storms.clear();
+    for (auto& [pfc, cb] : m_stormSinks)
+    {
+        pfc->TraceDisconnectWithoutContext("PfcStorm", cb);
+    }
+    m_stormSinks.clear();
+    for (auto it = nodes.Begin(); it != nodes.End(); ++it)
+    {
+        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
+        {
+            Ptr<FabricNetDevice> d = DynamicCast<FabricNetDevice>((*it)->GetDevice(i));
+            Ptr<FabricPfcFlowControl> pfc = d ? DynamicCast<FabricPfcFlowControl>(d->GetFlowControl()) : nullptr;
+            if (pfc)
+            {
+                auto cb = MakeBoundCallback(&FabricWatchdog::StormSink, this, PeekPointer(d));
+                pfc->TraceConnectWithoutContext("PfcStorm", cb);
+                m_stormSinks.emplace_back(pfc, cb);
+            }
+        }
+    }
     m_event.Cancel();
     m_event = Simulator::Schedule(m_stallTime, &FabricWatchdog::Check, this);
+}
+
+std::string
+FabricWatchdog::Name(uint32_t nodeId) const
+{
+    return m_namer ? m_namer(nodeId) : "node " + std::to_string(nodeId);
+}
+
+void
+FabricWatchdog::StormSink(FabricWatchdog* w, FabricNetDevice* d, uint8_t cls, Time pausedFor, bool detected)
+{
+    const uint32_t node = d->GetNode()->GetId();
+    if (detected)
+    {
+        FabricPfcStorm s;
+        s.nodeId = node;
+        s.deviceIndex = d->GetIfIndex();
+        Ptr<FabricNetDevice> peer = d->GetPeer();
+        s.peerNodeId = peer && peer->GetNode() ? peer->GetNode()->GetId() : node;
+        s.cls = cls;
+        s.detectedAt = Simulator::Now();
+        s.pausedFor = pausedFor;
+        w->m_storms.push_back(s);
+        NS_LOG_WARN("PFC storm detected: " << w->GetPfcStormReport());
+        return;
+    }
+    for (auto it = w->m_storms.rbegin(); it != w->m_storms.rend(); ++it)
+    {
+        if (it->nodeId == node && it->deviceIndex == d->GetIfIndex() && it->cls == cls && !it->restored)
+        {
+            it->restored = true;
+            it->restoredAt = Simulator::Now();
+            break;
+        }
+    }
+}
+
+std::string
+FabricWatchdog::GetPfcStormReport() const
+{
+    std::ostringstream os;
+    const char* sep = "";
+    for (const auto& s : m_storms)
+    {
+        os << sep << "PFC storm from " << Name(s.peerNodeId) << ": " << Name(s.nodeId) << " dev " << s.deviceIndex
+           << " class " << unsigned(s.cls) << " paused for " << s.pausedFor.As(Time::US) << ", detected at "
+           << s.detectedAt.As(Time::US);
+        if (s.restored)
+        {
+            os << ", restored at " << s.restoredAt.As(Time::US);
+        }
+        sep = "; ";
+    }
+    return os.str();
+}
+
+std::string
+FabricWatchdog::GetPfcStormNodes() const
+{
+    std::vector<std::string> names;
+    for (const auto& s : m_storms)
+    {
+        const std::string n = Name(s.peerNodeId);
+        if (std::find(names.begin(), names.end(), n) == names.end())
+        {
+            names.push_back(n);
+        }
+    }
+    std::string out;
+    for (const auto& n : names)
+    {
+        out += (out.empty() ? "" : ",") + n;
+    }
+    return out;
 }
 
 void
@@ -210,7 +332,21 @@ FabricWatchdog::Check()
                         blocked << " " << unsigned(k);
                     }
                 }
-                blocked << ", " << q << " B queued);";
+                blocked << ", " << q << " B queued";
+                if (m_namer)
+                {
+                    // Where it is and who holds it: a paused port names the
+                    // peer that pauses it (a storming NIC among them).
+                    Ptr<FabricNetDevice> peer = d->GetPeer();
+                    blocked << ", " << Name(n->GetId()) << " towards "
+                            << (peer && peer->GetNode() ? Name(peer->GetNode()->GetId()) : "nothing");
+                    const FabricPortCounters pc = d->GetCounters();
+                    if (pc.pausedTime.IsStrictlyPositive())
+                    {
+                        blocked << ", paused by it for " << pc.pausedTime.As(Time::US) << " in all";
+                    }
+                }
+                blocked << ");";
             }
         }
     }

@@ -18,6 +18,8 @@
 #include "ns3/node-container.h"
 #include "ns3/object.h"
 
+#include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,22 +51,43 @@ struct FabricConservation
     uint64_t injected{0};  ///< sent by endpoint ports, plus INT records switches added
     uint64_t delivered{0}; ///< received by endpoint ports
     uint64_t dropped{0};   ///< dropped anywhere
-    uint64_t corrupted{0}; ///< of dropped: corrupted on a wire (ReceiveErrorModel)
+    std::array<uint64_t, kFabricDropCauses> droppedBy{}; ///< of dropped, by FabricDropCause
+    /// Of dropped: what faults drop by design (IsFaultDropCause), allowed on
+    /// a lossless fabric (attributed, not an error).
+    uint64_t faultDropped{0};
     uint64_t inFlight{0};  ///< on wires (sent, not yet received) + queued at switches
     bool lossless{true};   ///< every port's flow control is lossless for every class
     bool balanced{false};  ///< injected == delivered + dropped + inFlight
-    bool ok{false};        ///< balanced and (not lossless or dropped == corrupted)
+    bool ok{false};        ///< balanced and (not lossless or dropped == faultDropped)
     std::string message;   ///< one line; names the violation when !ok
 };
 
 FabricConservation CheckFabricConservation(const NodeContainer& nodes);
 
+/// A PFC storm the ports' PFC watchdog detected (FabricPfcFlowControl,
+/// StormDetectionTime): the port, the peer that kept pausing it, when.
+struct FabricPfcStorm
+{
+    uint32_t nodeId{0};      ///< the paused port's node
+    uint32_t deviceIndex{0}; ///< its ifIndex there
+    uint32_t peerNodeId{0};  ///< the node that sent the pauses (the storming NIC)
+    uint8_t cls{0};
+    Time detectedAt;
+    Time pausedFor;          ///< how long the class had been paused at detection
+    bool restored{false};
+    Time restoredAt;
+};
+
 /// Stops the simulation when no packet moved for StallTime while packets were
 /// queued. Checks every StallTime; stops checking when the fabric is idle and
-/// nothing else is scheduled.
+/// nothing else is scheduled. Also collects the PFC storms the ports' PFC
+/// watchdogs detect (every port with PFC), naming the storming peer.
 class FabricWatchdog : public Object
 {
   public:
+    /// Name of a node in messages (ns-3 node id -> name); "node N" by default.
+    using NodeNamer = std::function<std::string(uint32_t nodeId)>;
+
     static TypeId GetTypeId();
     FabricWatchdog();
     ~FabricWatchdog() override;
@@ -75,13 +98,29 @@ class FabricWatchdog : public Object
     bool HasFired() const { return m_fired; }
     /// "fabric watchdog: no packet moved for ... while N bytes queued; blocked ports: ..."
     const std::string& GetMessage() const { return m_message; }
+    /// Names nodes in the messages (FabricNetwork: the topology's names).
+    void SetNodeNamer(NodeNamer namer) { m_namer = std::move(namer); }
+    /// The PFC storms detected so far, in detection order.
+    const std::vector<FabricPfcStorm>& GetPfcStorms() const { return m_storms; }
+    /// One line per storm ("PFC storm from h3: leaf0 dev 2 class 0 paused
+    /// for 200 us, detected at 260 us, PFC restored at 900 us"), "; "-joined;
+    /// empty without a storm.
+    std::string GetPfcStormReport() const;
+    /// The storming peers' names, comma-separated (the rows' pfc_storms).
+    std::string GetPfcStormNodes() const;
 
   protected:
     void DoDispose() override;
 
   private:
     void Check();
+    std::string Name(uint32_t nodeId) const;
+    /// A port's PFC watchdog fired (FabricPfcFlowControl's PfcStorm trace).
+    static void StormSink(FabricWatchdog* w, FabricNetDevice* d, uint8_t cls, Time pausedFor, bool detected);
     NodeContainer m_nodes;
+    NodeNamer m_namer;
+    std::vector<FabricPfcStorm> m_storms;
+    std::vector<std::pair<Ptr<FabricFlowControl>, Callback<void, uint8_t, Time, bool>>> m_stormSinks;
     Time m_stallTime;
     EventId m_event;
     uint64_t m_lastMoves{0};

@@ -34,6 +34,30 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("HockneyFabricNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(FabricNetDevice);
 
+const char*
+FabricDropCauseName(uint8_t cause)
+{
+    switch (cause)
+    {
+    case kDropBuffer:
+        return "buffer";
+    case kDropNoRoute:
+        return "no_route";
+    case kDropLinkDown:
+        return "link_down";
+    case kDropCorrupt:
+        return "corrupt";
+    default:
+        return "unknown";
+    }
+}
+
+bool
+IsFaultDropCause(uint8_t cause)
+{
+    return cause == kDropLinkDown || cause == kDropCorrupt;
+}
+
 namespace
 {
 constexpr uint32_t kNoPort = 0xFFFFFFFFu;
@@ -145,8 +169,10 @@ FabricNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&FabricNetDevice::m_macTxDropTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyRxDrop",
-                            "A received packet was corrupted on the wire (ReceiveErrorModel) "
-                            "and dropped.",
+                            "A packet was lost on the link into this port: corrupted on "
+                            "the wire (ReceiveErrorModel, fault lossy_link), or a DATA "
+                            "packet the peer sent lost before it arrived (the link went "
+                            "down, fault link_down).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_phyRxDropTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("MacRx",
@@ -532,7 +558,9 @@ FabricNetDevice::TryTransmit()
 bool
 FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
 {
-    const uint64_t budget = m_fc->GetSendBudget(c);
+    // A port whose link is down answers to no flow control: nobody grants
+    // credit or sends pauses there, and what it sends is lost anyway.
+    const uint64_t budget = m_linkUp ? m_fc->GetSendBudget(c) : FabricFlowControl::kUnlimited;
     if (budget == 0)
     {
         return false;
@@ -659,7 +687,10 @@ FabricNetDevice::StartTransmission(Item& item)
     {
         m_switch->NotifyDequeued(item.ingressPort, c, item.ingressWireBytes);
     }
-    m_fc->NotifyTransmit(c, wire);
+    if (m_linkUp)
+    {
+        m_fc->NotifyTransmit(c, wire); // into the void it takes no credit
+    }
     ++m_counters.txPackets;
     m_counters.txTransportControl += item.header.IsTransportControl() ? 1 : 0;
     m_counters.txBytes += item.payloadBytes;
@@ -761,8 +792,8 @@ FabricNetDevice::DropCorrupt(Ptr<Packet> packet, const FabricHeader& header, uin
     // leak its credit for good.
     ++m_counters.drops;
     m_counters.dropBytes += payload;
-    ++m_counters.corruptDrops;
-    m_counters.corruptDropBytes += payload;
+    ++m_counters.dropsBy[kDropCorrupt];
+    m_counters.dropBytesBy[kDropCorrupt] += payload;
     m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize()));
     m_phyRxDropTrace(packet);
 }
@@ -844,12 +875,45 @@ FabricNetDevice::CountPfcFrameSent(bool pause)
 }
 
 void
-FabricNetDevice::CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes)
+FabricNetDevice::CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes, FabricDropCause cause)
 {
-    NS_LOG_FUNCTION(this << packet << payloadBytes);
+    NS_LOG_FUNCTION(this << packet << payloadBytes << unsigned(cause));
     ++m_counters.drops;
     m_counters.dropBytes += payloadBytes;
+    ++m_counters.dropsBy[cause];
+    m_counters.dropBytesBy[cause] += payloadBytes;
     m_macTxDropTrace(packet);
+}
+
+void
+FabricNetDevice::LoseOnLink(Ptr<Packet> packet, const FabricHeader& header, bool charged)
+{
+    NS_LOG_FUNCTION(this << packet << charged);
+    const uint32_t payload = packet->GetSize() - kHdr;
+    ++m_counters.drops;
+    m_counters.dropBytes += payload;
+    ++m_counters.dropsBy[kDropLinkDown];
+    m_counters.dropBytesBy[kDropLinkDown] += payload;
+    m_counters.lostOnLinkBytes += payload;
+    if (charged)
+    {
+        // The peer took credit for it: the buffer it would have used is free.
+        m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize()));
+    }
+    m_phyRxDropTrace(packet);
+}
+
+void
+FabricNetDevice::NotifyLinkState(bool up)
+{
+    NS_LOG_FUNCTION(this << up);
+    if (up == m_linkUp)
+    {
+        return;
+    }
+    m_linkUp = up;
+    m_fc->NotifyLinkState(up);
+    TryTransmit();
 }
 
 FabricPortCounters
@@ -870,6 +934,10 @@ uint8_t
 FabricNetDevice::GetBlockedClasses() const
 {
     uint8_t mask = 0;
+    if (!m_linkUp)
+    {
+        return mask; // a dead link blocks nothing (TakeFromClass)
+    }
     for (uint8_t c = 0; c < kFabricClasses; ++c)
     {
         uint64_t budget = m_fc->GetSendBudget(c);
@@ -933,7 +1001,7 @@ FabricNetDevice::SetMtu(const uint16_t mtu)
 bool
 FabricNetDevice::IsLinkUp() const
 {
-    return m_channel && m_peer;
+    return m_channel && m_peer && m_linkUp;
 }
 
 Address

@@ -70,6 +70,23 @@ enum class FabricLinkType
     GENERIC     ///< pcap DLT_USER3
 };
 
+/// Why a DATA packet was dropped (FabricPortCounters::dropsBy; fabric.md,
+/// "Faults"). Counted at the port where it was lost.
+enum FabricDropCause : uint8_t
+{
+    kDropBuffer = 0, ///< switch ingress admission: shared buffer and headroom full (lossy tail drop)
+    kDropNoRoute,    ///< a switch had no route to the destination
+    kDropLinkDown,   ///< sent onto, or in flight on, a link that is down (fault link_down)
+    kDropCorrupt,    ///< corrupted on the wire into this port (ReceiveErrorModel; fault lossy_link)
+    kFabricDropCauses
+};
+
+/// "buffer", "no_route", "link_down", "corrupt": the suffix of the rows' drops_* columns.
+const char* FabricDropCauseName(uint8_t cause);
+/// True for the causes a fault injects by design (a lossless fabric may
+/// drop for them; the conservation check attributes instead of failing).
+bool IsFaultDropCause(uint8_t cause);
+
 /// Per-port counters; bytes are packet bytes after the FabricHeader
 /// ("payload": what endpoints handed in) unless named wire.
 struct FabricPortCounters
@@ -80,12 +97,16 @@ struct FabricPortCounters
     uint64_t txTransportControl{0}; ///< of txPackets: endpoint ACKs, NAKs, CNPs (no payload)
     uint64_t rxPackets{0};     ///< DATA packets received
     uint64_t rxBytes{0};       ///< their payload bytes
-    uint64_t drops{0};         ///< DATA packets dropped here (queue full / ingress admission / no route / corrupt)
+    uint64_t drops{0};         ///< DATA packets dropped here (ingress admission / no route / link down / corrupt)
     uint64_t dropBytes{0};     ///< their payload bytes
-    /// Of drops: received packets the ReceiveErrorModel corrupted on the wire
-    /// into this port (they also count in rxPackets: they did arrive).
-    uint64_t corruptDrops{0};
-    uint64_t corruptDropBytes{0}; ///< their payload bytes
+    /// Drops by FabricDropCause. dropsBy[kDropCorrupt]: received packets the
+    /// ReceiveErrorModel corrupted on the wire into this port (they also
+    /// count in rxPackets: they did arrive).
+    std::array<uint64_t, kFabricDropCauses> dropsBy{};
+    std::array<uint64_t, kFabricDropCauses> dropBytesBy{}; ///< their payload bytes by cause
+    /// Of dropBytes: payload of packets the peer sent that the link lost
+    /// before they arrived here (not received, no longer on the wire).
+    uint64_t lostOnLinkBytes{0};
     uint64_t controlTx{0};     ///< link-local frames sent (pause, credit)
     uint64_t controlRx{0};     ///< link-local frames received
     uint64_t pausesSent{0};    ///< PFC frames with quanta > 0 sent (one per frame)
@@ -223,7 +244,18 @@ class FabricNetDevice : public NetDevice
     /// Flow control: class cls is now held paused (true) or released (false) by the peer.
     void NotifyPauseState(uint8_t cls, bool paused);
     /// Counts a drop at this port (switch ingress admission / no route).
-    void CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes);
+    void CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes, FabricDropCause cause = kDropBuffer);
+    /// The channel lost a DATA packet the peer sent towards this port (the
+    /// link went down; this node's context). \p charged: the peer counted it
+    /// against this port's credit (sent while the link was up), which is
+    /// returned as if the packet had arrived and left.
+    void LoseOnLink(Ptr<Packet> packet, const FabricHeader& header, bool charged);
+    /// The link went down or came up (FabricChannel::SetLinkUp). While down,
+    /// the port keeps sending at its rate and the channel loses what it
+    /// sends, with no flow control (a dead peer grants nothing and pauses
+    /// nothing): queued packets drain into the void, as a switch drops what
+    /// it forwards to a port whose link is down.
+    void NotifyLinkState(bool up);
     /// PFC: a pause frame was sent (pause = some class got quanta > 0, else XON only).
     void CountPfcFrameSent(bool pause);
     /// PFC: a pause frame with quanta > 0 was received.
@@ -335,6 +367,7 @@ class FabricNetDevice : public NetDevice
     std::array<ClassQueue, kFabricClasses> m_queues;
     uint64_t m_queuedBytes{0};
     uint64_t m_queuedPackets{0}; //!< packets in the class queues (some may carry 0 payload bytes)
+    bool m_linkUp{true}; ///< FabricChannel::SetLinkUp (fault link_down)
     uint8_t m_nonEmptyMask{0}; ///< classes with a queued packet
     Time m_txFreeAt;
     EventId m_txEvent;

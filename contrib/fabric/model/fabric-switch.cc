@@ -272,15 +272,15 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
     uint32_t out = SelectEgress(header);
     uint8_t c = header.GetPriority();
     FabricNetDevice* in = PeekPointer(m_ports[inPort]);
-    auto drop = [&]() {
+    auto drop = [&](FabricDropCause cause) {
         ++m_drops;
-        in->CountDrop(packet, packet->GetSize() - FabricHeader::kSerializedSize);
+        in->CountDrop(packet, packet->GetSize() - FabricHeader::kSerializedSize, cause);
         m_dropTrace(packet, inPort);
     };
     if (out == 0xFFFFFFFFu)
     {
         NS_LOG_LOGIC("no route at switch " << GetId() << " for " << header.GetDestination());
-        drop();
+        drop(kDropNoRoute);
         return;
     }
     if (!m_buffer->Admit(inPort, c, inWireBytes))
@@ -296,7 +296,7 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
             Pause(inPort, c);
         }
         NS_LOG_LOGIC("drop at switch " << GetId() << " port " << inPort);
-        drop();
+        drop(kDropBuffer);
         return;
     }
     if (m_buffer->IsXoffCondition(inPort, c))

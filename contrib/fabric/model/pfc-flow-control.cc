@@ -8,8 +8,9 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-#include "ns3/uinteger.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -56,7 +57,35 @@ FabricPfcFlowControl::GetTypeId()
                           "of its pause time, so the peer never resumes early.",
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&FabricPfcFlowControl::m_refreshFraction),
-                          MakeDoubleChecker<double>(0.01, 0.99));
+                          MakeDoubleChecker<double>(0.01, 0.99))
+            // SONiC's pfcwd takes 100-5000 ms for detection and restoration
+            // ("hundreds of milliseconds"; restoration 2 x detection when
+            // unset): far above any pause a congested but healthy fabric
+            // holds, so only a storm trips it.
+            .AddAttribute("StormDetectionTime",
+                          "PFC watchdog: a class held paused by the peer without a break for "
+                          "this long is a PFC storm (checked when a pause frame extends it).",
+                          TimeValue(MilliSeconds(200)),
+                          MakeTimeAccessor(&FabricPfcFlowControl::m_stormDetection),
+                          MakeTimeChecker(PicoSeconds(1)))
+            .AddAttribute("StormRestorationTime",
+                          "PFC watchdog: after a storm, PFC is restored on the class once no "
+                          "pause frame of it arrived for this long.",
+                          TimeValue(MilliSeconds(400)),
+                          MakeTimeAccessor(&FabricPfcFlowControl::m_stormRestoration),
+                          MakeTimeChecker(PicoSeconds(1)))
+            .AddAttribute("StormAction",
+                          "PFC watchdog's action on a storm: Forward (ignore the peer's pauses "
+                          "of the class until restoration: PFC off on that queue) or Alert "
+                          "(report only).",
+                          EnumValue(STORM_FORWARD),
+                          MakeEnumAccessor(&FabricPfcFlowControl::m_stormAction),
+                          MakeEnumChecker(STORM_FORWARD, "Forward", STORM_ALERT, "Alert"))
+            .AddTraceSource("PfcStorm",
+                            "The PFC watchdog detected a storm on a class (class, time it had "
+                            "been paused, true) or restored PFC on it (class, storm length, false).",
+                            MakeTraceSourceAccessor(&FabricPfcFlowControl::m_stormTrace),
+                            "ns3::FabricPfcFlowControl::StormCallback");
     return tid;
 }
 
@@ -72,6 +101,10 @@ FabricPfcFlowControl::DoDispose()
         e.Cancel();
     }
     for (auto& e : m_expire)
+    {
+        e.Cancel();
+    }
+    for (auto& e : m_restore)
     {
         e.Cancel();
     }
@@ -216,9 +249,17 @@ FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
         {
             continue;
         }
+        const auto quanta = static_cast<uint16_t>(frame.values[c]);
+        if (IsIgnoringPauses(c))
+        {
+            // Storm mitigated: PFC is off on this class; count the frame
+            // towards restoration only.
+            anyPause = anyPause || quanta > 0;
+            m_lastStormPause[c] = quanta > 0 ? Simulator::Now() : m_lastStormPause[c];
+            continue;
+        }
         bool was = IsPaused(c);
         Drop(m_expire[c]);
-        const auto quanta = static_cast<uint16_t>(frame.values[c]);
         if (quanta > 0)
         {
             anyPause = true;
@@ -227,12 +268,19 @@ FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
             if (!was)
             {
                 m_pausedMask |= uint8_t(1u << c);
+                m_pausedSince[c] = Simulator::Now();
                 m_device->NotifyPauseState(c, true);
+            }
+            else if (!((m_stormMask >> c) & 1u) && Simulator::Now() - m_pausedSince[c] >= m_stormDetection)
+            {
+                DetectStorm(c);
+                resumed = resumed || IsIgnoringPauses(c);
             }
         }
         else if (was)
         {
             m_pausedMask &= uint8_t(~(1u << c));
+            EndAlertedStorm(c);
             m_device->NotifyPauseState(c, false);
             resumed = true;
         }
@@ -248,11 +296,86 @@ FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
 }
 
 void
+FabricPfcFlowControl::DetectStorm(uint8_t cls)
+{
+    NS_LOG_FUNCTION(this << unsigned(cls));
+    const Time now = Simulator::Now();
+    m_stormMask |= uint8_t(1u << cls);
+    m_stormTrace(cls, now - m_pausedSince[cls], true);
+    if (m_stormAction != STORM_FORWARD)
+    {
+        return;
+    }
+    m_ignoreMask |= uint8_t(1u << cls);
+    Drop(m_expire[cls]);
+    m_pausedMask &= uint8_t(~(1u << cls));
+    m_device->NotifyPauseState(cls, false);
+    m_lastStormPause[cls] = now;
+    Drop(m_restore[cls]);
+    m_restore[cls] = Simulator::Schedule(m_stormRestoration, &FabricPfcFlowControl::CheckRestoration, this, cls);
+}
+
+void
+FabricPfcFlowControl::CheckRestoration(uint8_t cls)
+{
+    NS_LOG_FUNCTION(this << unsigned(cls));
+    m_restore[cls] = EventId();
+    const Time quiet = Simulator::Now() - m_lastStormPause[cls];
+    if (quiet < m_stormRestoration)
+    {
+        // A pause arrived meanwhile: one event per restoration period, not per frame.
+        m_restore[cls] = Simulator::Schedule(m_stormRestoration - quiet, &FabricPfcFlowControl::CheckRestoration,
+                                             this, cls);
+        return;
+    }
+    m_ignoreMask &= uint8_t(~(1u << cls));
+    m_stormMask &= uint8_t(~(1u << cls));
+    m_stormTrace(cls, m_lastStormPause[cls] - m_pausedSince[cls], false);
+}
+
+void
+FabricPfcFlowControl::EndAlertedStorm(uint8_t cls)
+{
+    // Alert only: the storm ends when the pause does.
+    if ((m_stormMask >> cls) & 1u && !IsIgnoringPauses(cls))
+    {
+        m_stormMask &= uint8_t(~(1u << cls));
+        m_stormTrace(cls, Simulator::Now() - m_pausedSince[cls], false);
+    }
+}
+
+void
+FabricPfcFlowControl::NotifyLinkState(bool up)
+{
+    NS_LOG_FUNCTION(this << up);
+    if (!up)
+    {
+        for (uint8_t c = 0; c < kFabricClasses; ++c)
+        {
+            if (IsPaused(c))
+            {
+                Drop(m_expire[c]);
+                m_pausedMask &= uint8_t(~(1u << c));
+                EndAlertedStorm(c);
+                m_device->NotifyPauseState(c, false);
+            }
+        }
+        return;
+    }
+    if (m_assertMask)
+    {
+        m_pendingMask |= m_assertMask;
+        m_device->NotifyFlowControl();
+    }
+}
+
+void
 FabricPfcFlowControl::PauseExpired(uint8_t cls)
 {
     NS_LOG_FUNCTION(this << unsigned(cls));
     m_expire[cls] = EventId();
     m_pausedMask &= uint8_t(~(1u << cls));
+    EndAlertedStorm(cls);
     m_device->NotifyPauseState(cls, false);
     m_device->NotifyFlowControl();
 }

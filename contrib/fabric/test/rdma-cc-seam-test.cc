@@ -13,6 +13,7 @@
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
+#include <map>
 
 #include <algorithm>
 #include <memory>
@@ -200,9 +201,10 @@ TEST_F(RdmaCcSeamTest, TwoQpsAtAFixedRateByHand)
     auto [q1, b1] = RdmaNic::Connect(t.a, t.b, 3);
     auto [q2, b2] = RdmaNic::Connect(t.a, t.b, 3);
     EXPECT_EQ(t.a->GetRateState(q1)->GetRate(), DataRate("25Gbps"));
-    std::vector<double> done(3, -1);
+    // By QPN (numbered from RdmaNic::kFirstQpn, 0x100: not vector indices).
+    std::map<uint32_t, double> done;
     t.a->SetSendCompletionCallback(MakeCallback(
-        +[](std::vector<double>* d, const RdmaCompletion& c) {
+        +[](std::map<uint32_t, double>* d, const RdmaCompletion& c) {
             (*d)[c.qpn] = Simulator::Now().GetSeconds();
         }).Bind(&done));
     const uint64_t n = 16 * 4096;
@@ -236,7 +238,7 @@ TEST_F(RdmaCcSeamTest, TwoQpsAtAFixedRateByHand)
 
     auto log = DynamicCast<FixedRateCc>(proto)->m_log;
     ASSERT_EQ(log->size(), 8u); // PSNs 3, 7, 11, 15 on each QP
-    uint64_t acked[3] = {0, 0, 0};
+    std::map<uint32_t, uint64_t> acked;
     for (const AckRecord& r : *log)
     {
         acked[r.qpn] += r.sample.ackedBytes;

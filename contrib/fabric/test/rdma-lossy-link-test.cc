@@ -197,12 +197,12 @@ TEST_F(RdmaLossyLinkTest, LostDataPacketCostsTheNakRoundTrip)
     EXPECT_EQ(r.a.packetsRetransmitted, 9u);
     EXPECT_EQ(r.b.outOfOrderDropped, 8u); // PSNs 6..13
     EXPECT_EQ(r.b.bytesDelivered, 20u * 4096);
-    EXPECT_EQ(r.portB.corruptDrops, 1u);
+    EXPECT_EQ(r.portB.dropsBy[kDropCorrupt], 1u);
     EXPECT_EQ(r.portB.drops, 1u);
-    EXPECT_EQ(r.portB.corruptDropBytes, 4096u + 12);
+    EXPECT_EQ(r.portB.dropBytesBy[kDropCorrupt], 4096u + 12);
     EXPECT_TRUE(r.cons.ok) << r.cons.message;
     EXPECT_EQ(r.cons.dropped, 4096u + 12);
-    EXPECT_EQ(r.cons.corrupted, 4096u + 12);
+    EXPECT_EQ(r.cons.droppedBy[kDropCorrupt], 4096u + 12);
 }
 
 TEST_F(RdmaLossyLinkTest, LostNakIsSentAgainAfterTheNakInterval)
@@ -223,7 +223,7 @@ TEST_F(RdmaLossyLinkTest, LostNakIsSentAgainAfterTheNakInterval)
     EXPECT_EQ(r.b.nakRefreshes, 1u);
     EXPECT_EQ(r.a.naksReceived, 1u);
     EXPECT_EQ(r.a.timeouts, 0u);
-    EXPECT_EQ(r.portA.corruptDrops, 1u);
+    EXPECT_EQ(r.portA.dropsBy[kDropCorrupt], 1u);
     EXPECT_EQ(r.b.bytesDelivered, 20u * 4096);
     EXPECT_TRUE(r.cons.ok) << r.cons.message;
 }
@@ -247,7 +247,7 @@ TEST_F(RdmaLossyLinkTest, LostNakCostsTheTimeoutWithOneNakPerGap)
     EXPECT_EQ(r.b.nakRefreshes, 0u);
     EXPECT_EQ(r.a.naksReceived, 0u);
     EXPECT_EQ(r.a.timeouts, 1u);
-    EXPECT_EQ(r.portA.corruptDrops, 1u);
+    EXPECT_EQ(r.portA.dropsBy[kDropCorrupt], 1u);
     EXPECT_EQ(r.b.bytesDelivered, 20u * 4096);
     EXPECT_TRUE(r.cons.ok) << r.cons.message;
 }
@@ -282,7 +282,7 @@ TEST_F(RdmaLossyLinkTest, LostRetransmissionIsNakedAgain)
     EXPECT_NEAR(r.recvAt, lossFree + delta, 50 * kPs);
     EXPECT_EQ(r.b.naksSent, 2u);
     EXPECT_EQ(r.a.timeouts, 0u);
-    EXPECT_EQ(r.portB.corruptDrops, 2u);
+    EXPECT_EQ(r.portB.dropsBy[kDropCorrupt], 2u);
     EXPECT_EQ(r.a.packetsRetransmitted, 9u + 15u);
     EXPECT_EQ(r.b.bytesDelivered, 20u * 4096);
     EXPECT_TRUE(r.cons.ok) << r.cons.message;
@@ -302,7 +302,7 @@ TEST_F(RdmaLossyLinkTest, LostRetransmissionCostsTheTimeoutWithOneNakPerGap)
     EXPECT_NEAR(r.recvAt, lossFree + delta, 50 * kPs);
     EXPECT_EQ(r.b.naksSent, 1u);
     EXPECT_EQ(r.a.timeouts, 1u);
-    EXPECT_EQ(r.portB.corruptDrops, 2u);
+    EXPECT_EQ(r.portB.dropsBy[kDropCorrupt], 2u);
     EXPECT_EQ(r.a.packetsRetransmitted, 9u + 15u);
     EXPECT_EQ(r.b.bytesDelivered, 20u * 4096);
     EXPECT_TRUE(r.cons.ok) << r.cons.message;
@@ -321,8 +321,8 @@ TEST_F(RdmaLossyLinkTest, LostAckInMidMessageCostsNothing)
     EXPECT_NEAR(r.sentAt, ack0, 300 * kPs);
     EXPECT_EQ(r.a.timeouts, 0u);
     EXPECT_EQ(r.a.packetsRetransmitted, 0u);
-    EXPECT_EQ(r.portA.corruptDrops, 1u);
-    EXPECT_EQ(r.portA.corruptDropBytes, 16u); // BTH + AETH
+    EXPECT_EQ(r.portA.dropsBy[kDropCorrupt], 1u);
+    EXPECT_EQ(r.portA.dropBytesBy[kDropCorrupt], 16u); // BTH + AETH
     EXPECT_TRUE(r.cons.ok) << r.cons.message;
 }
 
@@ -387,7 +387,7 @@ TEST_F(RdmaLossyLinkTest, RandomLossEverywhereIsRecovered)
     uint64_t drops = 0;
     for (const auto& r : CollectFabricCounters(s.nodes))
     {
-        corrupt += r.counters.corruptDrops;
+        corrupt += r.counters.dropsBy[kDropCorrupt];
         drops += r.counters.drops;
     }
     // 2 x 1024 data packets each crossing 2 lossy wires at 1 %: about 41
@@ -404,7 +404,7 @@ TEST_F(RdmaLossyLinkTest, RandomLossEverywhereIsRecovered)
     FabricConservation c = CheckFabricConservation(s.nodes);
     EXPECT_TRUE(c.ok) << c.message;
     EXPECT_TRUE(c.lossless);
-    EXPECT_GT(c.corrupted, 0u);
+    EXPECT_GT(c.droppedBy[kDropCorrupt], 0u);
 }
 
 TEST_F(RdmaLossyLinkTest, CorruptPacketsReturnTheirCreditOnACreditLink)
@@ -429,7 +429,7 @@ TEST_F(RdmaLossyLinkTest, CorruptPacketsReturnTheirCreditOnACreditLink)
     s.nics[0]->PostSend(q0, n, true, 0);
     Simulator::Stop(MilliSeconds(100));
     Simulator::Run();
-    const uint64_t lostBytes = s.links[0].devB->GetCounters().corruptDropBytes;
+    const uint64_t lostBytes = s.links[0].devB->GetCounters().dropBytesBy[kDropCorrupt];
     EXPECT_GT(lostBytes, 65536u) << "more credit than the link has must be lost to test its return";
     EXPECT_EQ(s.nics[1]->GetCounters().bytesDelivered, n);
     EXPECT_EQ(s.nics[0]->GetCounters().messagesCompleted, 1u);
