@@ -4,10 +4,11 @@
 # UndefinedBehaviorSanitizer over everything this project compiles, for the
 # sanitized tree of `./hockney test --sanitize` (clang++, as ./hockney configures it).
 #
-# -O1 with line tables only: enough for file:line in every report, and a
-# shorter cold build than -O2 with debug information (timings in README.md,
-# "Testing"). NDEBUG is left undefined so that the asserts in header
-# libraries (nlohmann-json's, GoogleTest's) fire as well.
+# -O1, as clang's ASan documentation advises for a reasonable speed, with
+# line tables only: enough for file:line in every report, and less to compile
+# and link than full debug information (timings in README.md, "Testing").
+# NDEBUG is left undefined so that the asserts in header libraries
+# (nlohmann-json's, GoogleTest's) fire as well.
 set(CMAKE_CXX_FLAGS_RELWITHDEBINFO "-O1")
 if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   string(APPEND CMAKE_CXX_FLAGS_RELWITHDEBINFO " -gline-tables-only")
