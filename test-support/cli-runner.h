@@ -76,6 +76,15 @@ RunHockney(const std::string& args, const std::string& env = "")
     r.err = ReadFile(base + ".err");
     std::remove((base + ".out").c_str());
     std::remove((base + ".err").c_str());
+    // In the sanitized tree (HOCKNEY_SANITIZE) the program's own ASan, LSan or
+    // UBSan report lands in its stderr: a failure of the test whatever the
+    // exit status it checks, so that a test expecting a failure cannot pass
+    // over one.
+    for (const char* mark : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", ": runtime error: "})
+    {
+        EXPECT_EQ(r.err.find(mark), std::string::npos) << "sanitizer report from hockney " << args
+                                                       << "\nstderr: " << r.err;
+    }
     return r;
 }
 

@@ -286,8 +286,10 @@ TEST_F(CollectiveAlgorithmRegistryTest, AliasesResolveToTheirAlgorithm)
 
 TEST_F(CollectiveAlgorithmRegistryTest, UnknownNameIsAnInputErrorListingTheKnownNames)
 {
-    for (const auto& [kind, names] : DOCUMENTED)
+    for (const auto& documented : DOCUMENTED)
     {
+        const auto& kind = documented.first; // a lambda cannot capture a structured binding (C++17)
+        const auto& names = documented.second;
         // Before the registry the closed form priced an unknown allreduce as
         // hierarchical, an unknown alltoall as all-at-once and an unknown
         // broadcast as the ring; now every entry point refuses it the same way.

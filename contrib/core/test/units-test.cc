@@ -73,9 +73,11 @@ TEST(Units, Times)
 TEST(Units, BadValuesNameTheField)
 {
     // Each error is one line that starts with the field.
-    for (const auto& [text, field] : std::vector<std::pair<std::string, std::string>>{
+    for (const auto& tc : std::vector<std::pair<std::string, std::string>>{
              {"-1KB", "--bytes"}, {"nan", "--bytes"}, {"1XB", "--bytes"}, {"", "--bytes"}, {"KB", "--bytes"}})
     {
+        const std::string& text = tc.first;
+        const std::string& field = tc.second;
         const std::string e = ErrorOf([&]() { units::ParseBytes(text, field); });
         EXPECT_EQ(e.rfind(field + ": ", 0), 0u) << "'" << text << "': " << e;
         EXPECT_EQ(e.find('\n'), std::string::npos);

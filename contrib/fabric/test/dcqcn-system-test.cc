@@ -59,7 +59,7 @@ TEST_F(DcqcnSystemTest, TwoFlowsConvergeToFairShare)
     auto [q1, r1] = RdmaNic::Connect(s.nics[1], s.nics[0], 3);
     auto [q2, r2] = RdmaNic::Connect(s.nics[2], s.nics[0], 3);
     s.nics[1]->PostSend(q1, 100000000, true, 0);
-    Simulator::Schedule(MicroSeconds(100), [&]() { s.nics[2]->PostSend(q2, 100000000, true, 0); });
+    Simulator::Schedule(MicroSeconds(100), [&, qp2 = q2]() { s.nics[2]->PostSend(qp2, 100000000, true, 0); });
     const Time window = MicroSeconds(50);
     const Time end = MilliSeconds(3);
     std::vector<std::pair<double, double>> rates; // Gb/s of payload per window

@@ -250,7 +250,11 @@ TEST_F(HpccTest, IntRecordsOnTheWire)
                                            }
                                        }));
     // At each switch egress, the newest record against the port itself.
-    auto watch = [&](Ptr<FabricNetDevice> port, uint32_t hopIndex) {
+    // The callback holds the port by raw pointer: a Ptr in a callback on the
+    // port's own trace source is a reference cycle that keeps the port, its
+    // node and its channel alive after Simulator::Destroy (LeakSanitizer).
+    auto watch = [&](Ptr<FabricNetDevice> portPtr, uint32_t hopIndex) {
+        FabricNetDevice* port = PeekPointer(portPtr);
         port->TraceConnectWithoutContext(
             "PhyTxBegin",
             PacketCb([&, port, hopIndex](Ptr<const Packet> p) {
@@ -374,7 +378,7 @@ TEST_F(HpccTest, TwoFlowsFairShareWithEmptyQueue)
     auto [q1, r1] = RdmaNic::Connect(s.nics[1], s.nics[0], 3);
     auto [q2, r2] = RdmaNic::Connect(s.nics[2], s.nics[0], 3);
     s.nics[1]->PostSend(q1, 100000000, true, 0);
-    Simulator::Schedule(MicroSeconds(100), [&]() { s.nics[2]->PostSend(q2, 100000000, true, 0); });
+    Simulator::Schedule(MicroSeconds(100), [&, qp2 = q2]() { s.nics[2]->PostSend(qp2, 100000000, true, 0); });
     const Time window = MicroSeconds(50);
     const Time start = MicroSeconds(400);
     const Time end = MicroSeconds(1500);

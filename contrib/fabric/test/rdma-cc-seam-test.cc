@@ -13,9 +13,9 @@
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
-#include <map>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -201,7 +201,8 @@ TEST_F(RdmaCcSeamTest, TwoQpsAtAFixedRateByHand)
     auto [q1, b1] = RdmaNic::Connect(t.a, t.b, 3);
     auto [q2, b2] = RdmaNic::Connect(t.a, t.b, 3);
     EXPECT_EQ(t.a->GetRateState(q1)->GetRate(), DataRate("25Gbps"));
-    // By QPN (numbered from RdmaNic::kFirstQpn, 0x100: not vector indices).
+    // Keyed by QP number: QPNs start at RdmaNic::kFirstQpn (0x100), so they
+    // cannot index a small array (the sanitized tree caught the overflow).
     std::map<uint32_t, double> done;
     t.a->SetSendCompletionCallback(MakeCallback(
         +[](std::map<uint32_t, double>* d, const RdmaCompletion& c) {
@@ -231,6 +232,7 @@ TEST_F(RdmaCcSeamTest, TwoQpsAtAFixedRateByHand)
     const double start2 = 5 * L + (64 + 9 * 4096) / R;
     // Every time is a sum of a few dozen terms, each rounded to 1 ps.
     const double tol = 50e-12;
+    ASSERT_EQ(done.size(), 2u);
     EXPECT_NEAR(done[q1], start1 + 15 * pace + rttLast + L, tol);
     EXPECT_NEAR(done[q2], start2 + 15 * pace + rttLast + L, tol);
     // Bytes / rate dominate: 16 x 4178 B at 25 Gb/s = 21.4 us of the ~24 us.
@@ -249,6 +251,7 @@ TEST_F(RdmaCcSeamTest, TwoQpsAtAFixedRateByHand)
         const bool last = r.sample.outstandingBytes == 0;
         EXPECT_NEAR(r.sample.rtt.GetSeconds(), last ? rttLast : rttMiddle, 5e-12);
     }
+    EXPECT_EQ(acked.size(), 2u);
     EXPECT_EQ(acked[q1], n);
     EXPECT_EQ(acked[q2], n);
     EXPECT_EQ(t.a->GetCounters().timeouts, 0u);
