@@ -206,8 +206,9 @@ class PacketBackend : public ComparisonBackend
              {std::tuple{"transfer_unit_bytes", "nvlink", fabric.NvlinkUnit()},
               std::tuple{"pcie_transfer_unit_bytes", "pcie", fabric.PcieUnit()}})
         {
+            // Copied into the lambda: C++17 cannot capture a structured binding.
             const bool applies = std::any_of(desc.tiers.begin(), desc.tiers.end(),
-                                             [&](const TopologyTier& t) { return t.protocol == protocol; });
+                                             [tierProtocol = protocol](const TopologyTier& t) { return t.protocol == tierProtocol; });
             applies ? a.columns.Set(key, static_cast<uint64_t>(unit)) : a.columns.SetNull(key);
         }
         return a;

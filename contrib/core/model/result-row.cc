@@ -338,8 +338,12 @@ WriteRows(std::ostream& os, const std::string& command, const std::vector<Result
         for (const auto& r : rows)
         {
             nlohmann::ordered_json o = nlohmann::ordered_json::object();
-            for (const auto& [k, v] : r.Fields())
+            // A named pair, not a structured binding: C++17 does not let a
+            // lambda capture a structured binding (g++ allows it, clang not).
+            for (const auto& field : r.Fields())
             {
+                const auto& k = field.first;
+                const auto& v = field.second;
                 std::visit(
                     [&](const auto& x) {
                         using T = std::decay_t<decltype(x)>;
