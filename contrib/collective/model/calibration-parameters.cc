@@ -2,6 +2,7 @@
 #include "calibration-parameters.h"
 
 #include "input-error.h"
+#include "time-conversion.h"
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -41,10 +43,45 @@ ToJson(const ResultRow::Value& v)
     return nullptr;
 }
 
-uint64_t
-RoundBytes(double v)
+std::string
+Number(double v)
 {
-    return static_cast<uint64_t>(std::llround(v));
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+// A fitted value as the attribute value it becomes, refused as an InputError
+// naming --calibration and the file's key when the attribute cannot take it
+// (ns-3 aborts the program on a value its checker refuses): a file edited by
+// hand, or a LogGP fit whose L came out negative because the o given to
+// calibrate (--o) exceeds half of the fitted 2o + L. \p why explains a
+// refusal where a cause is known.
+Time
+FitTime(double seconds, const std::string& key, const std::string& why = "")
+{
+    if (!(seconds >= 0))
+    {
+        throw InputError("--calibration", "expected " + key + " >= 0 s, got " + Number(seconds) + why);
+    }
+    try
+    {
+        return SecondsToTime(seconds);
+    }
+    catch (const InputError& e)
+    {
+        throw InputError("--calibration", key + ": " + e.Expected());
+    }
+}
+
+uint64_t
+FitBytes(double v, const std::string& key)
+{
+    if (!(v >= 0 && v < 1.8e19))
+    {
+        throw InputError("--calibration", "expected " + key + " from 0 to 1.8e19, got " + Number(v));
+    }
+    return static_cast<uint64_t>(std::round(v));
 }
 
 } // namespace
@@ -138,8 +175,10 @@ LoadFile(const std::string& path)
     {
         throw InputError(path, std::string("expected a JSON calibration file: ") + e.what());
     }
-    if (!doc.is_object() || doc.value("format", "") != "hockney-calibration" || !doc.contains("fits") ||
-        !doc["fits"].is_array())
+    // is_string() before the comparison: json::value("format", "") throws a
+    // json type_error (not an InputError) when the format is not a string.
+    if (!doc.is_object() || !doc.contains("format") || !doc["format"].is_string() ||
+        doc["format"] != "hockney-calibration" || !doc.contains("fits") || !doc["fits"].is_array())
     {
         throw InputError(path, "expected {\"format\": \"hockney-calibration\", \"fits\": [...]} as written "
                                "by hockney calibrate --output");
@@ -164,11 +203,29 @@ LoadFile(const std::string& path)
             }
             return j[key].get<double>();
         };
+        auto text = [&](const char* key, const std::string& fallback) -> std::string {
+            if (!j.contains(key) || j[key].is_null())
+            {
+                return fallback;
+            }
+            if (!j[key].is_string())
+            {
+                throw InputError(where + "." + key, "expected a string");
+            }
+            return j[key].get<std::string>();
+        };
         CalibratedParameters p;
         p.model = j["model"].get<std::string>();
-        p.collective = j.value("collective", "");
-        p.kind = j.value("kind", "latency");
-        p.ranks = j.contains("ranks") && j["ranks"].is_number_unsigned() ? j["ranks"].get<uint32_t>() : 0;
+        p.collective = text("collective", "");
+        p.kind = text("kind", "latency");
+        if (j.contains("ranks") && j["ranks"].is_number_unsigned())
+        {
+            if (j["ranks"].get<uint64_t>() > UINT32_MAX)
+            {
+                throw InputError(where + ".ranks", "expected a rank count below 2^32, got " + j["ranks"].dump());
+            }
+            p.ranks = j["ranks"].get<uint32_t>();
+        }
         p.alphaS = num("alpha_s");
         p.betaBps = num("beta_Bps");
         p.n0Bytes = num("n0_bytes");
@@ -215,21 +272,23 @@ CalibratedParameters::MakeAlphaBetaModel() const
                                          model + "'");
     }
     Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
-    m->SetAttribute("Alpha", TimeValue(SecondsToTime(alphaS)));
-    m->SetAttribute("Beta", DataRateValue(DataRate(RoundBytes(betaBps * 8))));
+    m->SetAttribute("Alpha", TimeValue(FitTime(alphaS, "alpha_s")));
+    m->SetAttribute("Beta", DataRateValue(DataRate(FitBytes(betaBps * 8, "beta_Bps x 8 (bit/s)"))));
     if (model == "scurve" && std::isfinite(n0Bytes))
     {
         m->SetAttribute("SCurve", BooleanValue(true));
-        m->SetAttribute("N0", UintegerValue(std::max<uint64_t>(1, RoundBytes(n0Bytes))));
+        m->SetAttribute("N0", UintegerValue(std::max<uint64_t>(1, FitBytes(n0Bytes, "n0_bytes"))));
     }
     if (model == "protocol" && std::isfinite(eagerLimitBytes) && std::isfinite(rendezvousLimitBytes))
     {
         m->SetAttribute("ProtocolSwitch", BooleanValue(true));
-        m->SetAttribute("EagerAlpha", TimeValue(SecondsToTime(alphaS)));
-        m->SetAttribute("RendezvousRtt", TimeValue(SecondsToTime(std::isfinite(rendezvousRttS) ? rendezvousRttS : 0)));
-        m->SetAttribute("PipelineSetup", TimeValue(SecondsToTime(std::isfinite(pipelineSetupS) ? pipelineSetupS : 0)));
-        m->SetAttribute("EagerLimit", UintegerValue(RoundBytes(eagerLimitBytes)));
-        m->SetAttribute("RendezvousLimit", UintegerValue(RoundBytes(rendezvousLimitBytes)));
+        m->SetAttribute("EagerAlpha", TimeValue(FitTime(alphaS, "alpha_s")));
+        m->SetAttribute("RendezvousRtt",
+                        TimeValue(FitTime(std::isfinite(rendezvousRttS) ? rendezvousRttS : 0, "rendezvous_rtt_s")));
+        m->SetAttribute("PipelineSetup",
+                        TimeValue(FitTime(std::isfinite(pipelineSetupS) ? pipelineSetupS : 0, "pipeline_setup_s")));
+        m->SetAttribute("EagerLimit", UintegerValue(FitBytes(eagerLimitBytes, "eager_limit_bytes")));
+        m->SetAttribute("RendezvousLimit", UintegerValue(FitBytes(rendezvousLimitBytes, "rendezvous_limit_bytes")));
     }
     m->Validate();
     return m;
@@ -242,22 +301,28 @@ CalibratedParameters::MakeLogGpModel() const
     {
         throw InputError("--params", "expected a loggp fit with G_s_per_byte, got '" + model + "'");
     }
+    if (!(GSPerByte >= 0))
+    {
+        throw InputError("--calibration", "expected G_s_per_byte >= 0, got " + Number(GSPerByte));
+    }
     Ptr<LogGpModel> m = CreateObject<LogGpModel>();
     m->SetAttribute("GapPerByte", DoubleValue(GSPerByte));
     if (std::isfinite(LS) && std::isfinite(oS))
     {
-        m->SetAttribute("L", TimeValue(SecondsToTime(LS)));
-        m->SetAttribute("o", TimeValue(SecondsToTime(oS)));
+        const std::string why =
+            " (the o given to calibrate, --o, is more than half of the fitted 2o + L: " + Number(twoOPlusLS) + " s)";
+        m->SetAttribute("L", TimeValue(FitTime(LS, "L_s", why)));
+        m->SetAttribute("o", TimeValue(FitTime(oS, "o_s")));
     }
     else if (std::isfinite(twoOPlusLS))
     {
         // Only 2o + L is known: o = 0 keeps every point-to-point time right.
-        m->SetAttribute("L", TimeValue(SecondsToTime(twoOPlusLS)));
+        m->SetAttribute("L", TimeValue(FitTime(twoOPlusLS, "two_o_plus_L_s")));
         m->SetAttribute("o", TimeValue(Seconds(0)));
     }
     if (std::isfinite(gS))
     {
-        m->SetAttribute("g", TimeValue(SecondsToTime(gS)));
+        m->SetAttribute("g", TimeValue(FitTime(gS, "g_s")));
     }
     return m;
 }

@@ -71,7 +71,7 @@ ReadHeader(const std::vector<std::string>& lines,
             std::smatch m;
             if (std::regex_search(s, m, kGpus))
             {
-                gpusPerProcess = static_cast<uint32_t>(std::stoul(m[1]));
+                gpusPerProcess = ParseCount32(m[1], "a GPU count", file + ":" + std::to_string(i + 1));
             }
             continue;
         }
@@ -281,12 +281,7 @@ RowRanks(const CsvLayout& t, const std::vector<std::string>& f, const std::strin
     {
         return 0;
     }
-    auto r = ParseUnsigned(Field(f, t.ranksCol));
-    if (!r)
-    {
-        throw InputError(where, "expected an integer in column 'ranks', got '" + Field(f, t.ranksCol) + "'");
-    }
-    return static_cast<uint32_t>(*r);
+    return ParseCount32(Field(f, t.ranksCol), "an integer in column 'ranks'", where);
 }
 
 // The sample's time from value \p v of time column \p c (and, for a
@@ -353,7 +348,7 @@ ReadChecks(const TimeColumn& c,
     if (c.wrong >= 0)
     {
         auto w = ParseDouble(Field(f, c.wrong));
-        sm.wrong = w ? static_cast<int64_t>(*w) : -1;
+        sm.wrong = WrongCount(w);
         if (w && *w > 0)
         {
             src.notes.push_back(where + ": #wrong = " + Field(f, c.wrong) + ": the result failed validation");

@@ -3,6 +3,7 @@
 
 #include "input-error.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -105,6 +106,27 @@ ParseUnsigned(const std::string& token)
         v = v * 10 + static_cast<uint64_t>(c - '0');
     }
     return v;
+}
+
+uint32_t
+ParseCount32(const std::string& token, const std::string& what, const std::string& where)
+{
+    const auto v = ParseUnsigned(token);
+    if (!v || *v > UINT32_MAX)
+    {
+        throw InputError(where, "expected " + what + " below 2^32, got '" + token + "'");
+    }
+    return static_cast<uint32_t>(*v);
+}
+
+int64_t
+WrongCount(const std::optional<double>& value)
+{
+    if (!value)
+    {
+        return -1;
+    }
+    return static_cast<int64_t>(std::clamp(*value, -1.0, 9.2e18));
 }
 
 std::vector<std::string>

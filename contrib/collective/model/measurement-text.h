@@ -27,6 +27,14 @@ std::string Lower(const std::string& s);
 std::optional<double> ParseDouble(const std::string& token);
 /// The whole token is a non-negative integer; otherwise nullopt.
 std::optional<uint64_t> ParseUnsigned(const std::string& token);
+/// A count a log states ("nGpus 8", "Rank 7", a CSV ranks column) as a
+/// uint32_t; an InputError naming \p where ("expected WHAT below 2^32") when
+/// \p token is not a whole number below 2^32.
+uint32_t ParseCount32(const std::string& token, const std::string& what, const std::string& where);
+/// nccl-tests' #wrong column read by ParseDouble ("0", "0e+00" before 2.0) as
+/// a count: -1 when absent or negative, saturated at 9.2e18 (a double beyond
+/// int64_t converted as it is would be undefined behaviour).
+int64_t WrongCount(const std::optional<double>& value);
 
 } // namespace measurement
 } // namespace ns3

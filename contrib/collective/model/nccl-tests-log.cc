@@ -207,12 +207,39 @@ Parser::Finish(MeasurementSource& src, std::vector<MeasurementSample>& samples)
     ResolveCollectiveAndRanks(src, samples);
 }
 
+// "Rank R Group G Pid P on HOST device D ..." read token by token: rank, pid
+// and host, or false. The regular expression this replaces
+// (Rank\s+(\d+)\b.*?\bPid ...) backtracked over the whole line from every
+// "Rank": a 32 KB comment line took seconds.
+bool
+RankLine(const std::vector<std::string>& tok, std::string& rank, std::string& pid, std::string& host)
+{
+    for (size_t i = 0; i + 1 < tok.size(); ++i)
+    {
+        if (tok[i] != "Rank" || !ParseUnsigned(tok[i + 1]))
+        {
+            continue;
+        }
+        for (size_t j = i + 2; j + 3 < tok.size(); ++j)
+        {
+            if (tok[j] == "Pid" && ParseUnsigned(tok[j + 1]) && tok[j + 2] == "on")
+            {
+                rank = tok[i + 1];
+                pid = tok[j + 1];
+                host = tok[j + 3];
+                return true;
+            }
+        }
+        return false;
+    }
+    return false;
+}
+
 void
 Parser::Header(const std::string& body, uint32_t line)
 {
     static const std::regex kStart(R"(Collective test starting:\s*(\S+))");
     static const std::regex kThreads(R"(nThread\s+(\d+)\s+nGpus\s+(\d+))");
-    static const std::regex kRank(R"(Rank\s+(\d+)\b.*?\bPid\s+(\d+)\s+on\s+(\S+))");
     static const std::regex kOob(R"(Out of bounds values\s*:\s*(\d+))");
     std::smatch m;
     if (body.rfind("nccl-tests version", 0) == 0)
@@ -235,20 +262,23 @@ Parser::Header(const std::string& body, uint32_t line)
     }
     if (std::regex_search(body, m, kThreads))
     {
-        m_src.threads = static_cast<uint32_t>(std::stoul(m[1]));
-        m_src.gpusPerThread = static_cast<uint32_t>(std::stoul(m[2]));
+        m_src.threads = ParseCount32(m[1], "a thread count (nThread)", Where(line));
+        m_src.gpusPerThread = ParseCount32(m[2], "a GPU count (nGpus)", Where(line));
         return;
     }
-    if (std::regex_search(body, m, kRank))
+    std::string rank;
+    std::string pid;
+    std::string host;
+    if (RankLine(SplitWhitespace(body), rank, pid, host))
     {
-        m_rankIds.insert(static_cast<uint32_t>(std::stoul(m[1])));
-        m_pids.insert(m[2]);
-        m_hosts.insert(m[3]);
+        m_rankIds.insert(ParseCount32(rank, "a rank", Where(line)));
+        m_pids.insert(pid);
+        m_hosts.insert(host);
         return;
     }
     if (std::regex_search(body, m, kOob))
     {
-        if (std::stoul(m[1]) > 0)
+        if (m[1].str().find_first_not_of('0') != std::string::npos)
         {
             m_src.notes.push_back(Where(line) + ": " + std::string(m[1]) +
                                   " out-of-bounds values reported by nccl-tests");
@@ -334,6 +364,15 @@ Parser::Row(const std::vector<std::string>& tok, uint32_t line)
         return idx >= 0 && (complete ? static_cast<size_t>(idx) < tok.size()
                                      : static_cast<size_t>(idx) + 1 < tok.size());
     };
+    if (static_cast<size_t>(l.size) >= tok.size())
+    {
+        // A heading whose size column lies beyond this row (the row was
+        // indexed past its end).
+        m_src.notes.push_back(Where(line) + ": truncated row (" + std::to_string(tok.size()) + " of " +
+                              std::to_string(l.columns) + " fields, no size column " +
+                              std::to_string(l.size + 1) + "); skipped");
+        return;
+    }
     auto size = ParseUnsigned(tok[l.size]);
     if (!size)
     {
@@ -376,7 +415,7 @@ Parser::Row(const std::vector<std::string>& tok, uint32_t line)
         if (trusted(g.wrong))
         {
             auto w = ParseDouble(tok[g.wrong]); // "0" or, before 2.0, "0e+00"
-            s.wrong = w ? static_cast<int64_t>(*w) : -1;
+            s.wrong = WrongCount(w);
             if (w && *w > 0)
             {
                 m_src.notes.push_back(Where(line) + ": #wrong = " + tok[g.wrong] + " (" +
@@ -413,6 +452,12 @@ Parser::Run(const std::string& text)
             continue;
         }
         auto tok = SplitWhitespace(s);
+        if (tok.empty())
+        {
+            // Only whitespace that Trim keeps (a form feed, a vertical tab):
+            // tok[0] below would read past the end.
+            continue;
+        }
         if (IsDataRow(tok))
         {
             Row(tok, lineNo);

@@ -5,6 +5,7 @@
 #include "measurement-text.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -182,6 +183,15 @@ ParsePerftestLog(const std::string& text, const std::string& file)
             sm.algbwBps = bw;
             sm.busbwBps = bw;
             sm.timeS = static_cast<double>(*bytes) / bw;
+            // A 0-byte row (perftest prints none) or a bandwidth at the ends
+            // of a double's range gives a time of 0 s or an infinite one,
+            // which calibration cannot fit.
+            if (!(std::isfinite(sm.timeS) && sm.timeS > 0))
+            {
+                throw InputError(where, "expected a size above 0 bytes and a bandwidth giving a finite time "
+                                        "(bytes / BW average), got " +
+                                            tok[0] + " bytes at '" + tok[heading.timeColumn] + "'");
+            }
         }
         else
         {

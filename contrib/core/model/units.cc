@@ -113,7 +113,9 @@ ParseBytes(const std::string& text, const std::string& field)
     {
         throw InputError(field, std::string("expected ") + kSizeExpected + " below 16 EiB, got '" + text + "'");
     }
-    return static_cast<uint64_t>(std::llround(v));
+    // std::round, not std::llround: a long long ends at 9.2e18, and llround
+    // of a larger size (up to the 1.8e19 above) returned 2^63.
+    return static_cast<uint64_t>(std::round(v));
 }
 
 double

@@ -102,6 +102,20 @@ TEST(Units, UpperBoundsKeepNs3TimeAndDataRateInRange)
               std::string::npos);
 }
 
+// Found by fuzz/units-fuzzer.cc (fuzz/corpus/units/regress-size-above-2-63, "1.8e19"): sizes from
+// 2^63 to the 1.8e19 bound went through std::llround, whose long long ends at
+// 2^63 - 1, and came back as 2^63. Exact expectations: 1.8e19 and 1e19 are
+// integers a double holds exactly (multiples of 2^11 below 2^64), so the
+// parser's rounding is the identity on them.
+TEST(Units, SizesAbove2To63AreExact)
+{
+    EXPECT_EQ(units::ParseBytes("1.8e19", "--bytes"), 18000000000000000000ull);
+    EXPECT_EQ(units::ParseBytes("1e19B", "--bytes"), 10000000000000000000ull);
+    // 2^63 + 2^11 (9223372036854777856), the next double after 2^63.
+    EXPECT_EQ(units::ParseBytes("9223372036854777856", "--bytes"), 9223372036854777856ull);
+    EXPECT_NE(ErrorOf([]() { units::ParseBytes("1.9e19", "--bytes"); }).find("below 16 EiB"), std::string::npos);
+}
+
 TEST(Units, FormattersForTables)
 {
     // Whole KiB (and not whole KB), MiB, GiB keep their binary unit.

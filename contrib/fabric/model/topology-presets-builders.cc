@@ -18,6 +18,23 @@ using topology_presets::Str;
 namespace
 {
 
+// The most endpoints a builder makes: the largest fat tree's (k = 64, 65 536
+// hosts; BuildFatTree). The options of the other builders multiply (leaves x
+// hosts per leaf, servers x GPUs per server): unchecked, 10^6 x 10^6 hosts
+// ran out of memory building the description, before Validate could refuse
+// its switches' ports.
+constexpr uint64_t kMaxEndpoints = 65536;
+
+void
+CheckEndpoints(uint64_t endpoints, const std::string& field, const std::string& product)
+{
+    if (endpoints > kMaxEndpoints)
+    {
+        Fail(field, "at most " + Str(kMaxEndpoints) + " endpoints (the largest fat tree's, k = 64), got " +
+                        product + " = " + Str(endpoints));
+    }
+}
+
 void
 AddNode(TopologyDescription& d, const std::string& name, TopologyNodeKind kind,
         const std::string& tier = "", uint32_t ports = 0)
@@ -71,6 +88,7 @@ AppendDomain(TopologyDescription& d, const NvSwitchDomainParams& p)
     {
         Fail("gpus", "at least one GPU");
     }
+    CheckEndpoints(p.gpus, "gpus", Str(p.gpus) + " GPUs");
     if (p.chipLanes.empty())
     {
         Fail("chip_lanes", "at least one NVSwitch chip");
@@ -173,6 +191,8 @@ BuildLeafSpine(const LeafSpineParams& p)
     {
         Fail("hosts_per_leaf", "at least one host per leaf");
     }
+    CheckEndpoints(uint64_t{p.leaves} * p.hostsPerLeaf, "hosts_per_leaf",
+                   Str(p.leaves) + " leaves x " + Str(p.hostsPerLeaf) + " hosts");
     uint32_t up = Uplinks(double(p.hostsPerLeaf) * p.leaf.laneRate.GetBitRate(),
                           p.oversubscription,
                           double(p.spine.laneRate.GetBitRate()),
@@ -306,6 +326,8 @@ BuildRailOptimized(const RailOptimizedParams& p)
     {
         Fail("gpus_per_node", "at least one GPU per server");
     }
+    CheckEndpoints(uint64_t{p.nodes} * p.gpusPerNode, "gpus_per_node",
+                   Str(p.nodes) + " servers x " + Str(p.gpusPerNode) + " GPUs");
     const uint32_t rails = p.gpusPerNode;
     const uint32_t up = Uplinks(double(p.nodes) * p.rail.laneRate.GetBitRate(),
                                 p.oversubscription,

@@ -175,6 +175,29 @@ TEST(TopologyDescription, PresetErrorsNameThePreset)
                       "nodes[65].ports"));
 }
 
+// Found with the scenario fuzz target's dictionary words (preset option
+// names) and confirmed under it (fuzz/corpus/scenario/regress-preset-options-
+// multiply.json): the options of a preset multiply, and 10^6 leaves x 10^6
+// hosts (or 2 servers x 10^6 GPUs with the spines given) ran out of memory
+// building the description (malloc of 2.7 GB under ASan) before the switches'
+// ports were checked. The bound is the largest fat tree's 65 536 hosts: the
+// products just above it are refused naming the option, the largest fat tree
+// itself is still built.
+TEST(TopologyDescription, PresetOptionsThatMultiplyAreBounded)
+{
+    auto preset = [](const std::string& name) { return ErrorOf([&] { TopologyGraph g(MakePreset(name)); }); };
+    const std::string ls = preset("roce-leafspine:leaves=1000000,hosts-per-leaf=1000000");
+    EXPECT_TRUE(Names(ls, "preset.hosts_per_leaf")) << ls;
+    EXPECT_NE(ls.find("1000000 leaves x 1000000 hosts = 1000000000000"), std::string::npos) << ls;
+    // 256 x 257 = 65 792 > 65 536; 256 x 256 passes this bound (and is then
+    // refused by the leaves' 64 ports, as before).
+    EXPECT_TRUE(Names(preset("roce-leafspine:leaves=256,hosts-per-leaf=257"), "preset.hosts_per_leaf"));
+    EXPECT_TRUE(Names(preset("roce-leafspine:leaves=256,hosts-per-leaf=256"), "nodes[65536].ports"));
+    EXPECT_TRUE(Names(preset("rail-h100-2n:spines=1,gpus-per-node=1000000"), "preset.gpus_per_node"));
+    EXPECT_TRUE(Names(preset("dgx-h100:gpus=65537"), "preset.gpus"));
+    EXPECT_EQ(MakePreset("fat-tree-k64").nodes.size(), 65536u + 5120u); // k^3/4 hosts + 5k^2/4 switches
+}
+
 TEST(TopologyDescription, RatesAndTimesInCoreUnits)
 {
     // The units of every other flag and field (units.h), spaces allowed.
