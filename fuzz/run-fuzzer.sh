@@ -37,5 +37,9 @@ dict=()
 [ -f "$here/dict/$target.dict" ] && dict=(-dict="$here/dict/$target.dict")
 # A UB report's stack, and ASan's leak check at exit (libFuzzer's -detect_leaks).
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
-exec "$fuzzer" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+# The short run (ctest) is the same every time: a fixed seed, and 30 s per
+# input, since the sanitized tree may run on a loaded 2-core machine.
+fixed=()
+[ "$short" = 1 ] && fixed=(-seed=1 -timeout=30)
+exec "$fuzzer" -timeout=10 -rss_limit_mb=2048 "${fixed[@]}" -print_final_stats=1 \
   -artifact_prefix="$work/artifacts/" "${dict[@]}" "$@" "$corpus" "$seeds"

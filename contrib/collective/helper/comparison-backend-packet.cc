@@ -154,9 +154,9 @@ RunPacket(const ComparisonPoint& pt,
         const bool timeLimit = f.timeLimit.IsStrictlyPositive() && Simulator::Now() >= f.timeLimit;
         if (!watch.Stopped() && (exec->IsComplete() || !(fired || timeLimit)))
         {
-            if (f.faults.empty())
+            if (f.faults.empty() || exec->IsComplete())
             {
-                throw;
+                throw; // a failure of the program, faults or not
             }
             // The simulation ran out of events before the time limit with
             // the collective unfinished: the faults are why (nothing is left
