@@ -125,6 +125,10 @@ WriteReportCsvs(const std::string& dir,
         WriteCsvFile(dir + "/published.csv", published.rows);
         WriteCsvFile(dir + "/published-bands.csv", published.bands);
     }
+    if (!published.fidelity.empty())
+    {
+        WriteCsvFile(dir + "/fidelity.csv", published.fidelity);
+    }
 }
 
 // --- figures ---
@@ -486,10 +490,32 @@ WritePublishedReading(std::ostream& md, const PublishedComparison& published)
           "NCCL's protocol choice; the errors there are the small-message story again.\n";
 }
 
+/// The fidelity table (validate --fidelity) and its goals.
+void
+WriteFidelity(std::ostream& md, const std::vector<ResultRow>& fidelity)
+{
+    if (fidelity.empty())
+    {
+        return;
+    }
+    md << "### Fidelity table\n\n"
+       << "Per published curve and size band, the median symmetric error of the packet level (params fabric) and of "
+          "the calibrated algebra (closed form, alpha and beta fitted to packet-level point-to-point sweeps) at the "
+          "sizes named by each case's `fidelity` object in validation/published-cases.json. Goals (issue 15), on the "
+          "packet level: within 5 % of the 8 x H100 NVSwitch ring at >= 64 MB, within 10 % on the multi-node curves "
+          "at >= 1 MB, within 15 % below 1 MB on every curve; no goal elsewhere. Every row: fidelity.csv.\n\n";
+    MarkdownTable(md,
+                  fidelity,
+                  {"curve", "model", "band", "sizes", "packet_median_sym_error", "calibrated_median_sym_error",
+                   "goal_max_sym_error", "verdict", "note"});
+    md << "\n";
+}
+
 void
 WritePublished(std::ostream& md, const PublishedComparison& published, const std::vector<std::string>& figures)
 {
     md << "\n## Against published measurements\n\n" << published.note << "\n\n";
+    WriteFidelity(md, published.fidelity);
     if (published.rows.empty())
     {
         return;
@@ -521,8 +547,8 @@ void
 WriteFileList(std::ostream& md)
 {
     md << "\n## Files\n\naccuracy-table.csv (the map), accuracy-points.csv (every point), assumptions.csv, "
-          "incast-*.csv (time series), published.csv, published-bands.csv, accuracy-map.gp (gnuplot script of "
-          "every figure), plot-data/ (its inputs).\n";
+          "incast-*.csv (time series), published.csv, published-bands.csv, fidelity.csv (with --fidelity), "
+          "accuracy-map.gp (gnuplot script of every figure), plot-data/ (its inputs).\n";
 }
 
 } // namespace
