@@ -260,7 +260,9 @@ FidelityRows(const ResultRow& base,
         r.Set("calibrated_points", static_cast<uint64_t>(calibratedIn.size()));
         SetOptional(r, "calibrated_median_sym_error", c);
         SetOptional(r, "goal_max_sym_error", g);
-        r.Set("verdict", FidelityVerdict(p, g));
+        // A band without any point has no measured size run (the log does
+        // not reach it, or the case names none): not a packet run left out.
+        r.Set("verdict", !p && !c && g ? "no points" : FidelityVerdict(p, g));
         r.Set("note", note);
         rows.push_back(r);
     }

@@ -64,7 +64,8 @@ struct FidelityPoint
 
 /// The four band rows of one curve from its packet and calibrated points:
 /// curve, band, sizes, points and median symmetric error of each, goal,
-/// verdict. \p base gives the leading fields (curve, topology, model, ...).
+/// verdict (FidelityVerdict; "no points" for a band with a goal where
+/// neither answer has a point). \p base gives the leading fields (curve, topology, model, ...).
 std::vector<ResultRow> FidelityRows(const ResultRow& base,
                                     const std::string& goal,
                                     const std::vector<FidelityPoint>& packet,
