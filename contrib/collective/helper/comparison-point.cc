@@ -57,7 +57,7 @@ namespace
 // The flags the collective layer names (CollectiveSpec::Validate,
 // CanonicalAlgorithm) and the scenario fields they stand for.
 const std::vector<std::pair<std::string, std::string>> FLAG_FIELDS = {
-    {"--ranks", "ranks"},   {"--channels", "channels"},   {"--slices", "slices"},
+    {"--ranks", "ranks"},   {"--channels", "channels"},   {"--slices", "slices"}, {"--chunk-bytes", "chunk_bytes"},
     {"--root", "root"},     {"--algorithm", "algorithm"}, {"--bytes", "sizes"},
     {"--gpus-per-node", "gpus_per_node"}};
 
@@ -174,6 +174,7 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
     pt.spec.bytes = bytes;
     pt.spec.channels = c.channels;
     pt.spec.slices = c.slices;
+    pt.spec.chunkBytes = c.chunkBytes;
     pt.spec.root = c.root;
     pt.spec.gpusPerNode = setup.algorithm == "hierarchical" ? setup.gpusPerNode : 0;
     try
