@@ -20,7 +20,9 @@ namespace
 {
 int g_rank = 0;
 int g_size = 1;
-bool g_joined = false;
+#ifdef NS3_MPI
+bool g_joined = false; ///< this process called MPI_Init
+#endif
 
 // The variables by which Open MPI, PMIx and PMI (Slurm's srun) tell a
 // process it is a rank; a child without them is a process of its own.
@@ -37,6 +39,7 @@ IsLauncherVariable(const char* entry)
     return false;
 }
 
+#ifndef NS3_MPI
 int
 LaunchedSize()
 {
@@ -49,6 +52,7 @@ LaunchedSize()
     }
     return std::getenv("PMIX_RANK") ? 0 : 1; // PMIx alone: the size is MPI's to say
 }
+#endif
 } // namespace
 
 bool
