@@ -108,6 +108,13 @@ FabricSwitch::FabricSwitch()
     NS_LOG_FUNCTION(this);
 }
 
+FabricSwitch::FabricSwitch(uint32_t systemId)
+    : Node(systemId),
+      m_buffer(CreateObject<FabricSwitchBuffer>())
+{
+    NS_LOG_FUNCTION(this << systemId);
+}
+
 FabricSwitch::~FabricSwitch() = default;
 
 void

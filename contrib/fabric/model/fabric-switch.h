@@ -38,6 +38,8 @@ class FabricSwitch : public Node
   public:
     static TypeId GetTypeId();
     FabricSwitch();
+    /// A switch owned by MPI rank \p systemId (ns-3's distributed simulator).
+    explicit FabricSwitch(uint32_t systemId);
     ~FabricSwitch() override;
 
     /// Adds `device` (already attached to its channel, with its flow control
