@@ -10,6 +10,7 @@
 #include "collective-closed-form.h"
 #include "collective-comparison.h"
 #include "input-error.h"
+#include "measurement-reader.h"
 #include "simulator-test.h"
 #include "topology-presets.h"
 
@@ -155,4 +156,30 @@ TEST_F(CollectiveNvlsTest, LargePacketRunApproachesTheClosedFormAtTheReductionRa
     const double t = rows[0].GetDouble("time_s");
     const double closed = 128e6 / (18 * 20.6e9 * 0.85 * 8 / 9);
     EXPECT_NEAR(t, closed, 0.01 * closed) << t;
+}
+
+TEST_F(CollectiveNvlsTest, PacketBusbwAtOneGiBIsWithinTenPercentOfNcclsPublishedCurve)
+{
+    // NCCL 2.26.2 on 8 x H100 (nccl-tests out-of-place, NVLS): 467.55 GB/s
+    // busbw at 1 GiB (validation/data, read here). The model: 1.75 x 280.16
+    // GB/s = 490.3 GB/s, +4.9 %. Tolerance 10 %: the goal for the
+    // packet level; at 1 GiB the measured curve is within 2.5 % of its own
+    // peak, below it approaches the peak slowly, which this model does not
+    // (+36 % at 64 MiB, collective.md, NVLS), so only this point is asserted.
+    const MeasurementSet published = ReadMeasurementFile(
+        std::string(HOCKNEY_SOURCE_DIR) + "/validation/data/nccl_allreduce_nvls_8xH100_nvswitch_together.csv");
+    double reference = -1;
+    for (const MeasurementSample& m : published.samples)
+    {
+        if (m.bytes == 1073741824 && !m.inPlace)
+        {
+            reference = m.busbwBps;
+        }
+    }
+    ASSERT_GT(reference, 0);
+    std::vector<ResultRow> rows = RunComparison(DgxNvls({1073741824}, {"packet"}));
+    ASSERT_EQ(rows.size(), 1u);
+    const double busbw = rows[0].GetDouble("busbw_GBps") * 1e9;
+    ::testing::Test::RecordProperty("busbw_error_vs_published", std::to_string(busbw / reference - 1));
+    EXPECT_NEAR(busbw, reference, 0.10 * reference) << busbw / 1e9 << " GB/s against " << reference / 1e9;
 }
