@@ -12,6 +12,7 @@
 #include "ns3/nstime.h"
 #include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -435,10 +436,20 @@ PacketTransport::SendThroughSwitch(uint32_t src,
         sw->GetReduction()->AddGroup(group.id, sourcePorts, receiverPorts, group.receivers, bytes);
         it = m_contributed.emplace(group.id, std::set<uint32_t>()).first;
     }
-    ReductionEndpoint(dst)->ExpectSum(group.id, bytes, std::move(onDelivered));
+    // The endpoints' per-message software cost, as on every message (the
+    // alpha the closed form adds): posting before the contribution leaves,
+    // taking the completion after the sum has arrived.
+    TimeValue receive;
+    TimeValue send;
+    m_messenger->GetEndpoint(dst)->GetAttribute("ReceiveOverhead", receive);
+    m_messenger->GetEndpoint(src)->GetAttribute("SendOverhead", send);
+    ReductionEndpoint(dst)->ExpectSum(group.id, bytes, [after = receive.Get(), cb = std::move(onDelivered)]() {
+        Simulator::Schedule(after, cb);
+    });
     if (it->second.insert(src).second)
     {
-        ReductionEndpoint(src)->Contribute(group.id, bytes);
+        Simulator::Schedule(send.Get(),
+                            &FabricReductionEndpoint::Contribute, ReductionEndpoint(src), group.id, bytes);
     }
     if (it->second.size() == group.sources.size())
     {

@@ -134,7 +134,8 @@ class PacketTransport : public CollectiveTransport
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered) override;
     /// The switch really reduces: src's contribution goes to the NVSwitch
     /// as packets addressed to the group, the switch adds and multicasts
-    /// (FabricSwitchReduction). Throws std::logic_error if the group's
+    /// (FabricSwitchReduction); src's endpoint SendOverhead before the
+    /// contribution leaves, dst's ReceiveOverhead after the sum arrived. Throws std::logic_error if the group's
     /// ranks share no such switch (compare refuses that earlier, as input).
     void SendThroughSwitch(uint32_t src,
                            uint32_t dst,
