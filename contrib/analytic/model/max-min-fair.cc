@@ -79,7 +79,12 @@ MaxMinFair::Compute(const std::vector<double>& capacity,
     };
     m_byCap.resize(n);
     std::iota(m_byCap.begin(), m_byCap.end(), 0u);
-    std::sort(m_byCap.begin(), m_byCap.end(), [&caps](uint32_t a, uint32_t b) { return caps[a] < caps[b]; });
+    auto byCap = [&caps](uint32_t a, uint32_t b) { return caps[a] < caps[b]; };
+    // Usually every flow has the same cap (one message size): no sort then.
+    if (!std::is_sorted(m_byCap.begin(), m_byCap.end(), byCap))
+    {
+        std::sort(m_byCap.begin(), m_byCap.end(), byCap);
+    }
     size_t nextCap = 0;
 
     m_frozen.assign(n, 0);
