@@ -70,6 +70,9 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("wall-limit", "600s", "packet backend: wall-clock limit of each packet run (0s: stop at once); "
                                   "when reached, every row is printed (packet status stopped-at-wall-limit, later "
                                   "sizes not-run-after-wall-limit) and compare exits 3")
+        .Add("scheduler", "ns3::LazyHeapScheduler",
+             "packet backend: the simulator's event queue (an ns-3 scheduler TypeId; ns3::MapScheduler is ns-3's "
+             "default); results are the same with every one, the speed is not")
         .AddSwitch("force-memory", "packet backend: start a run whose memory estimate (printed on stderr before "
                                    "each packet run) exceeds the memory available (MemAvailable, or "
                                    "HOCKNEY_MEMORY_AVAILABLE); without it such a run is refused, exit 2")
@@ -295,6 +298,10 @@ ApplyFabric(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig&
         *unit = static_cast<uint32_t>(std::stoul(v));
     }
     c.fabric.forceMemory = f.GetSwitch("force-memory");
+    if (o.Take("scheduler", "fabric.scheduler"))
+    {
+        c.fabric.scheduler = f.Get("scheduler");
+    }
     if (o.Take("wall-limit", "fabric.wall_limit"))
     {
         c.fabric.wallLimit = ns3::units::ParseTime(f.Get("wall-limit"), "--wall-limit");

@@ -159,6 +159,8 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--transfer-unit=8192 --backends=packet", "--transfer-unit"},
         {"--transfer-unit=768 --backends=packet", "--transfer-unit"}, // the NIC sends powers of two
         {"--output=/dev/null/sub", "--output"},   // under a file: no directory
+        {"--scheduler=ns3::NoSuchScheduler", "--scheduler"},
+        {"--scheduler=ns3::Object", "--scheduler"}, // a TypeId, but not an event scheduler
     };
     for (const auto& [args, flag] : cases)
     {
@@ -284,4 +286,31 @@ TEST(CompareCli, PacketRunStopsAtTheWallClockLimit)
     EXPECT_NE(r.out.find("stopped-at-wall-limit"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("data_hops"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(",packet,,,,"), std::string::npos) << "a stopped run has no time: " << r.out;
+}
+
+TEST(CompareCli, EventSchedulerChangesNoResult)
+{
+    // Every ns-3 scheduler pops events in (time, scheduling order), so the
+    // default LazyHeapScheduler and ns-3's MapScheduler must give the same
+    // rows, events and hops included; only the wall time and memory differ.
+    // A 16-host fat-tree AllToAll: many queue pairs, removed timers and waits.
+    const std::string args = "compare --topology=fat-tree-k4 --collective=alltoall --algorithm=all-at-once "
+                             "--bytes=1MB --backends=packet --format=json";
+    Result lazy = RunHockney(args);
+    Result map = RunHockney(args + " --scheduler=ns3::MapScheduler");
+    ASSERT_EQ(lazy.status, 0) << lazy.err;
+    ASSERT_EQ(map.status, 0) << map.err;
+    nlohmann::json a = nlohmann::json::parse(lazy.out).at("rows");
+    nlohmann::json b = nlohmann::json::parse(map.out).at("rows");
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+    {
+        for (const char* machine : {"wall_s", "peak_rss_bytes"})
+        {
+            a[i].erase(machine);
+            b[i].erase(machine);
+        }
+        EXPECT_GT(a[i].value("events", 0.0), 0.0);
+        EXPECT_EQ(a[i], b[i]);
+    }
 }

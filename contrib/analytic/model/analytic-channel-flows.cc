@@ -98,86 +98,19 @@ AnalyticChannel::ComputeRates()
 {
     // Progressive filling: raise every unfrozen flow's rate together; a flow
     // freezes when it reaches its own cap (the model's beta(n)) or when a link
-    // it crosses is full, which is max-min fairness.
+    // it crosses is full, which is max-min fairness (max-min-fair.h).
     const size_t n = m_flows.size();
-    std::vector<char> frozen(n, 0);
-    std::vector<double> rem(m_linkBandwidth);
-    std::vector<uint32_t> cnt(m_linkBandwidth.size(), 0);
-    for (const Flow& f : m_flows)
+    m_flowRoutes.resize(n);
+    m_flowCaps.resize(n);
+    for (size_t i = 0; i < n; ++i)
     {
-        if (f.route)
-        {
-            for (uint32_t l : f.route->links)
-            {
-                ++cnt[l];
-            }
-        }
+        m_flowRoutes[i] = m_flows[i].route ? &m_flows[i].route->links : nullptr;
+        m_flowCaps[i] = m_flows[i].cap;
     }
-    const double inf = std::numeric_limits<double>::infinity();
-    std::vector<char> bottleneck(m_linkBandwidth.size(), 0);
-    size_t left = n;
-    auto freeze = [&](size_t i, double rate) {
-        frozen[i] = 1;
-        --left;
-        m_flows[i].rate = rate;
-        if (m_flows[i].route)
-        {
-            for (uint32_t l : m_flows[i].route->links)
-            {
-                rem[l] = std::max(0.0, rem[l] - rate);
-                --cnt[l];
-            }
-        }
-    };
-    while (left > 0)
+    m_maxMin.Compute(m_linkBandwidth, m_flowRoutes, m_flowCaps, m_flowRates);
+    for (size_t i = 0; i < n; ++i)
     {
-        double share = inf;
-        for (size_t l = 0; l < rem.size(); ++l)
-        {
-            if (cnt[l] > 0)
-            {
-                share = std::min(share, rem[l] / cnt[l]);
-            }
-        }
-        double cap = inf;
-        for (size_t i = 0; i < n; ++i)
-        {
-            if (!frozen[i])
-            {
-                cap = std::min(cap, m_flows[i].cap);
-            }
-        }
-        if (cap <= share)
-        {
-            for (size_t i = 0; i < n; ++i)
-            {
-                if (!frozen[i] && m_flows[i].cap <= cap)
-                {
-                    freeze(i, m_flows[i].cap);
-                }
-            }
-            continue;
-        }
-        const double tol = share * (1 + 1e-12);
-        for (size_t l = 0; l < rem.size(); ++l)
-        {
-            bottleneck[l] = cnt[l] > 0 && rem[l] / cnt[l] <= tol;
-        }
-        for (size_t i = 0; i < n; ++i)
-        {
-            if (frozen[i] || !m_flows[i].route)
-            {
-                continue;
-            }
-            for (uint32_t l : m_flows[i].route->links)
-            {
-                if (bottleneck[l])
-                {
-                    freeze(i, share);
-                    break;
-                }
-            }
-        }
+        m_flows[i].rate = m_flowRates[i];
     }
 }
 

@@ -23,6 +23,7 @@
 
 #include "analytic-model.h"
 #include "delivery-queue.h"
+#include "max-min-fair.h"
 
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
@@ -262,6 +263,10 @@ class AnalyticChannel : public Channel
     std::unordered_map<uint32_t, uint32_t> m_linkIndex; // link id -> internal index
     std::unordered_map<uint64_t, Route> m_routes;       // (src << 32 | dst)
     std::vector<Flow> m_flows;
+    MaxMinFair m_maxMin; ///< the rates of m_flows, with its scratch space
+    std::vector<const std::vector<uint32_t>*> m_flowRoutes; ///< m_flows' links, for m_maxMin
+    std::vector<double> m_flowCaps;                          ///< m_flows' caps, for m_maxMin
+    std::vector<double> m_flowRates;                         ///< m_maxMin's answer
     Time m_lastAdvance;
     EventId m_completion;
     EventId m_recompute; ///< pending RecomputeRates of this instant

@@ -7,6 +7,7 @@
 #include "rdma-endpoint.h"
 #include "units.h"
 
+#include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -37,6 +38,10 @@ ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 Ptr<PacketTransport>
 BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint32_t seed, Ptr<FabricWatchdog>* watchdog)
 {
+    // The event queue of this run (the Simulator::Destroy after the run brings
+    // back ns-3's SchedulerType for whatever runs next). Events leave every
+    // ns-3 scheduler in (time, scheduling order), so this is speed only.
+    Simulator::SetScheduler(ObjectFactory(f.scheduler));
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     ConfigurePacket(t, f);
     t->SetSeed(seed);

@@ -16,6 +16,9 @@
 #include "topology-presets.h"
 #include "units.h"
 
+#include "ns3/scheduler.h"
+#include "ns3/type-id.h"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -420,6 +423,10 @@ ApplyFabricLimits(const nlohmann::json& fb, const std::string& f, ComparisonConf
             throw InputError(f + ".wall_limit", "expected a wall-clock time >= 0");
         }
     }
+    if (fb.contains("scheduler"))
+    {
+        c.fabric.scheduler = Text(fb.at("scheduler"), f + ".scheduler");
+    }
 }
 
 void
@@ -427,7 +434,8 @@ ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
 {
     CheckKeys(fb, f,
               {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "nic", "ecn_marking",
-               "time_limit", "wall_limit", "transfer_unit_bytes", "pcie_transfer_unit_bytes", "faults"});
+               "time_limit", "wall_limit", "scheduler", "transfer_unit_bytes", "pcie_transfer_unit_bytes",
+               "faults"});
     ApplyFabricPackets(fb, f, c);
     ApplyFabricLimits(fb, f, c);
     if (fb.contains("faults"))
@@ -642,6 +650,17 @@ ValidateComparison(const ComparisonConfig& c)
     if (c.fabric.wallLimit.IsStrictlyNegative())
     {
         throw InputError(c.FieldName("fabric.wall_limit", "--wall-limit"), "expected a wall-clock time >= 0");
+    }
+    {
+        TypeId tid;
+        if (!TypeId::LookupByNameFailSafe(c.fabric.scheduler, &tid) || !tid.IsChildOf(Scheduler::GetTypeId()) ||
+            !tid.HasConstructor())
+        {
+            throw InputError(c.FieldName("fabric.scheduler", "--scheduler"),
+                             "expected an ns-3 event scheduler (ns3::LazyHeapScheduler, ns3::MapScheduler, "
+                             "ns3::HeapScheduler, ns3::CalendarScheduler, ns3::PriorityQueueScheduler, "
+                             "ns3::ListScheduler), got '" + c.fabric.scheduler + "'");
+        }
     }
     if (c.topology)
     {

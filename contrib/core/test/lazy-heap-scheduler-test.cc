@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// LazyHeapScheduler against ns-3's MapScheduler (the reference: ns-3's
+// default, a std::map on (time, uid)): the same random inserts, removals and
+// pops must give the same events in the same order. Then in a simulator: a
+// removed event never runs nor counts, a cancelled one still counts as ns-3
+// counts it (Simulator::GetEventCount), and the order of equal times is the
+// order of scheduling.
+#include "lazy-heap-scheduler.h"
+
+#include "ns3/event-impl.h"
+#include "ns3/map-scheduler.h"
+#include "ns3/object-factory.h"
+#include "ns3/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class Noop : public EventImpl
+{
+  protected:
+    void Notify() override
+    {
+    }
+};
+
+struct Pending
+{
+    Scheduler::Event lazy; ///< the event as given to the LazyHeapScheduler
+    Scheduler::Event map;  ///< the same key, its own impl, as given to the MapScheduler
+};
+
+/// Removes \p p from both schedulers as DefaultSimulatorImpl::Remove does:
+/// Remove, then Cancel and drop the simulator's reference.
+void
+RemoveBoth(LazyHeapScheduler& lazy, MapScheduler& map, Pending& p)
+{
+    lazy.Remove(p.lazy);
+    p.lazy.impl->Cancel();
+    p.lazy.impl->Unref();
+    map.Remove(p.map);
+    p.map.impl->Cancel();
+    p.map.impl->Unref();
+}
+
+void
+CompareWithMap(uint64_t seed, int steps, uint64_t spread)
+{
+    std::mt19937_64 rng(seed);
+    Ptr<LazyHeapScheduler> lazy = CreateObject<LazyHeapScheduler>();
+    Ptr<MapScheduler> map = CreateObject<MapScheduler>();
+    std::vector<Pending> pending; // inserted, neither popped nor removed
+    uint32_t uid = 4;             // ns-3's first uid after its reserved ones
+    uint64_t now = 0;
+    for (int step = 0; step < steps; ++step)
+    {
+        const uint64_t r = rng() % 100;
+        if (r < 50 || pending.empty())
+        {
+            Scheduler::Event e;
+            e.key.m_ts = now + rng() % (spread + 1); // equal times are frequent when spread is small
+            e.key.m_uid = uid++;
+            e.key.m_context = static_cast<uint32_t>(rng() % 7);
+            Pending p{e, e};
+            p.lazy.impl = new Noop();
+            p.map.impl = new Noop();
+            lazy->Insert(p.lazy);
+            map->Insert(p.map);
+            pending.push_back(p);
+        }
+        else if (r < 70)
+        {
+            const size_t k = rng() % pending.size();
+            RemoveBoth(*lazy, *map, pending[k]);
+            pending[k] = pending.back();
+            pending.pop_back();
+        }
+        else
+        {
+            ASSERT_EQ(lazy->IsEmpty(), map->IsEmpty());
+            const Scheduler::Event peek = lazy->PeekNext();
+            const Scheduler::Event a = lazy->RemoveNext();
+            const Scheduler::Event b = map->RemoveNext();
+            ASSERT_EQ(peek.key.m_uid, a.key.m_uid);
+            ASSERT_EQ(a.key.m_uid, b.key.m_uid) << "seed " << seed << " step " << step;
+            ASSERT_EQ(a.key.m_ts, b.key.m_ts);
+            ASSERT_EQ(a.key.m_context, b.key.m_context);
+            ASSERT_FALSE(a.impl->IsCancelled());
+            now = a.key.m_ts;
+            for (size_t k = 0; k < pending.size(); ++k)
+            {
+                if (pending[k].lazy.key.m_uid == a.key.m_uid)
+                {
+                    pending[k] = pending.back();
+                    pending.pop_back();
+                    break;
+                }
+            }
+            a.impl->Unref();
+            b.impl->Unref();
+        }
+    }
+    // Drain: the rest leave in the same order, and both end empty together.
+    while (!map->IsEmpty())
+    {
+        ASSERT_FALSE(lazy->IsEmpty());
+        const Scheduler::Event a = lazy->RemoveNext();
+        const Scheduler::Event b = map->RemoveNext();
+        ASSERT_EQ(a.key.m_uid, b.key.m_uid);
+        a.impl->Unref();
+        b.impl->Unref();
+    }
+    EXPECT_TRUE(lazy->IsEmpty());
+    EXPECT_EQ(lazy->GetHeapSize(), 0u); // every removed event dropped
+}
+
+std::vector<int> g_ran;
+
+void
+Record(int what)
+{
+    g_ran.push_back(what);
+}
+
+} // namespace
+
+TEST(LazyHeapSchedulerTest, SameOrderAsMapScheduler)
+{
+    for (uint64_t seed = 1; seed <= 30; ++seed)
+    {
+        CompareWithMap(seed, 4000, seed % 3 == 0 ? 3 : 1000); // many ties, then few
+    }
+}
+
+TEST(LazyHeapSchedulerTest, InASimulatorRemovedEventsNeitherRunNorCount)
+{
+    Simulator::SetScheduler(ObjectFactory("ns3::LazyHeapScheduler"));
+    g_ran.clear();
+    const uint64_t before = Simulator::GetEventCount();
+    Simulator::Schedule(NanoSeconds(5), &Record, 1);
+    EventId removed = Simulator::Schedule(NanoSeconds(3), &Record, 2);
+    EventId cancelled = Simulator::Schedule(NanoSeconds(4), &Record, 3);
+    Simulator::Schedule(NanoSeconds(5), &Record, 4); // same time as 1: after it
+    Simulator::Schedule(NanoSeconds(1), [&removed]() { Simulator::Remove(removed); });
+    Simulator::Schedule(NanoSeconds(2), [&cancelled]() { Simulator::Cancel(cancelled); });
+    EventId late = Simulator::Schedule(Seconds(1), &Record, 5);
+    Simulator::Schedule(NanoSeconds(6), [&late]() { Simulator::Remove(late); });
+    Simulator::Run();
+    EXPECT_EQ(g_ran, (std::vector<int>{1, 4}));
+    // Executed by ns-3's count: 1, 4, the three lambdas and the cancelled
+    // event (ns-3 pops a cancelled event and counts it); not the two removed.
+    EXPECT_EQ(Simulator::GetEventCount() - before, 6u);
+    EXPECT_EQ(Simulator::Now(), NanoSeconds(6));
+    Simulator::Destroy();
+}
