@@ -16,6 +16,24 @@ NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 
 namespace
 {
+void
+NoEvent()
+{
+}
+
+// The uid ns-3 gives the next event scheduled: every simulator
+// implementation of ns-3.37 numbers events in the order they are scheduled
+// (DefaultSimulatorImpl::m_uid), so it is one past that of a placeholder
+// scheduled and removed now. Removing it leaves the order of every other
+// event as it was (their uids only grow by one).
+uint32_t
+NextEventUid()
+{
+    EventId probe = Simulator::Schedule(Time(0), &NoEvent);
+    Simulator::Remove(probe);
+    return probe.GetUid() + 1;
+}
+
 // A packet's arrival at the peer port, built in place. ns-3's MakeEvent takes
 // its arguments by value and copies the FabricHeader (an ns3::Header, whose
 // constructor and virtual destructor are out of line and logged) three times
@@ -63,6 +81,32 @@ class ArrivalWithControlEvent : public ArrivalEvent
     void Notify() override
     {
         m_channel->Deliver(m_peer, m_packet, m_header, m_rxEnd, m_token, &m_frame);
+    }
+
+  private:
+    FabricControlFrame m_frame;
+};
+
+// A packet to a cut-through receiver with a frame riding in it: the frame
+// has its own arrival event at the packet's last bit (frameEvent, scheduled
+// right after this one, as before), which Deliver may remove.
+class ArrivalWithLateControlEvent : public ArrivalEvent
+{
+  public:
+    ArrivalWithLateControlEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer,
+                                Ptr<Packet>&& packet, const FabricHeader& header, Time rxEnd,
+                                const FabricControlFrame& frame)
+        : ArrivalEvent(channel, token, peer, std::move(packet), header, rxEnd),
+          m_frame(frame)
+    {
+    }
+
+    EventId frameEvent;
+
+  protected:
+    void Notify() override
+    {
+        m_channel->DeliverWithLateControl(m_peer, m_packet, m_header, m_rxEnd, m_token, m_frame, frameEvent);
     }
 
   private:
@@ -145,12 +189,23 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const Fa
             new ArrivalWithControlEvent(this, Token(), peer, std::move(packet), header, rxEnd, *ride));
         return;
     }
-    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at,
-                                   new ArrivalEvent(this, Token(), peer, std::move(packet), header, rxEnd));
     if (ride)
     {
-        TransmitControl(*ride, src, txTime);
+        // Scheduled in the same order as an arrival and a TransmitControl.
+        const uint32_t context = peer->GetNode()->GetId();
+        auto* arrival =
+            new ArrivalWithLateControlEvent(this, Token(), peer, std::move(packet), header, rxEnd, *ride);
+        Simulator::ScheduleWithContext(context, at, arrival);
+        // ScheduleWithContext returns no EventId (ns-3.37); the frame's is
+        // rebuilt from its parts, its uid being the next one handed out.
+        EventImpl* frame = MakeEvent(&FabricChannel::DeliverControl, this, peer, *ride, Token());
+        const uint32_t uid = NextEventUid();
+        Simulator::ScheduleWithContext(context, m_delay + txTime, frame);
+        arrival->frameEvent = EventId(Ptr<EventImpl>(frame), rxEnd.GetTimeStep(), context, uid);
+        return;
     }
+    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at,
+                                   new ArrivalEvent(this, Token(), peer, std::move(packet), header, rxEnd));
 }
 
 void
@@ -173,6 +228,22 @@ FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const F
     // sent onto the dead link. A frame riding in it is lost with it, as a
     // frame of its own on the same wire would be (DeliverControl).
     peer->LoseOnLink(packet, header, token != kLost);
+}
+
+void
+FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header,
+                                      Time rxEnd, uint64_t token, const FabricControlFrame& frame,
+                                      EventId& frameEvent)
+{
+    Deliver(peer, packet, header, rxEnd, token, nullptr);
+    // The link was up until now (else the packet was lost and so will the
+    // frame be, in its own event); if it goes down before rxEnd the port
+    // forgets the offer, and the flow control drops a frame it took
+    // (FabricCreditFlowControl::NotifyLinkState).
+    if (token == m_downs)
+    {
+        peer->OfferLateControl(frame, rxEnd, frameEvent);
+    }
 }
 
 void
