@@ -16,24 +16,6 @@ NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 
 namespace
 {
-void
-NoEvent()
-{
-}
-
-// The uid ns-3 gives the next event scheduled: every simulator
-// implementation of ns-3.37 numbers events in the order they are scheduled
-// (DefaultSimulatorImpl::m_uid), so it is one past that of a placeholder
-// scheduled and removed now. Removing it leaves the order of every other
-// event as it was (their uids only grow by one).
-uint32_t
-NextEventUid()
-{
-    EventId probe = Simulator::Schedule(Time(0), &NoEvent);
-    Simulator::Remove(probe);
-    return probe.GetUid() + 1;
-}
-
 // A packet's arrival at the peer port, built in place. ns-3's MakeEvent takes
 // its arguments by value and copies the FabricHeader (an ns3::Header, whose
 // constructor and virtual destructor are out of line and logged) three times
@@ -196,12 +178,12 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const Fa
         auto* arrival =
             new ArrivalWithLateControlEvent(this, Token(), peer, std::move(packet), header, rxEnd, *ride);
         Simulator::ScheduleWithContext(context, at, arrival);
-        // ScheduleWithContext returns no EventId (ns-3.37); the frame's is
-        // rebuilt from its parts, its uid being the next one handed out.
-        EventImpl* frame = MakeEvent(&FabricChannel::DeliverControl, this, peer, *ride, Token());
-        const uint32_t uid = NextEventUid();
-        Simulator::ScheduleWithContext(context, m_delay + txTime, frame);
-        arrival->frameEvent = EventId(Ptr<EventImpl>(frame), rxEnd.GetTimeStep(), context, uid);
+        // ScheduleWithContext returns no EventId (ns-3.37), and the arrival
+        // may remove this event: it is scheduled in the sender's context
+        // (the same time and order; the context only names the node in log
+        // lines, and the next hop's arrival is scheduled in its own).
+        arrival->frameEvent =
+            Simulator::Schedule(m_delay + txTime, &FabricChannel::DeliverControl, this, peer, *ride, Token());
         return;
     }
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at,
