@@ -53,6 +53,24 @@ OneHopArrival(bool cutThrough)
     return t;
 }
 
+// NVSwitch-like links: 3.6 Tb/s, 16 B framing, 256 B payloads (272 B on
+// the wire), 16 B credit frames, `credit` bytes of credit per class.
+FabricLinkConfig
+NvlinkLikeConfig(Time delay, uint64_t credit)
+{
+    FabricLinkConfig cfg;
+    cfg.rate = DataRate("3600Gbps");
+    cfg.delay = delay;
+    cfg.headerBytes = 16;
+    cfg.minWireBytes = 0;
+    cfg.controlFrameBytes = 16;
+    cfg.mtu = 256;
+    cfg.flowControl = FabricFlowControlMode::CREDIT;
+    cfg.creditBufferBytes = credit;
+    cfg.linkType = FabricLinkType::NVLINK;
+    return cfg;
+}
+
 } // namespace
 
 TEST_F(FabricSwitchTest, StoreAndForwardVersusCutThroughLatency)
@@ -289,16 +307,7 @@ TEST_F(FabricSwitchTest, CutThroughCreditSwitchIsLosslessAndInOrder)
     // loop's, not the line rate's (the physics of too few credits).
     FabricHelper h;
     Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(100), true);
-    FabricLinkConfig cfg;
-    cfg.rate = DataRate("3600Gbps");
-    cfg.delay = NanoSeconds(100);
-    cfg.headerBytes = 16;
-    cfg.minWireBytes = 0;
-    cfg.controlFrameBytes = 16;
-    cfg.mtu = 256;
-    cfg.flowControl = FabricFlowControlMode::CREDIT;
-    cfg.creditBufferBytes = 2048;
-    cfg.linkType = FabricLinkType::NVLINK;
+    const FabricLinkConfig cfg = NvlinkLikeConfig(NanoSeconds(100), 2048);
     NodeContainer all;
     all.Add(sw);
     Ptr<Node> gpu = CreateObject<Node>();
@@ -502,16 +511,7 @@ RunCrossStream(bool watchSwitchPorts)
 {
     FabricHelper h;
     Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(100), true);
-    FabricLinkConfig cfg;
-    cfg.rate = DataRate("3600Gbps");
-    cfg.delay = NanoSeconds(5);
-    cfg.headerBytes = 16;
-    cfg.minWireBytes = 0;
-    cfg.controlFrameBytes = 16;
-    cfg.mtu = 256;
-    cfg.flowControl = FabricFlowControlMode::CREDIT;
-    cfg.creditBufferBytes = 65536;
-    cfg.linkType = FabricLinkType::NVLINK;
+    const FabricLinkConfig cfg = NvlinkLikeConfig(NanoSeconds(5), 65536);
     CrossStream r;
     hockney::Arrivals rx;
     std::vector<uint32_t> seq(2, 0);
