@@ -7,6 +7,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -80,7 +81,40 @@ FabricCreditFlowControl::AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t p
 uint64_t
 FabricCreditFlowControl::GetSendBudget(uint8_t cls) const
 {
-    return m_peerBuffer + m_peerFreed[cls] - m_sent[cls];
+    uint64_t freed = m_peerFreed[cls];
+    if (m_late && Simulator::Now() >= m_lateAt)
+    {
+        freed = std::max(freed, m_lateFreed[cls]);
+    }
+    return m_peerBuffer + freed - m_sent[cls];
+}
+
+void
+FabricCreditFlowControl::SettleLate()
+{
+    if (m_late && Simulator::Now() >= m_lateAt)
+    {
+        m_late = false;
+        for (uint8_t c = 0; c < kFabricClasses; ++c)
+        {
+            m_peerFreed[c] = std::max(m_peerFreed[c], m_lateFreed[c]);
+        }
+    }
+}
+
+bool
+FabricCreditFlowControl::ReceiveControlAt(const FabricControlFrame& frame, Time at)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << at);
+    SettleLate();
+    if (frame.kind != FabricHeader::CREDIT_UPDATE || m_late)
+    {
+        return false; // one held update at a time (the next one on a link comes after it)
+    }
+    m_late = true;
+    m_lateAt = at;
+    m_lateFreed = frame.values;
+    return true;
 }
 
 void
@@ -97,6 +131,7 @@ FabricCreditFlowControl::ReceiveControl(const FabricControlFrame& frame)
     {
         return;
     }
+    SettleLate();
     for (uint8_t c = 0; c < kFabricClasses; ++c)
     {
         m_peerFreed[c] = std::max(m_peerFreed[c], frame.values[c]);
@@ -133,7 +168,16 @@ FabricCreditFlowControl::NotifyLinkState(bool up)
     {
         m_pending = true;
         m_device->NotifyFlowControl();
+        return;
     }
+    // The held update was still on the wire: lost with the link. (At its
+    // own arrival time too: the fault's event was scheduled before the
+    // update's would have been, so it ran first.)
+    if (m_late && Simulator::Now() <= m_lateAt)
+    {
+        m_late = false;
+    }
+    SettleLate();
 }
 
 bool

@@ -33,10 +33,14 @@ class FabricCreditFlowControl : public FabricFlowControl
     uint64_t GetSendBudget(uint8_t cls) const override;
     void NotifyTransmit(uint8_t cls, uint32_t wireBytes) override;
     void ReceiveControl(const FabricControlFrame& frame) override;
+    /// Holds the update until \p at: GetSendBudget counts it from then on.
+    bool ReceiveControlAt(const FabricControlFrame& frame, Time at) override;
     void IngressFreed(uint8_t cls, uint32_t wireBytes) override;
     /// Link up: the cumulative freed counts go out again (updates sent while
     /// the link was down were lost; a packet lost in flight was freed by
-    /// FabricNetDevice::LoseOnLink).
+    /// FabricNetDevice::LoseOnLink). Link down: an update held by
+    /// ReceiveControlAt and not yet due is lost, as it would have been on
+    /// the wire.
     void NotifyLinkState(bool up) override;
     bool HasControlFrame() const override { return m_pending; }
     bool CanPiggyback() const override { return m_piggyback; }
@@ -51,6 +55,13 @@ class FabricCreditFlowControl : public FabricFlowControl
     bool m_piggyback{true};           ///< attribute Piggyback
     std::array<uint64_t, kFabricClasses> m_sent{};       ///< sender: bytes sent
     std::array<uint64_t, kFabricClasses> m_peerFreed{};  ///< sender: latest cumulative freed
+    /// Sender: an update received ahead of its arrival (ReceiveControlAt),
+    /// counted from m_lateAt on; m_late false when none is held.
+    std::array<uint64_t, kFabricClasses> m_lateFreed{};
+    Time m_lateAt;
+    bool m_late{false};
+    /// Folds a held update that is due into m_peerFreed.
+    void SettleLate();
     std::array<uint64_t, kFabricClasses> m_freed{};      ///< receiver: cumulative freed
     std::array<uint64_t, kFabricClasses> m_reported{};   ///< receiver: last value sent
     bool m_pending{false};

@@ -68,6 +68,32 @@ class ArrivalWithControlEvent : public ArrivalEvent
   private:
     FabricControlFrame m_frame;
 };
+
+// A packet to a cut-through receiver with a frame riding in it: the frame
+// has its own arrival event at the packet's last bit (frameEvent, scheduled
+// right after this one, as before), which Deliver may remove.
+class ArrivalWithLateControlEvent : public ArrivalEvent
+{
+  public:
+    ArrivalWithLateControlEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer,
+                                Ptr<Packet>&& packet, const FabricHeader& header, Time rxEnd,
+                                const FabricControlFrame& frame)
+        : ArrivalEvent(channel, token, peer, std::move(packet), header, rxEnd),
+          m_frame(frame)
+    {
+    }
+
+    EventId frameEvent;
+
+  protected:
+    void Notify() override
+    {
+        m_channel->DeliverWithLateControl(m_peer, m_packet, m_header, m_rxEnd, m_token, m_frame, frameEvent);
+    }
+
+  private:
+    FabricControlFrame m_frame;
+};
 } // namespace
 
 TypeId
@@ -145,12 +171,23 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const Fa
             new ArrivalWithControlEvent(this, Token(), peer, std::move(packet), header, rxEnd, *ride));
         return;
     }
-    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at,
-                                   new ArrivalEvent(this, Token(), peer, std::move(packet), header, rxEnd));
     if (ride)
     {
-        TransmitControl(*ride, src, txTime);
+        // Scheduled in the same order as an arrival and a TransmitControl.
+        const uint32_t context = peer->GetNode()->GetId();
+        auto* arrival =
+            new ArrivalWithLateControlEvent(this, Token(), peer, std::move(packet), header, rxEnd, *ride);
+        Simulator::ScheduleWithContext(context, at, arrival);
+        // ScheduleWithContext returns no EventId (ns-3.37), and the arrival
+        // may remove this event: it is scheduled in the sender's context
+        // (the same time and order; the context only names the node in log
+        // lines, and the next hop's arrival is scheduled in its own).
+        arrival->frameEvent =
+            Simulator::Schedule(m_delay + txTime, &FabricChannel::DeliverControl, this, peer, *ride, Token());
+        return;
     }
+    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at,
+                                   new ArrivalEvent(this, Token(), peer, std::move(packet), header, rxEnd));
 }
 
 void
@@ -173,6 +210,22 @@ FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const F
     // sent onto the dead link. A frame riding in it is lost with it, as a
     // frame of its own on the same wire would be (DeliverControl).
     peer->LoseOnLink(packet, header, token != kLost);
+}
+
+void
+FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header,
+                                      Time rxEnd, uint64_t token, const FabricControlFrame& frame,
+                                      EventId& frameEvent)
+{
+    Deliver(peer, packet, header, rxEnd, token, nullptr);
+    // The link was up until now (else the packet was lost and so will the
+    // frame be, in its own event); if it goes down before rxEnd the port
+    // forgets the offer, and the flow control drops a frame it took
+    // (FabricCreditFlowControl::NotifyLinkState).
+    if (token == m_downs)
+    {
+        peer->OfferLateControl(frame, rxEnd, frameEvent);
+    }
 }
 
 void

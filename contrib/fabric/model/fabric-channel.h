@@ -17,6 +17,7 @@
 #include "fabric-header.h"
 
 #include "ns3/channel.h"
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 
@@ -63,6 +64,13 @@ class FabricChannel : public Channel
     /// the link went down since `token` (then both are lost on the link).
     void Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header, Time rxEnd,
                  uint64_t token, const FabricControlFrame* ride);
+    /// The same for a cut-through receiver, whose frame riding in the packet
+    /// arrives later, at rxEnd, in its own event `frameEvent`: if the packet
+    /// arrived, the frame is offered to the peer ahead of time
+    /// (FabricNetDevice::OfferLateControl), which may remove that event.
+    void DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header,
+                                Time rxEnd, uint64_t token, const FabricControlFrame& frame,
+                                EventId& frameEvent);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;

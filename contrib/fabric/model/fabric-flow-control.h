@@ -92,6 +92,14 @@ class FabricFlowControl : public Object
     virtual void NotifyTransmit(uint8_t cls, uint32_t wireBytes) {}
     /// A link-local frame arrived from the peer.
     virtual void ReceiveControl(const FabricControlFrame& frame) {}
+    /**
+     * The peer's frame \p frame arrives at \p at (> now) and the port has
+     * shown that its arrival there would change nothing but this strategy's
+     * state (FabricNetDevice::TakeLateControl). A strategy that accepts it
+     * acts from \p at on as if ReceiveControl(frame) had run then, with no
+     * event; false (the default): not supported, the frame keeps its event.
+     */
+    virtual bool ReceiveControlAt(const FabricControlFrame& frame, Time at) { return false; }
 
     /// Local ingress accounting of class cls on this port crossed XOFF.
     virtual void IngressCongested(uint8_t cls) {}

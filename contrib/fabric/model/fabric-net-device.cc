@@ -226,6 +226,8 @@ FabricNetDevice::DoDispose()
     NS_LOG_FUNCTION(this);
     m_txEvent.Cancel();
     m_txPending = false;
+    m_lateOffered = false;
+    m_lateEvent = EventId();
     for (auto& q : m_queues)
     {
         q.items.clear();
@@ -504,6 +506,10 @@ FabricNetDevice::TryTransmit()
             m_txPending = true;
             m_txEvent = Simulator::Schedule(m_txFreeAt - now, &FabricNetDevice::TransmitReadyEvent,
                                             this);
+            if (m_lateOffered)
+            {
+                FoldLateControl();
+            }
         }
         return;
     }
@@ -652,6 +658,10 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
     }
     m_channel->TransmitControl(frame, this, tx);
     ScheduleNext(m_txFreeAt);
+    if (m_lateOffered)
+    {
+        FoldLateControl();
+    }
 }
 
 void
@@ -716,6 +726,10 @@ FabricNetDevice::StartTransmission(Item& item)
                             ConstCast<const Packet>(item.packet));
     }
     ScheduleNext(end);
+    if (m_lateOffered)
+    {
+        FoldLateControl();
+    }
 }
 
 void
@@ -823,12 +837,55 @@ void
 FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind));
+    m_lateOffered = m_lateOffered && m_lateAt > Simulator::Now(); // an offered frame that was not folded
     if (!m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
     {
         ShowControlFrame(frame, m_phyRxEndTrace);
     }
     ++m_counters.controlRx;
     m_fc->ReceiveControl(frame);
+}
+
+void
+FabricNetDevice::OfferLateControl(const FabricControlFrame& frame, Time at, const EventId& frameEvent)
+{
+    if (m_lateOffered || at <= Simulator::Now() || !m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
+    {
+        return; // one at a time (frames on a link arrive in order); traces see it arrive
+    }
+    m_lateFrame = frame;
+    m_lateAt = at;
+    m_lateEvent = frameEvent;
+    m_lateOffered = true;
+    FoldLateControl();
+}
+
+void
+FabricNetDevice::FoldLateControl()
+{
+    // Busy past m_lateAt with m_txPending: the pending event is the start
+    // at m_txFreeAt (a busy port schedules nothing else), which nothing
+    // removes before then (only an idle TryTransmit does), so at m_lateAt
+    // ReceiveControl would find the port busy with its event pending and its
+    // TryTransmit would return at once. No TakeFromClass and no fast path
+    // runs on a busy port, so nothing reads the budget before m_txFreeAt.
+    if (!m_lateOffered || !m_txPending || m_txFreeAt <= m_lateAt)
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    if (m_lateAt <= now)
+    {
+        m_lateOffered = false; // its event has run or runs now
+        return;
+    }
+    if (!m_fc->ReceiveControlAt(m_lateFrame, m_lateAt))
+    {
+        return;
+    }
+    m_lateOffered = false;
+    ++m_counters.controlRx;
+    Simulator::Remove(m_lateEvent);
 }
 
 void
@@ -912,6 +969,9 @@ FabricNetDevice::NotifyLinkState(bool up)
         return;
     }
     m_linkUp = up;
+    // An offered frame still on the wire is lost with the link (its own
+    // event finds the link's token changed); never fold it.
+    m_lateOffered = false;
     m_fc->NotifyLinkState(up);
     TryTransmit();
 }

@@ -237,6 +237,19 @@ class FabricNetDevice : public NetDevice
     void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd);
     /// A link-local frame from the peer (channel, this node's context).
     void ReceiveControl(FabricControlFrame frame);
+    /**
+     * A link-local frame from the peer that arrives at \p at (> now) in its
+     * own event \p frameEvent (ReceiveControl), made known ahead of time (a
+     * cut-through receiver: the frame rides in a packet whose header arrives
+     * now). The port removes that event and hands the frame to its flow
+     * control to count from \p at on (FabricFlowControl::ReceiveControlAt)
+     * as soon as, before \p at, its arrival is shown to change nothing but
+     * the flow control's state: the transmitter is busy past \p at with its
+     * next-start event pending, so the TryTransmit the frame triggers would
+     * return at once (FoldLateControl), and nothing watches received frames.
+     * Otherwise the event runs as before.
+     */
+    void OfferLateControl(const FabricControlFrame& frame, Time at, const EventId& frameEvent);
     /// A packet and the link-local frame piggybacked in it, arriving
     /// together (store-and-forward receiver): Receive, then ReceiveControl.
     void ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
@@ -345,6 +358,8 @@ class FabricNetDevice : public NetDevice
         }
     }
     void UpdateMaxQueue();
+    /// OfferLateControl: folds the offered frame if its condition holds now.
+    void FoldLateControl();
 
     Ptr<Node> m_node;
     Ptr<FabricChannel> m_channel;
@@ -374,6 +389,11 @@ class FabricNetDevice : public NetDevice
     Time m_txFreeAt;
     EventId m_txEvent;
     bool m_txPending{false}; ///< m_txEvent is scheduled (cheaper than EventId::IsRunning)
+    /// OfferLateControl's frame, its arrival time and event, while not folded.
+    FabricControlFrame m_lateFrame;
+    Time m_lateAt;
+    EventId m_lateEvent;
+    bool m_lateOffered{false};
     TxSource m_source;
     uint8_t m_sourceMask{0};
     uint8_t m_sourceClasses{0xFF}; ///< SetTxSourceClasses

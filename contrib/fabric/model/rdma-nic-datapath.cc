@@ -518,6 +518,13 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
         }
         return;
     }
+    if (qp.nakSent && qp.nakRefresh.IsRunning())
+    {
+        // The gap closes with this packet: its pending NakInterval check
+        // would find nothing to do. Removed, not cancelled: a cancelled event
+        // stays queued until its time and counts as executed.
+        Simulator::Remove(qp.nakRefresh);
+    }
     uint32_t imm = 0;
     const uint32_t len = TakeDataPayload(p, bh.opcode, tag, &imm);
     qp.Accept(rdmaop::IsFirst(bh.opcode), len);
