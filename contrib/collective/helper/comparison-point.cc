@@ -5,6 +5,7 @@
 #include "comparison-packet-fabric.h"
 #include "input-error.h"
 #include "rdma-nic.h"
+#include "topology-layout.h"
 
 #include <algorithm>
 
@@ -128,6 +129,17 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
         throw InputError("--ranks", "expected a rank count (there is no topology to take it from)");
     }
     algorithm = CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+    if (graph)
+    {
+        const EndpointLayout layout = ComputeEndpointLayout(*graph, ranks);
+        if (layout.RailOptimized())
+        {
+            placement.server = layout.server;
+            placement.rail = layout.rail;
+            placement.servers = layout.servers;
+            placement.rails = static_cast<uint32_t>(layout.railSwitch.size());
+        }
+    }
     gpusPerNode = c.gpusPerNode;
     if (algorithm == "hierarchical" && gpusPerNode == 0)
     {
@@ -175,6 +187,7 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
     pt.spec.channels = c.channels;
     pt.spec.slices = c.slices;
     pt.spec.root = c.root;
+    pt.spec.placement = setup.placement;
     pt.spec.gpusPerNode = setup.algorithm == "hierarchical" ? setup.gpusPerNode : 0;
     try
     {

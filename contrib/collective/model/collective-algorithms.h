@@ -58,6 +58,25 @@ std::vector<std::string> AlgorithmsOf(CollectiveKind kind);
 /// if \p kind has no such algorithm.
 std::string CanonicalAlgorithm(CollectiveKind kind, const std::string& algorithm, const std::string& field);
 
+/// Where the ranks sit, as the topology says (EndpointLayout of the fabric
+/// module, kept as plain data): per rank its server and its rail, rails
+/// numbered 0..R-1, every server holding each rail once. Empty: unknown.
+struct RankPlacement
+{
+    std::vector<uint32_t> server;
+    std::vector<uint32_t> rail;
+    uint32_t servers = 0;
+    uint32_t rails = 0;
+
+    bool Empty() const
+    {
+        return server.empty();
+    }
+
+    /// The rank of \p server on \p rail.
+    uint32_t RankOn(uint32_t server, uint32_t rail) const;
+};
+
 /// One point to build: which collective, how, on how many ranks, how many bytes.
 struct CollectiveSpec
 {
@@ -69,6 +88,13 @@ struct CollectiveSpec
     uint32_t slices = 1;
     uint32_t root = 0;        ///< broadcast and incast
     uint32_t gpusPerNode = 0; ///< hierarchical: ranks = nodes x gpusPerNode (0: one node)
+    /// A rail-optimized cluster's servers and rails (from the topology): the
+    /// ring lays each channel on one rail (collective-ring-layout.h), the
+    /// node tree and PXN place ranks by it. Empty: ranks in order.
+    RankPlacement placement;
+    /// The channel being built (BuildSchedule sets it for each channel's
+    /// builder call): which rail a rail layout puts it on.
+    uint32_t channel = 0;
 
     /// Throws InputError naming the field ("--ranks", "--channels", ...) if the
     /// point cannot be built: fewer than 2 ranks, zero channels or slices, a

@@ -27,6 +27,10 @@ ClosedFormTime(const CollectiveSpec& spec, const PointToPointTime& p2p)
     for (const CriticalStep& step : CriticalPath(spec))
     {
         Time t = p2p(step.level, step.bytes);
+        if (step.relayed)
+        {
+            t = std::max(t, p2p(0, step.bytes));
+        }
         sum += t;
         longest = std::max(longest, t);
     }

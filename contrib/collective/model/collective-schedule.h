@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -43,6 +44,17 @@ struct ScheduleOp
     bool reduce = false;
     /// Algorithm step (ring step, tree level, ...) for per-step times.
     uint32_t step = 0;
+    /// PXN (NCCL's "PCI x NVLink" proxy): a rank of the sender's server
+    /// through which the message goes, src -> proxy over NVLink and proxy ->
+    /// dst over the proxy's own NIC, so that it leaves the server on the
+    /// proxy's rail. kNoProxy: straight from src to dst. The data model is
+    /// src -> dst (the proxy only stages the bytes, as NCCL's proxy buffer
+    /// does); the executor sends both legs (collective-executor.h).
+    uint32_t proxy = kNoProxy;
+    static constexpr uint32_t kNoProxy = UINT32_MAX;
+
+    /// The messages on the wire: {src, dst}, or {src, proxy} and {proxy, dst}.
+    std::vector<std::pair<uint32_t, uint32_t>> Legs() const;
 };
 
 /// What a schedule check found: ok, or the first problem, in one line.
@@ -82,6 +94,14 @@ class CollectiveSchedule
                    bool reduce,
                    const std::vector<uint32_t>& deps,
                    uint32_t step);
+    /// AddOp through a PXN \p proxy (ScheduleOp::proxy; kNoProxy: none).
+    uint32_t AddOp(uint32_t src,
+                   uint32_t dst,
+                   const std::vector<uint32_t>& chunks,
+                   bool reduce,
+                   const std::vector<uint32_t>& deps,
+                   uint32_t step,
+                   uint32_t proxy);
 
     const std::vector<ScheduleOp>& GetOps() const
     {
