@@ -340,11 +340,13 @@ CollectiveSchedule::AddOp(uint32_t src,
                           const std::vector<uint32_t>& chunks,
                           bool reduce,
                           const std::vector<uint32_t>& deps,
-                          uint32_t step)
+                          uint32_t step,
+                          uint32_t proxy)
 {
     ScheduleOp op;
     op.src = src;
     op.dst = dst;
+    op.proxy = proxy;
     op.chunks = chunks;
     op.reduce = reduce;
     op.deps = deps;
@@ -355,20 +357,6 @@ CollectiveSchedule::AddOp(uint32_t src,
     }
     m_ops.push_back(std::move(op));
     return static_cast<uint32_t>(m_ops.size() - 1);
-}
-
-uint32_t
-CollectiveSchedule::AddOp(uint32_t src,
-                          uint32_t dst,
-                          const std::vector<uint32_t>& chunks,
-                          bool reduce,
-                          const std::vector<uint32_t>& deps,
-                          uint32_t step,
-                          uint32_t proxy)
-{
-    const uint32_t i = AddOp(src, dst, chunks, reduce, deps, step);
-    m_ops[i].proxy = proxy;
-    return i;
 }
 
 std::vector<std::pair<uint32_t, uint32_t>>

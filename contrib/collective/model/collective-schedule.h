@@ -87,21 +87,15 @@ class CollectiveSchedule
     void AddContribution(uint32_t rank, uint32_t chunk);
     /// Rank \p rank must end with \p chunk complete.
     void AddNeed(uint32_t rank, uint32_t chunk);
-    /// Adds an op; returns its index. Its bytes are the sum of its chunks' sizes.
-    uint32_t AddOp(uint32_t src,
-                   uint32_t dst,
-                   const std::vector<uint32_t>& chunks,
-                   bool reduce,
-                   const std::vector<uint32_t>& deps,
-                   uint32_t step);
-    /// AddOp through a PXN \p proxy (ScheduleOp::proxy; kNoProxy: none).
+    /// Adds an op; returns its index. Its bytes are the sum of its chunks'
+    /// sizes; \p proxy: through a PXN proxy (ScheduleOp::proxy).
     uint32_t AddOp(uint32_t src,
                    uint32_t dst,
                    const std::vector<uint32_t>& chunks,
                    bool reduce,
                    const std::vector<uint32_t>& deps,
                    uint32_t step,
-                   uint32_t proxy);
+                   uint32_t proxy = ScheduleOp::kNoProxy);
 
     const std::vector<ScheduleOp>& GetOps() const
     {

@@ -356,3 +356,27 @@ TEST_F(CollectiveRailLayoutTest, IdealPacketFabricRailRingsApproachTheClosedForm
     EXPECT_EQ(rows[1].GetDouble("bytes_sent"), rows[1].GetDouble("bytes_delivered"));
     EXPECT_EQ(rows[1].GetDouble("drops"), 0);
 }
+
+TEST_F(CollectiveRailLayoutTest, AProxyMustBeAThirdRank)
+{
+    // A proxy equal to the sender or the receiver, or outside the ranks, is
+    // a broken schedule, named by the check.
+    for (uint32_t bad : {0u, 1u, 3u})
+    {
+        CollectiveSchedule sched("pxn by hand", 3);
+        const uint32_t c = sched.AddChunk(100);
+        sched.AddContribution(0, c);
+        sched.AddNeed(1, c);
+        sched.AddOp(0, 1, {c}, false, {}, 0, bad);
+        const ScheduleCheck check = sched.Check();
+        EXPECT_FALSE(check.ok) << bad;
+        EXPECT_NE(check.error.find("names proxy " + std::to_string(bad)), std::string::npos) << check.error;
+    }
+    CollectiveSchedule sched("pxn by hand", 3);
+    const uint32_t c = sched.AddChunk(100);
+    sched.AddContribution(0, c);
+    sched.AddNeed(1, c);
+    sched.AddOp(0, 1, {c}, false, {}, 0, 2);
+    EXPECT_TRUE(sched.Check().ok) << sched.Check().error;
+    EXPECT_EQ(sched.GetOps()[0].Legs(), (std::vector<std::pair<uint32_t, uint32_t>>{{0, 2}, {2, 1}}));
+}
