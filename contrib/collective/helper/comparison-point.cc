@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "comparison-point.h"
 
+#include "collective-algorithm-registry.h"
 #include "collective-closed-form.h"
 #include "comparison-packet-fabric.h"
 #include "input-error.h"
@@ -208,6 +209,14 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
         pt.schedule.Validate();
     }
     pt.hierarchical = setup.algorithm == "hierarchical" && pt.spec.Nodes() > 1 && pt.spec.LocalRanks() > 1;
+    // The other node-aware algorithms (node tree, PXN), placed by the
+    // topology's servers, name the level of every critical step too: price
+    // their NVLink and network steps apart, as hierarchical's.
+    if (!pt.spec.placement.Empty() && setup.algorithm != "hierarchical" &&
+        CollectiveAlgorithmRegistry::Get(c.collective, setup.algorithm, "--algorithm").usesNodes)
+    {
+        pt.hierarchical = true;
+    }
     if (setup.given)
     {
         pt.level[0] = pt.level[1] = PointToPointParameters{*c.model.alpha, *c.model.beta};
@@ -220,7 +229,7 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
         pt.level[1] = d.level[1];
         pt.level[0].alpha += setup.endpointCost;
         pt.level[1].alpha += setup.endpointCost;
-        if (pt.hierarchical)
+        if (pt.hierarchical && setup.algorithm == "hierarchical")
         {
             // The executor's levels follow rank / gpusPerNode; the topology must agree.
             const uint32_t g = setup.gpusPerNode;

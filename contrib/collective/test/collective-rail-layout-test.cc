@@ -380,3 +380,28 @@ TEST_F(CollectiveRailLayoutTest, AProxyMustBeAThirdRank)
     EXPECT_TRUE(sched.Check().ok) << sched.Check().error;
     EXPECT_EQ(sched.GetOps()[0].Legs(), (std::vector<std::pair<uint32_t, uint32_t>>{{0, 2}, {2, 1}}));
 }
+
+TEST_F(CollectiveRailLayoutTest, CompareRunsTheNodeAwareAlgorithmsOnTheTopologysServers)
+{
+    // On rail-h100-2n the node tree's and PXN's closed forms take their
+    // NVLink steps at the server's alpha and beta and their crossings at the
+    // network's (rows carry inter_alpha_s and inter_beta_Bps), and the
+    // executed schedule on the two-level analytic channel (alphabeta, levels
+    // by the topology's servers) agrees with them to the picosecond.
+    for (auto [kind, algorithm] : {std::pair{CollectiveKind::ALL_REDUCE, std::string("node-tree")},
+                                   std::pair{CollectiveKind::ALL_TO_ALL, std::string("pxn")}})
+    {
+        ComparisonConfig c;
+        c.topology = MakePreset("rail-h100-2n");
+        c.topologyName = "rail-h100-2n";
+        c.collective = kind;
+        c.algorithm = algorithm;
+        c.sizes = {4000000};
+        c.backends = {"closed", "alphabeta"};
+        const std::vector<ResultRow> rows = RunComparison(c);
+        ASSERT_EQ(rows.size(), 2u) << algorithm;
+        EXPECT_NEAR(rows[0].GetDouble("time_s"), rows[1].GetDouble("time_s"), 1e-12) << algorithm;
+        EXPECT_LT(rows[0].GetDouble("alpha_s"), rows[0].GetDouble("inter_alpha_s")) << algorithm;
+        EXPECT_GT(rows[0].GetDouble("beta_Bps"), rows[0].GetDouble("inter_beta_Bps")) << algorithm;
+    }
+}
