@@ -49,8 +49,9 @@ std::string ToString(CollectiveKind kind);
 /// InputError naming \p field otherwise.
 CollectiveKind ParseCollectiveKind(const std::string& text, const std::string& field);
 /// The algorithms registered for a collective, the first being its default:
-/// allreduce ring|tree|rhd|hierarchical; allgather ring; reducescatter ring;
-/// broadcast ring|binomial; alltoall pairwise|all-at-once; incast direct.
+/// allreduce ring|tree|rhd|hierarchical|node-tree; allgather ring;
+/// reducescatter ring; broadcast ring|binomial; alltoall
+/// pairwise|all-at-once|pxn; incast direct.
 std::vector<std::string> AlgorithmsOf(CollectiveKind kind);
 /// The canonical name of \p algorithm for \p kind ("ring" for an alltoall is
 /// the pairwise exchange, "double-binary-tree" is "tree", "halving-doubling"

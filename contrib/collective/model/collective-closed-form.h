@@ -22,6 +22,11 @@
 //   incast                  alpha + M/(N beta)   (likewise)
 //   hierarchical (G GPUs a node, K nodes)
 //                           2(G-1)(alpha_1 + M/(G beta_1)) + 2(K-1)(alpha_2 + M/(G K beta_2))
+//   node tree (G GPUs a server, D the server trees' depth)
+//                           2(G-1)(alpha_0 + M/(2 beta_0)) + 2D(alpha_1 + M/(2 beta_1))
+//   ring on a rail layout   2(N-1) max(alpha_1 + M/(N beta_1), alpha_0 + M/(N beta_0))
+//   pxn alltoall            max(alpha_1 + M/(N beta_1), alpha_0 + M/(N beta_0))
+//                           (a PXN step: its two legs at once, CriticalStep::relayed)
 // These hold for the algebra's "no contention" assumption: the executor on the
 // contention-free channel reproduces them exactly (tests), and the other
 // backends show what contention adds.
