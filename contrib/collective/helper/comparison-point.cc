@@ -59,7 +59,7 @@ namespace
 // The flags the collective layer names (CollectiveSpec::Validate,
 // CanonicalAlgorithm) and the scenario fields they stand for.
 const std::vector<std::pair<std::string, std::string>> FLAG_FIELDS = {
-    {"--ranks", "ranks"},   {"--channels", "channels"},   {"--slices", "slices"},
+    {"--ranks", "ranks"},   {"--channels", "channels"},   {"--slices", "slices"}, {"--chunk-bytes", "chunk_bytes"},
     {"--root", "root"},     {"--algorithm", "algorithm"}, {"--bytes", "sizes"},
     {"--gpus-per-node", "gpus_per_node"}};
 
@@ -82,6 +82,47 @@ PointToPointParameters
 Worst(const PointToPointParameters& a, const PointToPointParameters& b)
 {
     return PointToPointParameters{std::max(a.alpha, b.alpha), std::min(a.beta, b.beta)};
+}
+
+// NVLS needs ranks 0..ranks-1 each on one NVLink port into the same
+// NVSwitch (the topology builder gives every NVLink switch its in-switch
+// reduction, FabricSwitchReduction); "" if they are, else what is wrong.
+std::string
+NvlsTopologyProblem(const TopologyGraph* graph, uint32_t ranks)
+{
+    if (!graph)
+    {
+        return "a topology whose ranks share one NVSwitch (dgx-h100, dgx-b200, or one server of a rail preset)";
+    }
+    int common = -1;
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        const uint32_t node = graph->EndpointNode(r);
+        int found = -1;
+        uint32_t nvlinkPorts = 0;
+        for (uint32_t link : graph->PortsOf(node))
+        {
+            const uint32_t peer = graph->Peer(link, node);
+            const TopologyTier* t = graph->NodeTier(peer);
+            if (graph->Node(peer).kind == TopologyNodeKind::SWITCH && t && t->protocol == "nvlink")
+            {
+                ++nvlinkPorts;
+                found = static_cast<int>(peer);
+            }
+        }
+        if (found < 0 || nvlinkPorts != 1)
+        {
+            return "every rank on one NVLink port into an NVSwitch (rank " + std::to_string(r) + " has " +
+                   std::to_string(nvlinkPorts) + "; preset option nvswitch-chips=1)";
+        }
+        if (common >= 0 && found != common)
+        {
+            return "ranks that share one NVSwitch (ranks 0 and " + std::to_string(r) +
+                   " are on different ones; --ranks at most the GPUs of one server)";
+        }
+        common = found;
+    }
+    return "";
 }
 
 } // namespace
@@ -141,6 +182,15 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
             placement.rails = static_cast<uint32_t>(layout.railSwitch.size());
         }
     }
+    if (algorithm == "nvls")
+    {
+        const std::string problem = NvlsTopologyProblem(graph.get(), ranks);
+        if (!problem.empty())
+        {
+            throw InputError(c.FieldName("algorithm", "--algorithm"),
+                             "nvls (in-switch reduction) expects " + problem);
+        }
+    }
     gpusPerNode = c.gpusPerNode;
     if (algorithm == "hierarchical" && gpusPerNode == 0)
     {
@@ -187,6 +237,7 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
     pt.spec.bytes = bytes;
     pt.spec.channels = c.channels;
     pt.spec.slices = c.slices;
+    pt.spec.chunkBytes = c.chunkBytes;
     pt.spec.root = c.root;
     pt.spec.placement = setup.placement;
     pt.spec.gpusPerNode = setup.algorithm == "hierarchical" ? setup.gpusPerNode : 0;

@@ -98,6 +98,26 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
             m_dependents[d].push_back(i);
         }
     }
+    m_groups.assign(m_schedule->GetSwitchGroupCount(), SwitchGroup());
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (ops[i].group != ScheduleOp::kNoSwitchGroup)
+        {
+            SwitchGroup& g = m_groups[ops[i].group];
+            g.id = ops[i].group;
+            g.sources.push_back(ops[i].src);
+            g.receivers.push_back(ops[i].dst);
+            ++g.ops;
+        }
+    }
+    for (SwitchGroup& g : m_groups)
+    {
+        for (auto* v : {&g.sources, &g.receivers})
+        {
+            std::sort(v->begin(), v->end());
+            v->erase(std::unique(v->begin(), v->end()), v->end());
+        }
+    }
     NS_LOG_INFO("start " << m_schedule->GetName() << ": " << n << " ops on " << transport->GetTransportName());
     if (n == 0)
     {
@@ -122,6 +142,11 @@ CollectiveExecutor::Launch(uint32_t i)
     const ScheduleOp& op = m_schedule->GetOps()[i];
     m_opStart[i] = Simulator::Now();
     m_opStartTrace(i, op.src, op.dst, op.bytes);
+    if (op.group != ScheduleOp::kNoSwitchGroup)
+    {
+        m_transport->SendThroughSwitch(op.src, op.dst, op.bytes, m_groups[op.group], [this, i]() { Delivered(i); });
+        return;
+    }
     // A PXN op's two legs start together: NCCL's proxy posts each chunk to
     // its NIC as it lands, so the relay streams rather than storing the
     // whole message (a cut-through relay; the op ends when both are in).

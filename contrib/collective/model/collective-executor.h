@@ -85,6 +85,7 @@ class CollectiveExecutor : public Object
     std::function<void()> m_done;
     std::vector<uint32_t> m_waiting;                 // per op: deps not yet delivered
     std::vector<std::vector<uint32_t>> m_dependents; // per op: ops waiting on it
+    std::vector<SwitchGroup> m_groups;               // per in-switch group of the schedule
     std::vector<Time> m_opStart;
     std::vector<uint32_t> m_legsLeft;                // per op: legs not yet delivered (PXN: 2)
     std::vector<Time> m_opDelivered;
