@@ -117,7 +117,15 @@ RunOnAnalyticChannel(const ComparisonPoint& pt,
     {
         t->Install(pt.spec.ranks, makeModel(pt.level[0]), policy);
         t->AddLevel(makeModel(pt.level[1]));
-        t->SetLevelFunction([g](uint32_t a, uint32_t b) { return a / g == b / g ? 0u : 1u; });
+        // Servers of g consecutive ranks, or the topology's (a rail layout).
+        const std::vector<uint32_t> server = pt.spec.placement.server;
+        t->SetLevelFunction([g, server](uint32_t a, uint32_t b) {
+            if (!server.empty())
+            {
+                return server[a] == server[b] ? 0u : 1u;
+            }
+            return a / g == b / g ? 0u : 1u;
+        });
     }
     else
     {

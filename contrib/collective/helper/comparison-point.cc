@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "comparison-point.h"
 
+#include "collective-algorithm-registry.h"
 #include "collective-closed-form.h"
 #include "comparison-packet-fabric.h"
 #include "input-error.h"
 #include "rdma-nic.h"
+#include "topology-layout.h"
 
 #include <algorithm>
 
@@ -169,6 +171,17 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
         throw InputError("--ranks", "expected a rank count (there is no topology to take it from)");
     }
     algorithm = CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+    if (graph)
+    {
+        const EndpointLayout layout = ComputeEndpointLayout(*graph, ranks);
+        if (layout.RailOptimized())
+        {
+            placement.server = layout.server;
+            placement.rail = layout.rail;
+            placement.servers = layout.servers;
+            placement.rails = static_cast<uint32_t>(layout.railSwitch.size());
+        }
+    }
     if (algorithm == "nvls")
     {
         const std::string problem = NvlsTopologyProblem(graph.get(), ranks);
@@ -226,6 +239,7 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
     pt.spec.slices = c.slices;
     pt.spec.chunkBytes = c.chunkBytes;
     pt.spec.root = c.root;
+    pt.spec.placement = setup.placement;
     pt.spec.gpusPerNode = setup.algorithm == "hierarchical" ? setup.gpusPerNode : 0;
     try
     {
@@ -246,6 +260,14 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
         pt.schedule.Validate();
     }
     pt.hierarchical = setup.algorithm == "hierarchical" && pt.spec.Nodes() > 1 && pt.spec.LocalRanks() > 1;
+    // The other node-aware algorithms (node tree, PXN), placed by the
+    // topology's servers, name the level of every critical step too: price
+    // their NVLink and network steps apart, as hierarchical's.
+    if (!pt.spec.placement.Empty() && setup.algorithm != "hierarchical" &&
+        CollectiveAlgorithmRegistry::Get(c.collective, setup.algorithm, "--algorithm").usesNodes)
+    {
+        pt.hierarchical = true;
+    }
     if (setup.given)
     {
         pt.level[0] = pt.level[1] = PointToPointParameters{*c.model.alpha, *c.model.beta};
@@ -258,7 +280,7 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
         pt.level[1] = d.level[1];
         pt.level[0].alpha += setup.endpointCost;
         pt.level[1].alpha += setup.endpointCost;
-        if (pt.hierarchical)
+        if (pt.hierarchical && setup.algorithm == "hierarchical")
         {
             // The executor's levels follow rank / gpusPerNode; the topology must agree.
             const uint32_t g = setup.gpusPerNode;

@@ -45,6 +45,9 @@ class ComparisonSetup
     uint32_t ranks = 0;                   ///< resolved: the topology's endpoints when unset
     std::string algorithm;                ///< canonical name
     uint32_t gpusPerNode = 0;             ///< hierarchical: resolved from the topology when unset
+    /// The topology's servers and rails when it is rail-optimized
+    /// (EndpointLayout::RailOptimized), else empty: every point's spec gets it.
+    RankPlacement placement;
     Time endpointCost;                    ///< packet endpoint's send + receive overhead (EndpointCost)
     /// The fabric knobs in force: the configuration's, with the default NVLink
     /// transfer unit resolved against the topology's tiers.

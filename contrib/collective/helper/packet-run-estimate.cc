@@ -240,7 +240,10 @@ ScheduleMessages(const CollectiveSchedule& schedule)
     m.reserve(schedule.GetOps().size());
     for (const ScheduleOp& op : schedule.GetOps())
     {
-        m.push_back({op.src, op.dst, op.bytes});
+        for (auto [src, dst] : op.Legs())
+        {
+            m.push_back({src, dst, op.bytes});
+        }
     }
     return m;
 }

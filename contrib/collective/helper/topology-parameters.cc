@@ -113,7 +113,10 @@ SchedulePairs(const CollectiveSchedule& schedule)
     std::set<std::pair<uint32_t, uint32_t>> pairs;
     for (const ScheduleOp& op : schedule.GetOps())
     {
-        pairs.insert({op.src, op.dst});
+        for (auto leg : op.Legs())
+        {
+            pairs.insert(leg);
+        }
     }
     return {pairs.begin(), pairs.end()};
 }

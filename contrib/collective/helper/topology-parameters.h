@@ -90,7 +90,8 @@ void SetScheduleRoutes(const TopologyGraph& graph,
                        Ptr<AnalyticChannel> channel,
                        uint32_t rdmaHeader = 0);
 
-/// The distinct (src, dst) pairs of a schedule, sorted.
+/// The distinct (src, dst) pairs of a schedule's messages on the wire (a PXN
+/// op's two legs, ScheduleOp::Legs), sorted.
 std::vector<std::pair<uint32_t, uint32_t>> SchedulePairs(const CollectiveSchedule& schedule);
 
 } // namespace ns3

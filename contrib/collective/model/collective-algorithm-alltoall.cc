@@ -16,33 +16,6 @@ namespace
 
 using namespace collective;
 
-/// chunk (i -> j, slice s) of an all-to-all: each rank's buffer cut in n blocks.
-std::vector<std::vector<std::vector<uint32_t>>>
-AllToAllChunks(CollectiveSchedule& sched, uint32_t n, uint64_t bytes, uint32_t slices)
-{
-    std::vector<uint64_t> sizes = SplitBytes(bytes, n * slices);
-    std::vector<std::vector<std::vector<uint32_t>>> c(
-        n,
-        std::vector<std::vector<uint32_t>>(n, std::vector<uint32_t>(slices, kNoOp)));
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        for (uint32_t j = 0; j < n; ++j)
-        {
-            if (i == j)
-            {
-                continue;
-            }
-            for (uint32_t s = 0; s < slices; ++s)
-            {
-                c[i][j][s] = sched.AddChunk(sizes[j * slices + s]);
-                sched.AddContribution(i, c[i][j][s]);
-                sched.AddNeed(j, c[i][j][s]);
-            }
-        }
-    }
-    return c;
-}
-
 CollectiveSchedule
 PairwiseAllToAll(uint32_t n, uint64_t bytes, uint32_t slices)
 {

@@ -9,6 +9,7 @@
 #include "collective-schedule.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -44,13 +45,34 @@ struct RingPass
 /// (p - 1 - k) mod n at step k and ends holding group p complete) or an
 /// all-gather (reduce = false; p starts holding group p and sends group
 /// (p - k) mod n). Every op of position p, slice s also waits for
-/// inDeps[p][s] (the data an earlier phase left there).
+/// inDeps[p][s] (the data an earlier phase left there). \p proxies, when
+/// not empty, gives per position the PXN proxy of its send to the next
+/// position (ScheduleOp::proxy; kNoProxy for a direct send).
 RingPass AddRingPass(CollectiveSchedule& sched,
                      const std::vector<uint32_t>& ranks,
                      const std::vector<std::vector<std::vector<uint32_t>>>& groups,
                      bool reduce,
                      uint32_t firstStep,
-                     const std::vector<std::vector<std::vector<uint32_t>>>& inDeps);
+                     const std::vector<std::vector<std::vector<uint32_t>>>& inDeps,
+                     const std::vector<uint32_t>& proxies = {});
+
+/// The chunks (i -> j, slice s) of an all-to-all, each rank's buffer of
+/// \p bytes cut in n x slices blocks (c[i][i] unused): rank i contributes
+/// c[i][j][s], rank j needs it.
+std::vector<std::vector<std::vector<uint32_t>>> AllToAllChunks(CollectiveSchedule& sched,
+                                                               uint32_t n,
+                                                               uint64_t bytes,
+                                                               uint32_t slices);
+
+/// An allreduce over two trees given by their parents over the ranks (-1 at
+/// each tree's root): the buffer in two halves, each reduced up one tree and
+/// broadcast back down it, \p slices pipelined (the double binary tree of
+/// collective-algorithm-tree.cc and the node tree of
+/// collective-algorithm-node-tree.cc).
+CollectiveSchedule TwoTreeAllReduce(const std::string& name,
+                                    const std::vector<std::vector<int>>& parents,
+                                    uint64_t bytes,
+                                    uint32_t slices);
 
 } // namespace collective
 } // namespace ns3

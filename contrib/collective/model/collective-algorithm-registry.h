@@ -55,7 +55,8 @@ namespace ns3
 
 /// One step of a critical path: a message of `bytes` (one slice of one
 /// channel) on `level` (0 inside a node, 1 across nodes: only algorithms that
-/// place ranks by node, CollectiveAlgorithm::usesNodes).
+/// place ranks by node, CollectiveAlgorithm::usesNodes, or by the topology's
+/// servers, CollectiveSpec::placement).
 struct CriticalStep
 {
     uint32_t level = 0;
@@ -64,6 +65,10 @@ struct CriticalStep
     /// holds one piece at a time: the hierarchical phases); false: the step
     /// is a stage of its own (the slices of a ring follow each other step by step).
     bool sameStage = false;
+    /// Through a PXN proxy (ScheduleOp::proxy): a leg inside the node
+    /// (level 0) alongside the leg on `level`; the executor runs both at
+    /// once, so the step takes the longer of the two.
+    bool relayed = false;
 };
 
 /// One algorithm. The functions receive a spec that passed Validate() (the

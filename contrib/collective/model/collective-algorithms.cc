@@ -9,6 +9,8 @@
 #include "collective-algorithm-registry.h"
 #include "input-error.h"
 
+#include <stdexcept>
+
 namespace ns3
 {
 
@@ -89,6 +91,20 @@ MinimumBytes(const CollectiveSpec& spec)
 }
 
 uint32_t
+RankPlacement::RankOn(uint32_t s, uint32_t r) const
+{
+    for (uint32_t k = 0; k < server.size(); ++k)
+    {
+        if (server[k] == s && rail[k] == r)
+        {
+            return k;
+        }
+    }
+    throw std::logic_error("RankPlacement: no rank of server " + std::to_string(s) + " on rail " +
+                           std::to_string(r));
+}
+
+uint32_t
 CollectiveSpec::Nodes() const
 {
     return gpusPerNode > 0 ? ranks / gpusPerNode : 1;
@@ -114,6 +130,11 @@ CollectiveSpec::Validate() const
     if (slices == 0)
     {
         throw InputError("--slices", "expected at least 1 slice");
+    }
+    if (!placement.Empty() && placement.server.size() != ranks)
+    {
+        throw std::logic_error("CollectiveSpec: a placement of " + std::to_string(placement.server.size()) +
+                               " ranks for " + std::to_string(ranks) + " ranks");
     }
     if (root >= ranks)
     {
@@ -173,7 +194,9 @@ BuildSchedule(const CollectiveSpec& spec)
     CollectiveSchedule all;
     for (uint32_t c = 0; c < spec.channels; ++c)
     {
-        CollectiveSchedule one = algorithm.build(spec, perChannel[c]);
+        CollectiveSpec channel = spec;
+        channel.channel = c;
+        CollectiveSchedule one = algorithm.build(channel, perChannel[c]);
         if (c == 0)
         {
             all = one;

@@ -49,8 +49,9 @@ std::string ToString(CollectiveKind kind);
 /// InputError naming \p field otherwise.
 CollectiveKind ParseCollectiveKind(const std::string& text, const std::string& field);
 /// The algorithms registered for a collective, the first being its default:
-/// allreduce ring|tree|rhd|hierarchical; allgather ring; reducescatter ring;
-/// broadcast ring|binomial; alltoall pairwise|all-at-once; incast direct.
+/// allreduce ring|tree|rhd|hierarchical|node-tree; allgather ring;
+/// reducescatter ring; broadcast ring|binomial; alltoall
+/// pairwise|all-at-once|pxn; incast direct.
 std::vector<std::string> AlgorithmsOf(CollectiveKind kind);
 /// The canonical name of \p algorithm for \p kind ("ring" for an alltoall is
 /// the pairwise exchange, "double-binary-tree" is "tree", "halving-doubling"
@@ -58,6 +59,24 @@ std::vector<std::string> AlgorithmsOf(CollectiveKind kind);
 /// if \p kind has no such algorithm.
 std::string CanonicalAlgorithm(CollectiveKind kind, const std::string& algorithm, const std::string& field);
 
+/// Where the ranks sit, as the topology says (EndpointLayout of the fabric
+/// module, kept as plain data): per rank its server and its rail, rails
+/// numbered 0..R-1, every server holding each rail once. Empty: unknown.
+struct RankPlacement
+{
+    std::vector<uint32_t> server;
+    std::vector<uint32_t> rail;
+    uint32_t servers = 0;
+    uint32_t rails = 0;
+
+    bool Empty() const
+    {
+        return server.empty();
+    }
+
+    /// The rank of \p server on \p rail.
+    uint32_t RankOn(uint32_t server, uint32_t rail) const;
+};
 /// NCCL's chunkSize of a ring AllReduce with the Simple protocol: a step of
 /// NCCL_BUFFSIZE / NCCL_STEPS = 4 MiB / 8 = 512 KiB (DEFAULT_BUFFSIZE and
 /// NCCL_STEPS in NVIDIA/nccl src/include), times ALLREDUCE_CHUNKSTEPS =
@@ -82,6 +101,13 @@ struct CollectiveSpec
     uint32_t slices = 1;
     uint32_t root = 0;        ///< broadcast and incast
     uint32_t gpusPerNode = 0; ///< hierarchical: ranks = nodes x gpusPerNode (0: one node)
+    /// A rail-optimized cluster's servers and rails (from the topology): the
+    /// ring lays each channel on one rail (collective-ring-layout.h), the
+    /// node tree and PXN place ranks by it. Empty: ranks in order.
+    RankPlacement placement;
+    /// The channel being built (BuildSchedule sets it for each channel's
+    /// builder call): which rail a rail layout puts it on.
+    uint32_t channel = 0;
     /// hierarchical: the pipeline chunk, as the bytes one rank sends per
     /// intra-node step of one chunk (NCCL's chunkSize); a channel of m bytes
     /// is cut into ceil(m / (gpusPerNode x chunkBytes)) chunks (at most

@@ -31,6 +31,10 @@ ClosedFormTime(const CollectiveSpec& spec, const PointToPointTime& p2p)
     for (const CriticalStep& step : CriticalPath(spec))
     {
         Time t = p2p(step.level, step.bytes);
+        if (step.relayed)
+        {
+            t = std::max(t, p2p(0, step.bytes));
+        }
         sum += t;
         stage = step.sameStage ? stage + t : t;
         longest = std::max(longest, stage);

@@ -29,6 +29,11 @@
 //                           with C chunks, stages t_1 = t_3 = (G-1)(alpha_1 + M/(C G beta_1)),
 //                           t_2 = 2(K-1)(alpha_2 + M/(C G K beta_2)):
 //                           t_1 + t_2 + t_3 + (C-1) max(t_1, t_2)
+//   node tree (G GPUs a server, D the server trees' depth)
+//                           2(G-1)(alpha_0 + M/(2 beta_0)) + 2D(alpha_1 + M/(2 beta_1))
+//   ring on a rail layout   2(N-1) max(alpha_1 + M/(N beta_1), alpha_0 + M/(N beta_0))
+//   pxn alltoall            max(alpha_1 + M/(N beta_1), alpha_0 + M/(N beta_0))
+//                           (a PXN step: its two legs at once, CriticalStep::relayed)
 // These hold for the algebra's "no contention" assumption: the executor on the
 // contention-free channel reproduces them exactly (tests), and the other
 // backends show what contention adds.

@@ -85,6 +85,7 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     m_waiting.assign(n, 0);
     m_dependents.assign(n, {});
     m_opStart.assign(n, Time(0));
+    m_legsLeft.assign(n, 0);
     m_opDelivered.assign(n, Time(0));
     m_delivered = 0;
     m_start = Simulator::Now();
@@ -146,7 +147,20 @@ CollectiveExecutor::Launch(uint32_t i)
         m_transport->SendThroughSwitch(op.src, op.dst, op.bytes, m_groups[op.group], [this, i]() { Delivered(i); });
         return;
     }
-    m_transport->Send(op.src, op.dst, op.bytes, [this, i]() { Delivered(i); });
+    // A PXN op's two legs start together: NCCL's proxy posts each chunk to
+    // its NIC as it lands, so the relay streams rather than storing the
+    // whole message (a cut-through relay; the op ends when both are in).
+    const auto legs = op.Legs();
+    m_legsLeft[i] = static_cast<uint32_t>(legs.size());
+    for (auto [src, dst] : legs)
+    {
+        m_transport->Send(src, dst, op.bytes, [this, i]() {
+            if (--m_legsLeft[i] == 0)
+            {
+                Delivered(i);
+            }
+        });
+    }
 }
 
 void

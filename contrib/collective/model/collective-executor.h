@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // Runs any CollectiveSchedule on any Transport: an op starts (is handed to the
-// transport) as soon as every op it depends on has been delivered, and the
+// transport) as soon as every op it depends on has been delivered (an op
+// through a PXN proxy as its two legs, src -> proxy and proxy -> dst, started
+// together and delivered when both are: a streaming relay), and the
 // collective ends when the last op is delivered. The executor records each op's
 // start and delivery, the end of each algorithm step and the total time; it
 // holds no collective logic (that is the schedule's) and no network logic
@@ -85,6 +87,7 @@ class CollectiveExecutor : public Object
     std::vector<std::vector<uint32_t>> m_dependents; // per op: ops waiting on it
     std::vector<SwitchGroup> m_groups;               // per in-switch group of the schedule
     std::vector<Time> m_opStart;
+    std::vector<uint32_t> m_legsLeft;                // per op: legs not yet delivered (PXN: 2)
     std::vector<Time> m_opDelivered;
     uint32_t m_delivered;
     Time m_start;

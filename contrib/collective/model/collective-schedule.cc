@@ -94,6 +94,11 @@ CheckOp(uint32_t i, const std::vector<ScheduleOp>& ops, const std::vector<uint64
     {
         return OpName(i, op) + " sends to its own rank";
     }
+    if (op.proxy != ScheduleOp::kNoProxy && (op.proxy >= ranks || op.proxy == op.src || op.proxy == op.dst))
+    {
+        return OpName(i, op) + " names proxy " + std::to_string(op.proxy) +
+               ", expected a third rank below " + std::to_string(ranks);
+    }
     uint64_t bytes = 0;
     for (uint32_t c : op.chunks)
     {
@@ -396,11 +401,13 @@ CollectiveSchedule::AddOp(uint32_t src,
                           const std::vector<uint32_t>& chunks,
                           bool reduce,
                           const std::vector<uint32_t>& deps,
-                          uint32_t step)
+                          uint32_t step,
+                          uint32_t proxy)
 {
     ScheduleOp op;
     op.src = src;
     op.dst = dst;
+    op.proxy = proxy;
     op.chunks = chunks;
     op.reduce = reduce;
     op.deps = deps;
@@ -411,6 +418,16 @@ CollectiveSchedule::AddOp(uint32_t src,
     }
     m_ops.push_back(std::move(op));
     return static_cast<uint32_t>(m_ops.size() - 1);
+}
+
+std::vector<std::pair<uint32_t, uint32_t>>
+ScheduleOp::Legs() const
+{
+    if (proxy == kNoProxy)
+    {
+        return {{src, dst}};
+    }
+    return {{src, proxy}, {proxy, dst}};
 }
 
 uint32_t

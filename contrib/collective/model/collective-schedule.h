@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -52,6 +53,17 @@ struct ScheduleOp
     /// the same chunks and reduce; their contributions must be disjoint.
     uint32_t group = kNoSwitchGroup;
     static constexpr uint32_t kNoSwitchGroup = 0xFFFFFFFFu;
+    /// PXN (NCCL's "PCI x NVLink" proxy): a rank of the sender's server
+    /// through which the message goes, src -> proxy over NVLink and proxy ->
+    /// dst over the proxy's own NIC, so that it leaves the server on the
+    /// proxy's rail. kNoProxy: straight from src to dst. The data model is
+    /// src -> dst (the proxy only stages the bytes, as NCCL's proxy buffer
+    /// does); the executor sends both legs (collective-executor.h).
+    uint32_t proxy = kNoProxy;
+    static constexpr uint32_t kNoProxy = UINT32_MAX;
+
+    /// The messages on the wire: {src, dst}, or {src, proxy} and {proxy, dst}.
+    std::vector<std::pair<uint32_t, uint32_t>> Legs() const;
 };
 
 /// What a schedule check found: ok, or the first problem, in one line.
@@ -84,13 +96,15 @@ class CollectiveSchedule
     void AddContribution(uint32_t rank, uint32_t chunk);
     /// Rank \p rank must end with \p chunk complete.
     void AddNeed(uint32_t rank, uint32_t chunk);
-    /// Adds an op; returns its index. Its bytes are the sum of its chunks' sizes.
+    /// Adds an op; returns its index. Its bytes are the sum of its chunks'
+    /// sizes; \p proxy: through a PXN proxy (ScheduleOp::proxy).
     uint32_t AddOp(uint32_t src,
                    uint32_t dst,
                    const std::vector<uint32_t>& chunks,
                    bool reduce,
                    const std::vector<uint32_t>& deps,
-                   uint32_t step);
+                   uint32_t step,
+                   uint32_t proxy = ScheduleOp::kNoProxy);
 
     /// Adds an op of in-switch reduction \p group (ScheduleOp::group);
     /// returns its index.

@@ -142,11 +142,11 @@ Points(const CollectiveAlgorithm& a, CollectiveKind kind)
 /// The names the library documents for each collective (collective.md), the
 /// default first, written out independently of the registry.
 const std::map<CollectiveKind, std::vector<std::string>> DOCUMENTED = {
-    {CollectiveKind::ALL_REDUCE, {"ring", "tree", "rhd", "hierarchical"}},
+    {CollectiveKind::ALL_REDUCE, {"ring", "tree", "rhd", "hierarchical", "node-tree"}},
     {CollectiveKind::ALL_GATHER, {"ring"}},
     {CollectiveKind::REDUCE_SCATTER, {"ring"}},
     {CollectiveKind::BROADCAST, {"ring", "binomial"}},
-    {CollectiveKind::ALL_TO_ALL, {"pairwise", "all-at-once"}},
+    {CollectiveKind::ALL_TO_ALL, {"pairwise", "all-at-once", "pxn"}},
     {CollectiveKind::INCAST, {"direct"}},
 };
 
@@ -332,7 +332,7 @@ TEST_F(CollectiveAlgorithmRegistryTest, UnknownNameIsAnInputErrorListingTheKnown
     catch (const InputError& e)
     {
         EXPECT_EQ(std::string(e.what()),
-                  "scenario.algorithm: expected an algorithm of alltoall (pairwise, all-at-once), got 'tree'");
+                  "scenario.algorithm: expected an algorithm of alltoall (pairwise, all-at-once, pxn), got 'tree'");
     }
 }
 

@@ -25,6 +25,7 @@
 #include "topology-builder.h"
 #include "topology-description.h"
 #include "topology-graph.h"
+#include "topology-layout.h"
 #include "topology-presets.h"
 
 #endif
