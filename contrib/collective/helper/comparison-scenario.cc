@@ -257,6 +257,15 @@ ApplyCollective(const nlohmann::json& j, const std::string& s, ComparisonConfig&
     {
         c.algorithm = String(j.at("algorithm"), s + ".algorithm");
     }
+    if (j.contains("protocol"))
+    {
+        c.protocol = String(j.at("protocol"), s + ".protocol");
+        ParseNcclProtocolChoice(c.protocol, s + ".protocol");
+    }
+    if (j.contains("launch_overhead"))
+    {
+        c.launchOverhead = units::ParseTime(Text(j.at("launch_overhead"), s + ".launch_overhead"), s + ".launch_overhead");
+    }
     else if (j.contains("collective"))
     {
         // As --collective without --algorithm: the collective's first algorithm.
@@ -508,7 +517,8 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     const std::string s = "scenario";
     CheckKeys(j,
               s,
-              {"topology", "collective", "algorithm", "ranks", "sizes", "backends", "params", "channels", "slices",
+              {"topology", "collective", "algorithm", "protocol", "launch_overhead", "ranks", "sizes", "backends",
+               "params", "channels", "slices",
                "root", "gpus_per_node", "seed", "model", "fabric", "attributes", "flows", "flows_csv"});
     if (j.contains("params"))
     {
@@ -676,7 +686,18 @@ ValidateComparison(const ComparisonConfig& c)
         const TopologyGraph graph(*c.topology);
         ResolveFaults(c.fabric.faults, graph, 0);
     }
-    CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+    if (NormalizeAlgorithmName(c.algorithm) != "auto")
+    {
+        CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+    }
+    if (!c.protocol.empty())
+    {
+        ParseNcclProtocolChoice(c.protocol, c.FieldName("protocol", "--protocol"));
+    }
+    if (c.launchOverhead.IsStrictlyNegative())
+    {
+        throw InputError(c.FieldName("launch_overhead", "--launch-overhead"), "expected a time >= 0");
+    }
 }
 
 } // namespace ns3
