@@ -257,6 +257,12 @@ ApplyCollective(const nlohmann::json& j, const std::string& s, ComparisonConfig&
     {
         c.algorithm = String(j.at("algorithm"), s + ".algorithm");
     }
+    else if (j.contains("collective"))
+    {
+        // As --collective without --algorithm: the collective's first algorithm.
+        c.algorithm = AlgorithmsOf(c.collective).front();
+    }
+    // NCCL's endpoint model (nccl-protocol.h).
     if (j.contains("protocol"))
     {
         c.protocol = String(j.at("protocol"), s + ".protocol");
@@ -265,11 +271,6 @@ ApplyCollective(const nlohmann::json& j, const std::string& s, ComparisonConfig&
     if (j.contains("launch_overhead"))
     {
         c.launchOverhead = units::ParseTime(Text(j.at("launch_overhead"), s + ".launch_overhead"), s + ".launch_overhead");
-    }
-    else if (j.contains("collective"))
-    {
-        // As --collective without --algorithm: the collective's first algorithm.
-        c.algorithm = AlgorithmsOf(c.collective).front();
     }
     if (j.contains("ranks"))
     {

@@ -183,16 +183,33 @@ MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, 
     return e;
 }
 
+namespace
+{
+
+/// launch + ClosedFormTime of \p spec with T(level, m) = \p step(inter, level, m),
+/// inter: the step crosses nodes (a flat algorithm on more than one node is
+/// charged as crossing on every step: the flat closed form's worst level).
 Time
-NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p)
+EndpointClosedForm(const CollectiveSpec& spec,
+                   const NcclEndpoint& endpoint,
+                   const std::function<Time(bool inter, uint32_t level, double bytes)>& step)
 {
     const CollectiveAlgorithm& a = CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
     const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
     return endpoint.launch + ClosedFormTime(spec, [&](uint32_t level, double bytes) {
-               const bool inter = a.usesNodes ? level == 1 : multiNode;
-               const auto data = static_cast<uint64_t>(std::ceil(bytes));
-               return endpoint.StepDelay(inter, data) + p2p(level, static_cast<double>(endpoint.WireBytes(data)));
+               return step(a.usesNodes ? level == 1 : multiNode, level, bytes);
            });
+}
+
+} // namespace
+
+Time
+NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p)
+{
+    return EndpointClosedForm(spec, endpoint, [&](bool inter, uint32_t level, double bytes) {
+        const auto data = static_cast<uint64_t>(std::ceil(bytes));
+        return endpoint.StepDelay(inter, data) + p2p(level, static_cast<double>(endpoint.WireBytes(data)));
+    });
 }
 
 double
@@ -220,14 +237,12 @@ NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, Collecti
 Time
 NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p)
 {
-    const CollectiveAlgorithm& a = CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
     const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
     const uint32_t nodes = multiNode ? (spec.ranks + endpoint.gpusPerNode - 1) / endpoint.gpusPerNode : 1;
     const double factor = NcclTuningBandwidthFactor(spec.algorithm, endpoint.protocol, spec.collective, nodes);
-    return endpoint.launch + ClosedFormTime(spec, [&](uint32_t level, double bytes) {
-               const bool inter = a.usesNodes ? level == 1 : multiNode;
-               return (inter ? endpoint.interStep : endpoint.intraStep) + p2p(level, bytes / factor);
-           });
+    return EndpointClosedForm(spec, endpoint, [&](bool inter, uint32_t level, double bytes) {
+        return (inter ? endpoint.interStep : endpoint.intraStep) + p2p(level, bytes / factor);
+    });
 }
 
 NcclChoice

@@ -232,3 +232,19 @@ TEST_F(NcclProtocolTest, AutoAlgorithmChoosesAmongNcclsAlgorithms)
     EXPECT_EQ(NcclFamily("double-binary-tree"), "tree");
     EXPECT_EQ(NcclFamily("rhd"), "");
 }
+
+TEST_F(NcclProtocolTest, ScenarioFieldsAndTheCollectivesFirstAlgorithm)
+{
+    // "protocol" and "launch_overhead" are read; a collective without an
+    // algorithm still takes the collective's first (pairwise for alltoall),
+    // whatever fields follow it.
+    ComparisonConfig c;
+    ApplyScenario(nlohmann::json::parse(R"({"collective": "alltoall", "protocol": "LL128",
+                                             "launch_overhead": "20us"})"),
+                  c);
+    EXPECT_EQ(c.algorithm, AlgorithmsOf(CollectiveKind::ALL_TO_ALL).front());
+    EXPECT_EQ(c.protocol, "LL128");
+    EXPECT_EQ(c.launchOverhead, MicroSeconds(20));
+    ComparisonConfig d;
+    EXPECT_THROW(ApplyScenario(nlohmann::json::parse(R"({"protocol": "ll64"})"), d), InputError);
+}
