@@ -60,6 +60,9 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("backends", "closed,alphabeta,loggp,flow", "closed,gbn,alphabeta,loggp,flow,packet (gbn: closed with the go-back-N loss of fabric.faults)")
         .Add("channels", "1", "NCCL-style channels (independent copies of the algorithm)")
         .Add("slices", "1", "pipeline slices per channel")
+        .Add("chunk-bytes", "2MiB", "hierarchical: pipeline chunk, bytes a rank sends per intra-node step of one "
+                                    "chunk (NCCL's Simple ring chunkSize; 0: --slices chunks, the phases in "
+                                    "sequence when 1)")
         .Add("root", "0", "root rank of broadcast and incast")
         .Add("gpus-per-node", "", "hierarchical: ranks per server (default: from the topology)")
         .Add("params", "derived", "analytic parameters: derived (from the topology's paths), calibrated (fitted to "
@@ -205,6 +208,10 @@ ApplyShape(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig& 
     if (o.Take("slices", "slices", true))
     {
         c.slices = Count(f, "slices", 1);
+    }
+    if (o.Take("chunk-bytes", "chunk_bytes", true))
+    {
+        c.chunkBytes = ns3::units::ParseBytes(f.Get("chunk-bytes"), "--chunk-bytes");
     }
     if (o.Take("root", "root"))
     {
@@ -423,8 +430,8 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     {
         // Flows replace the collective (comparison-flows.h).
         for (const char* flag :
-             {"collective", "algorithm", "protocol", "launch-overhead", "ranks", "bytes", "channels", "slices", "root",
-              "gpus-per-node"})
+             {"collective", "algorithm", "protocol", "launch-overhead", "ranks", "bytes", "channels", "slices",
+              "chunk-bytes", "root", "gpus-per-node"})
         {
             if (f.IsSet(flag))
             {

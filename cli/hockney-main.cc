@@ -6,6 +6,8 @@
 // 130 when interrupted (SIGINT, SIGTERM; in these three the rows are still printed), 1 on an
 // internal failure (flags.h). Subcommands live in cli/*-command.cc and register themselves.
 #include "flags.h"
+#include "input-error.h"
+#include "mpi-world.h"
 #include "result-row.h"
 
 #include "ns3/nstime.h"
@@ -58,6 +60,14 @@ main(int argc, char** argv)
     }
     try
     {
+        // Under mpirun: one rank of the job (mpi-world.h). Only sweep
+        // spreads over ranks; any other command would run N times.
+        hockney::MpiWorld mpi(&argc, &argv);
+        if (hockney::MpiWorld::Size() > 1 && cmd != "sweep")
+        {
+            throw ns3::InputError("mpirun", "expected 1 rank for '" + cmd + "' (sweep spreads its points over "
+                                            "ranks), got " + std::to_string(hockney::MpiWorld::Size()));
+        }
         const auto args = hockney::ApplyAttributeFlags(
             hockney::ApplyReproducibleFlag(std::vector<std::string>(argv + 2, argv + argc)));
         return it->second.fn(args, std::cout);

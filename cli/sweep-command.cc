@@ -10,6 +10,7 @@
 #include "flags.h"
 #include "collective-comparison.h"
 #include "input-error.h"
+#include "mpi-world.h"
 #include "rdma-congestion-control.h"
 #include "result-row.h"
 #include "scenario-sweep.h"
@@ -197,6 +198,12 @@ class PointRunner
             argv.push_back(a.data());
         }
         argv.push_back(nullptr);
+        std::vector<char*> envp;
+        for (auto& e : m_env)
+        {
+            envp.push_back(e.data());
+        }
+        envp.push_back(nullptr);
         std::cout.flush();
         std::cerr.flush();
         const pid_t pid = fork();
@@ -214,7 +221,7 @@ class PointRunner
             {
                 _exit(127);
             }
-            execv(argv[0], argv.data());
+            execve(argv[0], argv.data(), envp.data());
             _exit(127);
         }
         return pid;
@@ -229,6 +236,8 @@ class PointRunner
     std::string m_dir;
     std::string m_exe;
     std::vector<std::string> m_extra;
+    /// A point is a process of its own, not a rank of an MPI job this one is in.
+    std::vector<std::string> m_env{hockney::MpiWorld::ChildEnvironment()};
 };
 
 // Points done of total and the time left on stderr: a bar redrawn in place
@@ -383,34 +392,168 @@ struct PointCounts
     size_t unfinished = 0;  ///< exit 4: rows, a packet run did not finish by fabric.time_limit or stalled
 };
 
+// A point's child ended: its exit status, stdout and stderr.
+struct PointEnd
+{
+    size_t point = 0;
+    int code = -1;
+    double seconds = 0;
+    std::string out;
+    std::string err;
+};
+
+OrderedJson
+PointEndsToJson(const std::vector<PointEnd>& ends)
+{
+    OrderedJson a = OrderedJson::array();
+    for (const PointEnd& e : ends)
+    {
+        a.push_back({{"point", e.point}, {"code", e.code}, {"seconds", e.seconds}, {"out", e.out}, {"err", e.err}});
+    }
+    return a;
+}
+
+std::vector<PointEnd>
+PointEndsFromJson(const OrderedJson& a)
+{
+    std::vector<PointEnd> ends;
+    for (const auto& e : a)
+    {
+        ends.push_back({e.at("point").get<size_t>(), e.at("code").get<int>(), e.at("seconds").get<double>(),
+                        e.at("out").get<std::string>(), e.at("err").get<std::string>()});
+    }
+    return ends;
+}
+
+// What the ended points come to: rows in the output, counts, the first bad
+// input (thrown once the running points have ended).
+class PointCollector
+{
+  public:
+    PointCollector(const Grid& g, hockney::SweepOutput& output, Progress& progress)
+        : m_g(g),
+          m_output(output),
+          m_progress(progress)
+    {
+    }
+
+    void Take(const PointEnd& e)
+    {
+        const size_t i = e.point;
+        const int code = e.code;
+        const std::string label = PointLabel(m_g.axes, m_g.points[i]);
+        // Exit 3: a packet run reached its wall-clock limit; compare still
+        // printed every row (SweepOutput runs such a point again on resume).
+        std::optional<std::vector<ResultRow>> rows;
+        if (code == 0 || code == hockney::kExitStopped || code == hockney::kExitUnfinished)
+        {
+            try
+            {
+                rows = ns3::RowsFromJson(OrderedJson::parse(e.out), "compare's output");
+            }
+            catch (const nlohmann::json::exception&)
+            {
+                // An unreadable output is the point's failure, like a crash.
+            }
+            catch (const ns3::InputError&)
+            {
+                // JSON without a "rows" list: the same.
+            }
+        }
+        if (rows)
+        {
+            // Outside the catches above: a failed write of --output is the
+            // sweep's bad input (exit 2, once the running points end), not
+            // this point's failure.
+            try
+            {
+                m_output.Add(i, WithSweptColumns(m_g.axes, m_g.points[i], *rows));
+            }
+            catch (const ns3::InputError& err)
+            {
+                if (!badInput)
+                {
+                    badInput = err;
+                }
+                return;
+            }
+            m_progress.Point(label, e.seconds,
+                             code == 0                       ? "done"
+                             : code == hockney::kExitStopped ? "stopped at the wall-clock limit"
+                                                             : "unfinished (time limit or stall)");
+            if (code != 0)
+            {
+                ++(code == hockney::kExitStopped ? counts.wallStopped : counts.unfinished);
+                m_progress.Break();
+                std::cerr << "hockney sweep: point " << label << ": " << ChildError(e.err).second << "\n";
+            }
+            return;
+        }
+        m_progress.Point(label, e.seconds, ns3::PacketRunInterrupted() ? "stopped" : "FAILED");
+        const auto [field, message] = ChildError(e.err);
+        if (code == 2 && !badInput)
+        {
+            badInput = ns3::SweepPointError(m_g.base, m_g.axes, m_g.points[i], field, message);
+            return;
+        }
+        if (ns3::PacketRunInterrupted())
+        {
+            return; // stopped by the interrupt, not failed
+        }
+        ++counts.failed;
+        m_progress.Break();
+        std::cerr << "hockney sweep: point " << label << " failed (exit " << code << "): " << message << "\n";
+    }
+
+    PointCounts counts;
+    std::optional<ns3::InputError> badInput;
+
+  private:
+    const Grid& m_g;
+    hockney::SweepOutput& m_output;
+    Progress& m_progress;
+};
+
 // Runs the points not yet in \p output, \p jobs at a time; rewrites the
 // output after each. A point's bad input (exit 2) throws once the running
-// children have finished.
+// children have finished. Under `mpirun -np N` (mpi-world.h) rank r runs
+// every N-th point from the r-th, each rank \p jobs at a time, and sends
+// how they ended to rank 0, which takes them as its own (the one output, in
+// grid order as always); the other ranks write nothing.
 PointCounts
 RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs, bool forceMemory)
 {
+    const size_t rank = hockney::MpiWorld::Rank();
+    const size_t ranks = hockney::MpiWorld::Size();
     std::vector<size_t> todo;
+    size_t missing = 0;
     for (size_t i = 0; i < g.points.size(); ++i)
     {
-        if (!output.Has(i))
+        if (!output.Has(i) && missing++ % ranks == rank)
         {
             todo.push_back(i);
         }
     }
-    std::cerr << "sweep: " << g.points.size() << " points, " << g.points.size() - todo.size() << " already in "
-              << (output.Path().empty() ? "the output" : output.Path()) << ", " << todo.size() << " to run, "
-              << std::min(jobs, todo.size()) << " at a time\n";
+    if (rank == 0)
+    {
+        std::cerr << "sweep: " << g.points.size() << " points, " << g.points.size() - missing << " already in "
+                  << (output.Path().empty() ? "the output" : output.Path()) << ", " << missing << " to run, "
+                  << std::min(jobs * ranks, missing) << " at a time"
+                  << (ranks > 1 ? " over " + std::to_string(ranks) + " MPI ranks" : std::string()) << "\n";
+    }
     PointRunner runner(forceMemory ? std::vector<std::string>{"--force-memory"} : std::vector<std::string>{});
-    Progress progress(g.points.size(), g.points.size() - todo.size());
+    Progress progress(g.points.size(), g.points.size() - missing);
+    PointCollector collector(g, output, progress);
+    std::vector<PointEnd> ended; // by a rank other than 0, for rank 0
     std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
     size_t next = 0;
-    PointCounts counts;
-    std::optional<ns3::InputError> badInput;
+    bool badPoint = false; // a point's bad input: start no more
     hockney::InterruptGuard guard;
     bool stopping = false;
-    while (running.size() > 0 || (next < todo.size() && !badInput && !ns3::PacketRunInterrupted()))
+    auto mayStart = [&] { return next < todo.size() && !badPoint && !collector.badInput && !ns3::PacketRunInterrupted(); };
+    while (running.size() > 0 || mayStart())
     {
-        while (running.size() < jobs && next < todo.size() && !badInput && !ns3::PacketRunInterrupted())
+        while (running.size() < jobs && mayStart())
         {
             const size_t i = todo[next++];
             running[runner.Start(i, g.points[i].scenario)] = {i, Clock::now()};
@@ -434,77 +577,32 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs, bool forceMe
         }
         const auto [i, started] = it->second;
         running.erase(it);
-        const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        const std::string label = PointLabel(g.axes, g.points[i]);
-        // Exit 3: a packet run reached its wall-clock limit; compare still
-        // printed every row (SweepOutput runs such a point again on resume).
-        std::optional<std::vector<ResultRow>> rows;
-        if (code == 0 || code == hockney::kExitStopped || code == hockney::kExitUnfinished)
+        PointEnd e{i, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                   std::chrono::duration<double>(Clock::now() - started).count(), runner.Out(i), runner.Err(i)};
+        badPoint = badPoint || e.code == 2;
+        if (rank == 0)
         {
-            try
-            {
-                rows = ns3::RowsFromJson(OrderedJson::parse(runner.Out(i)), "compare's output");
-            }
-            catch (const nlohmann::json::exception&)
-            {
-                // An unreadable output is the point's failure, like a crash.
-            }
-            catch (const ns3::InputError&)
-            {
-                // JSON without a "rows" list: the same.
-            }
+            collector.Take(e);
         }
-        if (rows)
+        else
         {
-            // Outside the catches above: a failed write of --output is the
-            // sweep's bad input (exit 2, once the running points end), not
-            // this point's failure.
-            try
-            {
-                output.Add(i, WithSweptColumns(g.axes, g.points[i], *rows));
-            }
-            catch (const ns3::InputError& e)
-            {
-                if (!badInput)
-                {
-                    badInput = e;
-                }
-                continue;
-            }
-            progress.Point(label, seconds,
-                           code == 0                     ? "done"
-                           : code == hockney::kExitStopped ? "stopped at the wall-clock limit"
-                                                           : "unfinished (time limit or stall)");
-            if (code != 0)
-            {
-                ++(code == hockney::kExitStopped ? counts.wallStopped : counts.unfinished);
-                progress.Break();
-                std::cerr << "hockney sweep: point " << label << ": " << ChildError(runner.Err(i)).second << "\n";
-            }
-            continue;
+            ended.push_back(std::move(e));
         }
-        progress.Point(label, seconds, ns3::PacketRunInterrupted() ? "stopped" : "FAILED");
-        const auto [field, message] = ChildError(runner.Err(i));
-        if (code == 2 && !badInput)
-        {
-            badInput = ns3::SweepPointError(g.base, g.axes, g.points[i], field, message);
-            continue;
-        }
-        if (ns3::PacketRunInterrupted())
-        {
-            continue; // stopped by the interrupt, not failed
-        }
-        ++counts.failed;
-        progress.Break();
-        std::cerr << "hockney sweep: point " << label << " failed (exit " << code << "): " << message << "\n";
     }
-    if (badInput)
+    const std::vector<std::string> fromRanks = hockney::MpiWorld::GatherAtRoot(PointEndsToJson(ended).dump());
+    for (size_t r = 1; r < fromRanks.size(); ++r)
+    {
+        for (const PointEnd& e : PointEndsFromJson(OrderedJson::parse(fromRanks[r])))
+        {
+            collector.Take(e);
+        }
+    }
+    if (collector.badInput)
     {
         progress.Break();
-        throw *badInput;
+        throw *collector.badInput;
     }
-    return counts;
+    return collector.counts;
 }
 
 // The analytic backends' error vs packets against the values of axis --plot-x.
@@ -569,6 +667,11 @@ Sweep(const std::vector<std::string>& argsIn, std::ostream& out)
                                                                                : ns3::ComparisonConfig{}.seed;
     }
     const PointCounts counts = RunPoints(g, output, jobs, f.GetSwitch("force-memory"));
+    if (hockney::MpiWorld::Rank() != 0)
+    {
+        // Rank 0 has this rank's points and writes the one output.
+        return ns3::PacketRunInterrupted() ? hockney::kExitInterrupted : 0;
+    }
     if (f.Get("output").empty())
     {
         ns3::WriteRows(out, "sweep", output.Rows(), format);

@@ -11,6 +11,7 @@
 #include "accuracy-map.h"
 #include "collective-comparison.h"
 #include "input-error.h"
+#include "published-fidelity.h"
 #include "result-row.h"
 #include "units.h"
 
@@ -37,6 +38,11 @@ DeclareAccuracyMapFlags(Flags& f, bool demo)
         .Add("validation-dir", HOCKNEY_SOURCE_DIR "/validation", "directory of the experiment files")
         .Add("measured-dir", HOCKNEY_SOURCE_DIR "/validation/data",
              "published measurements (copies in validation/data; skipped when absent)")
+        .AddSwitch("fidelity", "instead of the experiments: the fidelity table against every published curve "
+                               "(validation/published-cases.json; packet runs at the sizes each case names, a few "
+                               "minutes on 2 cores)")
+        .Add("fidelity-wall-limit", "300s", "--fidelity: wall-clock limit of each packet run (a run stopped there "
+                                            "leaves its band 'not run')")
         .AddSwitch("quiet", "no progress lines on stderr")
         .AddSwitch("force-memory", "start a packet run whose memory estimate exceeds the memory available "
                                    "(compare --force-memory)");
@@ -159,6 +165,54 @@ WriteMap(std::ostream& out,
     }
 }
 
+// validate --fidelity: the fidelity table on out (and in the report with
+// --output); the experiments do not run.
+int
+RunFidelity(const Flags& f, std::ostream& out, const std::string& command, OutputFormat format)
+{
+    if (!f.Get("experiments").empty() || f.GetSwitch("full"))
+    {
+        throw InputError("--fidelity", "expected neither --experiments nor --full with it (it replaces the experiments)");
+    }
+    const Time wallLimit = units::ParseTime(f.Get("fidelity-wall-limit"), "--fidelity-wall-limit");
+    if (wallLimit.IsStrictlyNegative())
+    {
+        throw InputError("--fidelity-wall-limit", "expected a wall-clock time >= 0, got " + f.Get("fidelity-wall-limit"));
+    }
+    const std::string dir = ReportDirectory(f);
+    const std::vector<PublishedCase> cases = LoadPublishedCases(f.Get("validation-dir") + "/" + kPublishedCasesFile);
+    const Progress progress(command, f.GetSwitch("quiet"));
+    InterruptGuard guard;
+    PublishedComparison published;
+    try
+    {
+        published.fidelity =
+            RunFidelityTable(cases, f.Get("measured-dir"), wallLimit, f.GetSwitch("force-memory"), progress);
+    }
+    catch (const PacketRunStopped& stopped)
+    {
+        std::cerr << "hockney " << command << ": fidelity table stopped: " << stopped.what() << "\n";
+        return ExitStatusOf(stopped.Kind());
+    }
+    WriteRows(out, command, published.fidelity, format);
+    if (!dir.empty())
+    {
+        published.available = true;
+        published.note = "validate --fidelity: the fidelity table only (the experiments and the full published "
+                         "comparison run without --fidelity). Read at run time from " + f.Get("measured-dir") + ".";
+        const std::string report = WriteAccuracyReport(dir, {}, published, {}, "", progress.Elapsed());
+        if (format == OutputFormat::TABLE)
+        {
+            out << "\nwrote " << report << " (fidelity.csv in " << dir << ")\n";
+        }
+    }
+    if (format == OutputFormat::TABLE)
+    {
+        out << "wall time " << static_cast<int>(progress.Elapsed() + 0.5) << " s\n";
+    }
+    return 0;
+}
+
 } // namespace
 
 int
@@ -175,6 +229,10 @@ RunAccuracyMapCommand(const std::vector<std::string>& args,
         return 0;
     }
     const OutputFormat format = ParseOutputFormat(f.Get("format"), "--format");
+    if (f.GetSwitch("fidelity"))
+    {
+        return RunFidelity(f, out, command, format);
+    }
     const bool full = f.GetSwitch("full");
     const std::vector<AccuracyExperiment> chosen =
         ChooseExperiments(f, LoadAccuracyExperiments(f.Get("validation-dir")), full);

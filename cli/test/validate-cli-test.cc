@@ -69,3 +69,41 @@ TEST(ValidateCli, BadFlagsExitTwoNamingTheFlag)
     ExpectBadInput("validate --validation-dir=/nonexistent", "--validation-dir");
     ExpectBadInput("demo --experiments=nope", "--experiments");
 }
+
+TEST(ValidateCli, FidelityTableInEveryFormat)
+{
+    ExpectBadInput("validate --fidelity --experiments=incast", "--fidelity");
+    ExpectBadInput("validate --fidelity --full", "--fidelity");
+    ExpectBadInput("validate --fidelity --fidelity-wall-limit=soon", "--fidelity-wall-limit");
+    // One small curve: the 8 x H100 ring at 32 KiB (a packet run of a few ms).
+    const std::string dir = TempPath("fidelity");
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/published-cases.json")
+        << R"({"cases": [{"name": "ring", "measurement": "raw/together_h100_ar_ring.txt", "topology": "dgx-h100",
+             "collective": "allreduce", "ranks": 8,
+             "models": [{"label": "ring", "algorithm": "ring", "backends": ["closed"]}],
+             "fidelity": {"model": "ring", "goal": "nvswitch-ring", "sizes": ["32KiB"]}}]})";
+    const std::string common = "validate --fidelity --quiet --validation-dir=" + dir;
+    Result json = RunHockney(common + " --format=json");
+    ASSERT_EQ(json.status, 0) << json.err;
+    const auto rows = nlohmann::json::parse(json.out).at("rows");
+    // Four bands of the one curve, then every other shipped log, not compared.
+    ASSERT_GE(rows.size(), 4u);
+    EXPECT_EQ(rows[0].at("band"), "<64KB");
+    EXPECT_EQ(rows[0].at("packet_points"), 1);
+    EXPECT_DOUBLE_EQ(rows[0].at("goal_max_sym_error").get<double>(), 0.15);
+    EXPECT_TRUE(rows[0].at("verdict") == "pass" || rows[0].at("verdict") == "fail");
+    EXPECT_EQ(rows[3].at("band"), ">=64MB");
+    EXPECT_EQ(rows[3].at("verdict"), "no points");
+    EXPECT_EQ(rows.back().at("verdict"), "not compared");
+    Result csv = RunHockney(common + " --format=csv --output=" + dir + "/out");
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    EXPECT_NE(csv.out.find("curve,measurement,topology,model,band,sizes,packet_points,packet_median_sym_error"),
+              std::string::npos);
+    EXPECT_TRUE(std::filesystem::exists(dir + "/out/fidelity.csv"));
+    EXPECT_NE(hockney::ReadFile(dir + "/out/report.md").find("### Fidelity table"), std::string::npos);
+    Result table = RunHockney(common);
+    ASSERT_EQ(table.status, 0) << table.err;
+    EXPECT_NE(table.out.find("packet_median_sym_error"), std::string::npos);
+    std::filesystem::remove_all(dir);
+}

@@ -189,6 +189,7 @@ ScheduleOf(const ComparisonConfig& config, const std::string& algorithm, uint32_
     spec.bytes = bytes;
     spec.channels = config.channels;
     spec.slices = config.slices;
+    spec.chunkBytes = config.chunkBytes;
     spec.root = config.root;
     spec.Validate();
     return BuildSchedule(spec);

@@ -11,6 +11,7 @@
 //   accuracy-traces.h      incast time series (queue, PFC, DCQCN rate)
 //   accuracy-ablation.h    the five assumptions relaxed one at a time
 //   published-comparison.h against published nccl-tests measurements
+//   published-fidelity.h   the fidelity table (validate --fidelity)
 //   accuracy-report.h      report.md, CSV files and figures (accuracy-plot.h)
 #ifndef HOCKNEY_ACCURACY_MAP_H
 #define HOCKNEY_ACCURACY_MAP_H
@@ -22,5 +23,6 @@
 #include "accuracy-runner.h"
 #include "accuracy-traces.h"
 #include "published-comparison.h"
+#include "published-fidelity.h"
 
 #endif

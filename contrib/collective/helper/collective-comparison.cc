@@ -68,6 +68,13 @@ CapacityWarning(const ResultRow& row, const BackendAnswer& a)
     {
         capacity = std::max(capacity, static_cast<double>(level.beta.GetBitRate()) / 8.0);
     }
+    if (p->schedule.GetSwitchGroupCount() > 0 && p->spec.ranks > 1)
+    {
+        // In-switch reduction (nvls): a rank's link carries the buffer once
+        // each way, so nccl-tests' busbw (factor 2(N-1)/N) reaches
+        // 2(N-1)/N of the link on the fabric too.
+        capacity *= 2.0 * (p->spec.ranks - 1) / p->spec.ranks;
+    }
     const double busbw = row.GetDouble("busbw_GBps") * 1e9;
     if (capacity <= 0 || busbw <= capacity * (1 + 1e-9))
     {

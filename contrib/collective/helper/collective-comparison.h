@@ -150,6 +150,8 @@ struct ComparisonConfig
     uint32_t ranks = 0;       ///< 0: every endpoint of the topology
     uint32_t channels = 1;
     uint32_t slices = 1;
+    /// hierarchical: the pipeline chunk (CollectiveSpec::chunkBytes; 0: slices only).
+    uint64_t chunkBytes = kNcclChunkBytes;
     uint32_t root = 0;
     uint32_t gpusPerNode = 0; ///< hierarchical; 0: from the topology
     std::vector<uint64_t> sizes{1048576};
@@ -207,7 +209,7 @@ AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text,
 /// Applies a scenario object to \p config: every field is checked, an unknown
 /// or malformed one throws InputError naming it ("scenario.model.alpha: ...").
 /// Fields: topology (preset name or object), collective, algorithm, ranks,
-/// sizes (list or "1KB,1MB"), backends, params, channels, slices, root, gpus_per_node,
+/// sizes (list or "1KB,1MB"), backends, params, channels, slices, chunk_bytes, root, gpus_per_node,
 /// seed, model {alpha, beta, contention, software_overhead, o, g},
 /// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control (a name or
 /// {name, preset, ATTRIBUTE: VALUE}, comparison-congestion-control.h), nic (an

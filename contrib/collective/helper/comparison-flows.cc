@@ -572,7 +572,8 @@ ApplyScenarioFlows(const nlohmann::json& j, ComparisonConfig& c)
         throw InputError("scenario.flows_csv", "expected either flows or flows_csv, not both");
     }
     const std::string field = json ? "scenario.flows" : "scenario.flows_csv";
-    for (const char* k : {"collective", "algorithm", "ranks", "sizes", "channels", "slices", "root", "gpus_per_node"})
+    for (const char* k :
+         {"collective", "algorithm", "ranks", "sizes", "channels", "slices", "chunk_bytes", "root", "gpus_per_node"})
     {
         if (j.contains(k))
         {

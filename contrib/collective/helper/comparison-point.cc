@@ -57,7 +57,7 @@ namespace
 // The flags the collective layer names (CollectiveSpec::Validate,
 // CanonicalAlgorithm) and the scenario fields they stand for.
 const std::vector<std::pair<std::string, std::string>> FLAG_FIELDS = {
-    {"--ranks", "ranks"},   {"--channels", "channels"},   {"--slices", "slices"},
+    {"--ranks", "ranks"},   {"--channels", "channels"},   {"--slices", "slices"}, {"--chunk-bytes", "chunk_bytes"},
     {"--root", "root"},     {"--algorithm", "algorithm"}, {"--bytes", "sizes"},
     {"--gpus-per-node", "gpus_per_node"}};
 
@@ -80,6 +80,47 @@ PointToPointParameters
 Worst(const PointToPointParameters& a, const PointToPointParameters& b)
 {
     return PointToPointParameters{std::max(a.alpha, b.alpha), std::min(a.beta, b.beta)};
+}
+
+// NVLS needs ranks 0..ranks-1 each on one NVLink port into the same
+// NVSwitch (the topology builder gives every NVLink switch its in-switch
+// reduction, FabricSwitchReduction); "" if they are, else what is wrong.
+std::string
+NvlsTopologyProblem(const TopologyGraph* graph, uint32_t ranks)
+{
+    if (!graph)
+    {
+        return "a topology whose ranks share one NVSwitch (dgx-h100, dgx-b200, or one server of a rail preset)";
+    }
+    int common = -1;
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        const uint32_t node = graph->EndpointNode(r);
+        int found = -1;
+        uint32_t nvlinkPorts = 0;
+        for (uint32_t link : graph->PortsOf(node))
+        {
+            const uint32_t peer = graph->Peer(link, node);
+            const TopologyTier* t = graph->NodeTier(peer);
+            if (graph->Node(peer).kind == TopologyNodeKind::SWITCH && t && t->protocol == "nvlink")
+            {
+                ++nvlinkPorts;
+                found = static_cast<int>(peer);
+            }
+        }
+        if (found < 0 || nvlinkPorts != 1)
+        {
+            return "every rank on one NVLink port into an NVSwitch (rank " + std::to_string(r) + " has " +
+                   std::to_string(nvlinkPorts) + "; preset option nvswitch-chips=1)";
+        }
+        if (common >= 0 && found != common)
+        {
+            return "ranks that share one NVSwitch (ranks 0 and " + std::to_string(r) +
+                   " are on different ones; --ranks at most the GPUs of one server)";
+        }
+        common = found;
+    }
+    return "";
 }
 
 } // namespace
@@ -130,6 +171,15 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
     const bool autoAlgorithm = NormalizeAlgorithmName(c.algorithm) == "auto";
     algorithm =
         autoAlgorithm ? "auto" : CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+    if (algorithm == "nvls")
+    {
+        const std::string problem = NvlsTopologyProblem(graph.get(), ranks);
+        if (!problem.empty())
+        {
+            throw InputError(c.FieldName("algorithm", "--algorithm"),
+                             "nvls (in-switch reduction) expects " + problem);
+        }
+    }
     gpusPerNode = c.gpusPerNode;
     if ((algorithm == "hierarchical" || autoAlgorithm) && gpusPerNode == 0)
     {
@@ -187,8 +237,18 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
     pt.spec.bytes = bytes;
     pt.spec.channels = c.channels;
     pt.spec.slices = c.slices;
+    pt.spec.chunkBytes = c.chunkBytes;
     pt.spec.root = c.root;
     pt.spec.gpusPerNode = algorithm == "hierarchical" ? setup.gpusPerNode : 0;
+    if (algorithm == "nvls" && setup.algorithm == "auto")
+    {
+        // A candidate of NCCL's choice: NVLS applies only to an NVSwitch domain.
+        const std::string problem = NvlsTopologyProblem(setup.graph.get(), setup.ranks);
+        if (!problem.empty())
+        {
+            throw InputError(c.FieldName("algorithm", "--algorithm"), "nvls (in-switch reduction) expects " + problem);
+        }
+    }
     try
     {
         pt.spec.Validate();

@@ -282,7 +282,7 @@ ApplyCollective(const nlohmann::json& j, const std::string& s, ComparisonConfig&
     }
 }
 
-// How it is run: channels, slices, root, gpus_per_node and seed.
+// How it is run: channels, slices, chunk_bytes, root, gpus_per_node and seed.
 void
 ApplyRunShape(const nlohmann::json& j, const std::string& s, ComparisonConfig& c)
 {
@@ -293,6 +293,13 @@ ApplyRunShape(const nlohmann::json& j, const std::string& s, ComparisonConfig& c
     if (j.contains("slices"))
     {
         c.slices = Count(j.at("slices"), s + ".slices", 1);
+    }
+    if (j.contains("chunk_bytes"))
+    {
+        const nlohmann::json& v = j.at("chunk_bytes");
+        c.chunkBytes = v.is_number_integer() && v.get<int64_t>() >= 0
+                           ? v.get<uint64_t>()
+                           : units::ParseBytes(String(v, s + ".chunk_bytes"), s + ".chunk_bytes");
     }
     if (j.contains("root"))
     {
@@ -519,8 +526,8 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     CheckKeys(j,
               s,
               {"topology", "collective", "algorithm", "protocol", "launch_overhead", "ranks", "sizes", "backends",
-               "params", "channels", "slices",
-               "root", "gpus_per_node", "seed", "model", "fabric", "attributes", "flows", "flows_csv"});
+               "params", "channels", "slices", "chunk_bytes", "root", "gpus_per_node", "seed", "model", "fabric",
+               "attributes", "flows", "flows_csv"});
     if (j.contains("params"))
     {
         c.params = ParseParameterSources(ListText(j.at("params"), s + ".params"), s + ".params");

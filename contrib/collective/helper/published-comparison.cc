@@ -3,6 +3,7 @@
 
 #include "accuracy-experiment.h"
 #include "accuracy-metric.h"
+#include "collective-algorithm-registry.h"
 #include "collective-bandwidth.h"
 #include "collective-comparison.h"
 #include "input-error.h"
@@ -103,6 +104,84 @@ BackendsField(const nlohmann::json& j, const std::string& where)
     return ParseBackends(joined, where + ".backends");
 }
 
+/// "algorithm": a name, or a list of names of which the first this build
+/// knows is used (["nvls", "ring"]: NVLS once it is registered), so that
+/// the cases follow the algorithms the build has.
+std::string
+AlgorithmField(const nlohmann::json& j, CollectiveKind collective, const std::string& where)
+{
+    const nlohmann::json& v = Required(j, "algorithm", where, "a name or a list of names");
+    if (!v.is_array())
+    {
+        const std::string name = StringField(j, "algorithm", where);
+        CanonicalAlgorithm(collective, name, where + ".algorithm");
+        return name;
+    }
+    std::string tried;
+    for (size_t i = 0; i < v.size(); ++i)
+    {
+        if (!v[i].is_string())
+        {
+            throw InputError(where + ".algorithm[" + std::to_string(i) + "]", "expected a string, got " + v[i].dump());
+        }
+        if (CollectiveAlgorithmRegistry::Find(collective, v[i].get<std::string>()))
+        {
+            return v[i].get<std::string>();
+        }
+        tried += (tried.empty() ? "" : ", ") + v[i].get<std::string>();
+    }
+    std::string known;
+    for (const std::string& a : AlgorithmsOf(collective))
+    {
+        known += (known.empty() ? "" : ", ") + a;
+    }
+    throw InputError(where + ".algorithm", "expected a list with at least one of " + known + ", got [" + tried + "]");
+}
+
+/// The optional "fidelity" object of a case: {model, goal, sizes, packet_up_to}.
+PublishedFidelity
+ParseFidelity(const nlohmann::json& j, const PublishedCase& c, const std::string& where)
+{
+    if (!j.is_object())
+    {
+        throw InputError(where, "expected an object {model, goal, sizes, packet_up_to}");
+    }
+    RejectUnknown(j, {"model", "goal", "sizes", "packet_up_to", "why"}, where);
+    PublishedFidelity f;
+    f.present = true;
+    f.model = StringField(j, "model", where);
+    bool known = false;
+    for (const PublishedModel& m : c.models)
+    {
+        known = known || m.label == f.model;
+    }
+    if (!known)
+    {
+        throw InputError(where + ".model", "expected the label of one of the case's models, got '" + f.model + "'");
+    }
+    f.goal = j.contains("goal") ? StringField(j, "goal", where) : "";
+    if (f.goal != "" && f.goal != "nvswitch-ring" && f.goal != "multi-node")
+    {
+        throw InputError(where + ".goal", "expected nvswitch-ring or multi-node, got '" + f.goal + "'");
+    }
+    const nlohmann::json& sizes = Required(j, "sizes", where, "a list of sizes");
+    if (!sizes.is_array() || sizes.empty())
+    {
+        throw InputError(where + ".sizes", "expected a non-empty list of sizes, got " + sizes.dump());
+    }
+    f.packetUpTo = j.contains("packet_up_to") ? SizeField(j, "packet_up_to", where) : UINT64_MAX;
+    for (size_t i = 0; i < sizes.size(); ++i)
+    {
+        const std::string f_i = where + ".sizes[" + std::to_string(i) + "]";
+        if (!sizes[i].is_string())
+        {
+            throw InputError(f_i, "expected a size such as \"4MiB\", got " + sizes[i].dump());
+        }
+        f.sizes.push_back(units::ParseBytes(sizes[i].get<std::string>(), f_i));
+    }
+    return f;
+}
+
 PublishedModel
 ParseModel(const nlohmann::json& j, CollectiveKind collective, const std::string& where)
 {
@@ -114,8 +193,7 @@ ParseModel(const nlohmann::json& j, CollectiveKind collective, const std::string
                   where);
     PublishedModel m;
     m.label = StringField(j, "label", where);
-    m.algorithm = StringField(j, "algorithm", where);
-    CanonicalAlgorithm(collective, m.algorithm, where + ".algorithm");
+    m.algorithm = AlgorithmField(j, collective, where);
     m.channels = j.contains("channels") ? CountField(j, "channels", where) : 1;
     m.backends = BackendsField(j, where);
     m.packetUpTo = SizeField(j, "packet_up_to", where);
@@ -130,7 +208,7 @@ ParseCase(const nlohmann::json& j, const std::string& where)
     {
         throw InputError(where, "expected an object {name, measurement, topology, collective, ranks, models}");
     }
-    RejectUnknown(j, {"name", "measurement", "topology", "collective", "ranks", "models", "why"}, where);
+    RejectUnknown(j, {"name", "measurement", "topology", "collective", "ranks", "models", "fidelity", "why"}, where);
     PublishedCase c;
     c.name = StringField(j, "name", where);
     c.measurement = StringField(j, "measurement", where);
@@ -167,6 +245,10 @@ ParseCase(const nlohmann::json& j, const std::string& where)
     {
         c.models.push_back(ParseModel(models[k], c.collective, where + ".models[" + std::to_string(k) + "]"));
     }
+    if (j.contains("fidelity"))
+    {
+        c.fidelity = ParseFidelity(j.at("fidelity"), c, where + ".fidelity");
+    }
     return c;
 }
 
@@ -191,48 +273,6 @@ Band(uint64_t bytes)
 /// Calibrated parameters come from a packet sweep around each message size of
 /// the schedule: affordable up to 16 MiB on 2 cores.
 constexpr uint64_t kCalibratedUpTo = 16777216;
-
-/// The out-of-place time per size of the case's collective (the first row of
-/// each size).
-std::map<uint64_t, double>
-MeasuredTimes(const MeasurementSet& set, CollectiveKind collective)
-{
-    std::map<uint64_t, double> measured;
-    for (const auto& s : set.samples)
-    {
-        if (!s.inPlace && s.collective == ToString(collective) && s.timeS > 0 && !measured.count(s.bytes))
-        {
-            measured[s.bytes] = s.timeS;
-        }
-    }
-    return measured;
-}
-
-ComparisonConfig
-ModelConfig(const PublishedCase& pc, const PublishedModel& pm, const std::map<uint64_t, double>& measured)
-{
-    ComparisonConfig c;
-    ApplyScenario(nlohmann::json{{"topology", pc.topology}}, c);
-    c.collective = pc.collective;
-    c.ranks = pc.ranks;
-    c.algorithm = pm.algorithm;
-    c.channels = pm.channels;
-    c.sizes.clear();
-    for (const auto& [b, t] : measured)
-    {
-        // Enough bytes to cut into every message of the schedule.
-        if (b >= static_cast<uint64_t>(2 * pc.ranks * pm.channels * 8))
-        {
-            c.sizes.push_back(b);
-        }
-    }
-    // Packet level is out of reach for most of these sizes (a GB allreduce on
-    // 8-64 NVLink GPUs takes hours on 2 cores): the analytic answers with the
-    // derived parameters, packet runs only up to the case's limit.
-    c.backends = pm.backends;
-    c.params = {"derived"};
-    return c;
-}
 
 std::vector<uint64_t>
 SizesUpTo(const std::vector<uint64_t>& sizes, uint64_t upTo)
@@ -363,7 +403,7 @@ RunCase(const PublishedCase& pc,
         note << pc.measurement << " absent, skipped. ";
         return;
     }
-    const std::map<uint64_t, double> measured = MeasuredTimes(ReadMeasurementFile(path), pc.collective);
+    const std::map<uint64_t, double> measured = PublishedMeasuredTimes(path, pc.collective);
     if (measured.empty())
     {
         note << pc.measurement << ": no out-of-place " << ToString(pc.collective) << " rows. ";
@@ -371,7 +411,7 @@ RunCase(const PublishedCase& pc,
     }
     for (const PublishedModel& pm : pc.models)
     {
-        const ComparisonConfig c = ModelConfig(pc, pm, measured);
+        const ComparisonConfig c = PublishedModelConfig(pc, pm, measured);
         if (progress)
         {
             progress("published: " + pc.name + ", " + pm.label + " (" + std::to_string(c.sizes.size()) + " sizes, " +
@@ -392,6 +432,47 @@ RunCase(const PublishedCase& pc,
 }
 
 } // namespace
+
+std::map<uint64_t, double>
+PublishedMeasuredTimes(const std::string& path, CollectiveKind collective)
+{
+    const MeasurementSet set = ReadMeasurementFile(path);
+    std::map<uint64_t, double> measured;
+    for (const auto& s : set.samples)
+    {
+        if (!s.inPlace && s.collective == ToString(collective) && s.timeS > 0 && !measured.count(s.bytes))
+        {
+            measured[s.bytes] = s.timeS;
+        }
+    }
+    return measured;
+}
+
+ComparisonConfig
+PublishedModelConfig(const PublishedCase& pc, const PublishedModel& pm, const std::map<uint64_t, double>& measured)
+{
+    ComparisonConfig c;
+    ApplyScenario(nlohmann::json{{"topology", pc.topology}}, c);
+    c.collective = pc.collective;
+    c.ranks = pc.ranks;
+    c.algorithm = pm.algorithm;
+    c.channels = pm.channels;
+    c.sizes.clear();
+    for (const auto& [b, t] : measured)
+    {
+        // Enough bytes to cut into every message of the schedule.
+        if (b >= static_cast<uint64_t>(2 * pc.ranks * pm.channels * 8))
+        {
+            c.sizes.push_back(b);
+        }
+    }
+    // Packet level is out of reach for most of these sizes (a GB allreduce on
+    // 8-64 NVLink GPUs takes hours on 2 cores): the analytic answers with the
+    // derived parameters, packet runs only up to the case's limit.
+    c.backends = pm.backends;
+    c.params = {"derived"};
+    return c;
+}
 
 std::vector<PublishedCase>
 ParsePublishedCases(const nlohmann::json& j, const std::string& file)

@@ -10,12 +10,14 @@
 #define HOCKNEY_PUBLISHED_COMPARISON_H
 
 #include "collective-algorithms.h"
+#include "collective-comparison.h"
 #include "result-row.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,16 @@ struct PublishedModel
     uint64_t packetUpToFull = 0; ///< the same under --full
 };
 
+/// What the fidelity table (published-fidelity.h) runs of a case.
+struct PublishedFidelity
+{
+    bool present = false;
+    std::string model;           ///< label of the model judged (one of the case's)
+    std::string goal;            ///< "nvswitch-ring", "multi-node" or "" (only the < 1 MB goal)
+    std::vector<uint64_t> sizes; ///< measured sizes the calibrated algebra (and the packet level) runs
+    uint64_t packetUpTo = UINT64_MAX; ///< the packet level runs the sizes up to this
+};
+
 /// One published run and its predictions.
 struct PublishedCase
 {
@@ -46,6 +58,7 @@ struct PublishedCase
     CollectiveKind collective = CollectiveKind::ALL_REDUCE;
     uint32_t ranks = 0;
     std::vector<PublishedModel> models;
+    PublishedFidelity fidelity;
 };
 
 /// Parses the cases file's object {"cases": [...]}; throws InputError naming
@@ -54,6 +67,15 @@ std::vector<PublishedCase> ParsePublishedCases(const nlohmann::json& j, const st
 /// Reads and parses \p path; a missing or malformed file is an InputError naming it.
 std::vector<PublishedCase> LoadPublishedCases(const std::string& path);
 
+/// The out-of-place time (s) per size of \p collective in the log at \p path
+/// (the first row of each size).
+std::map<uint64_t, double> PublishedMeasuredTimes(const std::string& path, CollectiveKind collective);
+/// The comparison of one model of a case at the measured sizes large enough
+/// to cut into every message (analytic backends, derived parameters).
+ComparisonConfig PublishedModelConfig(const PublishedCase& pc,
+                                      const PublishedModel& pm,
+                                      const std::map<uint64_t, double>& measured);
+
 /// The published-measurement section of the report.
 struct PublishedComparison
 {
@@ -61,6 +83,7 @@ struct PublishedComparison
     std::string note;                 ///< what was read, or why it was skipped
     std::vector<ResultRow> rows;      ///< size, measured, predicted, error per backend
     std::vector<ResultRow> bands;     ///< error per size band
+    std::vector<ResultRow> fidelity;  ///< validate --fidelity: the fidelity table (published-fidelity.h)
 };
 
 /// Runs every case whose log is in \p measuredDir (a case whose log is absent

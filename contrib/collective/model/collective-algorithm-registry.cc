@@ -154,6 +154,14 @@ PipelinePieces(const CollectiveSpec& spec)
     return static_cast<uint64_t>(spec.channels) * spec.slices;
 }
 
+uint32_t
+PipelineDepth(const CollectiveSpec& spec, double bytes)
+{
+    const CollectiveAlgorithm& algorithm =
+        CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
+    return algorithm.pipelineDepth ? algorithm.pipelineDepth(spec, bytes) : spec.slices;
+}
+
 std::vector<CriticalStep>
 EqualSteps(uint32_t count, uint32_t level, double bytes)
 {

@@ -60,6 +60,10 @@ struct CriticalStep
 {
     uint32_t level = 0;
     double bytes = 0;
+    /// The step belongs to the pipeline stage of the step before it (a stage
+    /// holds one piece at a time: the hierarchical phases); false: the step
+    /// is a stage of its own (the slices of a ring follow each other step by step).
+    bool sameStage = false;
 };
 
 /// One algorithm. The functions receive a spec that passed Validate() (the
@@ -85,6 +89,9 @@ struct CollectiveAlgorithm
     /// The critical path of one channel of \p bytes: the message of one slice
     /// at each step of the longest chain (the closed form prices it).
     std::function<std::vector<CriticalStep>(const CollectiveSpec& spec, double bytes)> criticalPath;
+    /// Optional: the pieces that follow each other through the critical path
+    /// of one channel of \p bytes (default: spec.slices).
+    std::function<uint32_t(const CollectiveSpec& spec, double bytes)> pipelineDepth;
     /// Optional checks of its own beyond CollectiveSpec::Validate (InputError).
     std::function<void(const CollectiveSpec& spec)> validate;
 };
@@ -121,6 +128,10 @@ struct CollectiveAlgorithmRegistration
 /// channels x slices: the pieces a spec's bytes are cut into before an
 /// algorithm divides them further (the minimum bytes are a multiple of it).
 uint64_t PipelinePieces(const CollectiveSpec& spec);
+
+/// The pieces pipelined through the critical path of one channel of \p bytes
+/// of \p spec (its algorithm's pipelineDepth, else spec.slices).
+uint32_t PipelineDepth(const CollectiveSpec& spec, double bytes);
 
 /// A critical path of \p count equal steps of \p bytes on \p level.
 std::vector<CriticalStep> EqualSteps(uint32_t count, uint32_t level, double bytes);

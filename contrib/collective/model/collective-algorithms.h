@@ -58,6 +58,19 @@ std::vector<std::string> AlgorithmsOf(CollectiveKind kind);
 /// if \p kind has no such algorithm.
 std::string CanonicalAlgorithm(CollectiveKind kind, const std::string& algorithm, const std::string& field);
 
+/// NCCL's chunkSize of a ring AllReduce with the Simple protocol: a step of
+/// NCCL_BUFFSIZE / NCCL_STEPS = 4 MiB / 8 = 512 KiB (DEFAULT_BUFFSIZE and
+/// NCCL_STEPS in NVIDIA/nccl src/include), times ALLREDUCE_CHUNKSTEPS =
+/// NCCL_STEPS / 2 = 4 steps (src/include/collectives.h): 2 MiB. The default of
+/// compare's --chunk-bytes (CollectiveSpec::chunkBytes).
+inline constexpr uint64_t kNcclChunkBytes = 2097152;
+/// The most chunks a hierarchical pipeline is cut into: keeps the executed
+/// schedule affordable at GB sizes (each chunk adds every message of the
+/// three phases). With the three stages of the pipeline the fill costs at
+/// most 2 / chunks of the time beyond the slowest stage, so the cap moves a
+/// GB AllReduce by at most about 3 % against NCCL's uncapped chunking.
+inline constexpr uint32_t kMaxPipelineChunks = 64;
+
 /// One point to build: which collective, how, on how many ranks, how many bytes.
 struct CollectiveSpec
 {
@@ -69,6 +82,13 @@ struct CollectiveSpec
     uint32_t slices = 1;
     uint32_t root = 0;        ///< broadcast and incast
     uint32_t gpusPerNode = 0; ///< hierarchical: ranks = nodes x gpusPerNode (0: one node)
+    /// hierarchical: the pipeline chunk, as the bytes one rank sends per
+    /// intra-node step of one chunk (NCCL's chunkSize); a channel of m bytes
+    /// is cut into ceil(m / (gpusPerNode x chunkBytes)) chunks (at most
+    /// kMaxPipelineChunks, at least `slices`) that follow each other through
+    /// the three phases. 0: `slices` chunks, whatever the size (slices = 1:
+    /// the phases in sequence, no overlap).
+    uint64_t chunkBytes = 0;
 
     /// Throws InputError naming the field ("--ranks", "--channels", ...) if the
     /// point cannot be built: fewer than 2 ranks, zero channels or slices, a

@@ -22,15 +22,21 @@ CriticalPath(const CollectiveSpec& spec)
 Time
 ClosedFormTime(const CollectiveSpec& spec, const PointToPointTime& p2p)
 {
+    // A pipeline of identical pieces through stages that hold one piece at a
+    // time (a flow shop): the first piece crosses every stage (the fill), each
+    // later one leaves the slowest stage one stage time after the previous.
     Time sum(0);
     Time longest(0);
+    Time stage(0);
     for (const CriticalStep& step : CriticalPath(spec))
     {
         Time t = p2p(step.level, step.bytes);
         sum += t;
-        longest = std::max(longest, t);
+        stage = step.sameStage ? stage + t : t;
+        longest = std::max(longest, stage);
     }
-    return sum + longest * static_cast<int64_t>(spec.slices - 1);
+    const double m = static_cast<double>(collective::SplitBytes(spec.bytes, spec.channels).front());
+    return sum + longest * static_cast<int64_t>(PipelineDepth(spec, m) - 1);
 }
 
 Time

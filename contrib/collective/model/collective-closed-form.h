@@ -3,10 +3,14 @@
 // The closed-form time of every algorithm: the third answer, with no
 // simulation at all. Each algorithm's critical path is a
 // list of steps, one message each, priced by a point-to-point time T(m) (alpha +
-// m / beta, or any AnalyticModel's GetMessageTime). With S slices pipelined
-// through K steps (see collective-algorithms.h) the time is
-//     sum_k T(m_k) + (S - 1) max_k T(m_k),
-// which for equal steps is the classic (K + S - 1) T(m). With one slice and one
+// m / beta, or any AnalyticModel's GetMessageTime). With S pieces pipelined
+// through stages j of steps k (see collective-algorithms.h) the time is that
+// of a flow shop: the fill plus (S - 1) times the slowest stage,
+//     sum_k T(m_k) + (S - 1) max_j sum_{k in j} T(m_k).
+// In most algorithms every step is a stage (S = slices), which for equal
+// steps is the classic (K + S - 1) T(m); the hierarchical AllReduce has three
+// stages (its phases, each holding one chunk at a time) and S chunks
+// (CollectiveSpec::chunkBytes). With one slice and one
 // channel, and T(m) = alpha + m / beta, the forms are the textbook ones
 // (M bytes as nccl-tests counts them, N ranks):
 //   ring allreduce          2(N-1) (alpha + M/(N beta))
@@ -20,8 +24,11 @@
 //   pairwise alltoall       (N-1) (alpha + M/(N beta))
 //   all-at-once alltoall    alpha + M/(N beta)   (no contention: see the channel policies)
 //   incast                  alpha + M/(N beta)   (likewise)
-//   hierarchical (G GPUs a node, K nodes)
-//                           2(G-1)(alpha_1 + M/(G beta_1)) + 2(K-1)(alpha_2 + M/(G K beta_2))
+//   hierarchical (G GPUs a node, K nodes), one chunk
+//                           2(G-1)(alpha_1 + M/(G beta_1)) + 2(K-1)(alpha_2 + M/(G K beta_2));
+//                           with C chunks, stages t_1 = t_3 = (G-1)(alpha_1 + M/(C G beta_1)),
+//                           t_2 = 2(K-1)(alpha_2 + M/(C G K beta_2)):
+//                           t_1 + t_2 + t_3 + (C-1) max(t_1, t_2)
 // These hold for the algebra's "no contention" assumption: the executor on the
 // contention-free channel reproduces them exactly (tests), and the other
 // backends show what contention adds.
@@ -50,7 +57,8 @@ std::vector<CriticalStep> CriticalPath(const CollectiveSpec& spec);
 /// Point-to-point time of one message of \p bytes on \p level.
 using PointToPointTime = std::function<Time(uint32_t level, double bytes)>;
 
-/// sum_k T(m_k) + (slices - 1) max_k T(m_k) over CriticalPath(spec).
+/// sum_k T(m_k) + (S - 1) x the slowest stage over CriticalPath(spec), S its
+/// PipelineDepth.
 Time ClosedFormTime(const CollectiveSpec& spec, const PointToPointTime& p2p);
 /// With T(m) = alpha + m / beta on every level.
 Time ClosedFormTime(const CollectiveSpec& spec, Time alpha, DataRate beta);

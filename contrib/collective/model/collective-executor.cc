@@ -161,6 +161,26 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
             m_dependents[d].push_back(i);
         }
     }
+    m_groups.assign(m_schedule->GetSwitchGroupCount(), SwitchGroup());
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (ops[i].group != ScheduleOp::kNoSwitchGroup)
+        {
+            SwitchGroup& g = m_groups[ops[i].group];
+            g.id = ops[i].group;
+            g.sources.push_back(ops[i].src);
+            g.receivers.push_back(ops[i].dst);
+            ++g.ops;
+        }
+    }
+    for (SwitchGroup& g : m_groups)
+    {
+        for (auto* v : {&g.sources, &g.receivers})
+        {
+            std::sort(v->begin(), v->end());
+            v->erase(std::unique(v->begin(), v->end()), v->end());
+        }
+    }
     NS_LOG_INFO("start " << m_schedule->GetName() << ": " << n << " ops on " << transport->GetTransportName());
     if (n == 0)
     {
@@ -209,7 +229,13 @@ void
 CollectiveExecutor::Send(uint32_t i)
 {
     const ScheduleOp& op = m_schedule->GetOps()[i];
-    m_transport->Send(op.src, op.dst, m_endpoint.WireBytes(op.bytes), [this, i]() { Delivered(i); });
+    const uint64_t wire = m_endpoint.WireBytes(op.bytes);
+    if (op.group != ScheduleOp::kNoSwitchGroup)
+    {
+        m_transport->SendThroughSwitch(op.src, op.dst, wire, m_groups[op.group], [this, i]() { Delivered(i); });
+        return;
+    }
+    m_transport->Send(op.src, op.dst, wire, [this, i]() { Delivered(i); });
 }
 
 void

@@ -99,6 +99,7 @@ class CollectiveExecutor : public Object
     std::function<void()> m_done;
     std::vector<uint32_t> m_waiting;                 // per op: deps not yet delivered
     std::vector<std::vector<uint32_t>> m_dependents; // per op: ops waiting on it
+    std::vector<SwitchGroup> m_groups;               // per in-switch group of the schedule
     std::vector<Time> m_opStart;
     std::vector<Time> m_opDelivered;
     uint32_t m_delivered;

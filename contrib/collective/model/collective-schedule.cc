@@ -158,7 +158,42 @@ struct Payloads
 {
     std::vector<std::vector<uint32_t>> known;
     std::vector<std::vector<ContributorsPtr>> payload;
+    /// Per in-switch group: its ops, and (once computed) per carried chunk
+    /// the sum the switch delivers.
+    std::map<uint32_t, std::vector<uint32_t>> groupOps;
+    std::map<uint32_t, std::vector<ContributorsPtr>> groupSum;
 };
+
+// The sum in-switch group \p g delivers: the union of its ops' payloads,
+// chunk by chunk (every op of g carries the same chunks, CheckGroups), each
+// contribution once. Needs every op of g built (the order guarantees it for
+// anything that depends on one of them).
+std::string
+GroupSum(const std::vector<ScheduleOp>& ops, uint32_t g, Payloads& p, const std::vector<ContributorsPtr>*& sum)
+{
+    auto done = p.groupSum.find(g);
+    if (done != p.groupSum.end())
+    {
+        sum = &done->second;
+        return "";
+    }
+    const std::vector<uint32_t>& members = p.groupOps.at(g);
+    std::vector<ContributorsPtr> out(ops[members.front()].chunks.size());
+    for (uint32_t i : members)
+    {
+        for (size_t j = 0; j < out.size(); ++j)
+        {
+            std::string err = Apply(out[j], p.payload[i][j], true);
+            if (!err.empty())
+            {
+                return "in-switch group " + std::to_string(g) + " " + err + " in chunk " +
+                       std::to_string(ops[i].chunks[j]);
+            }
+        }
+    }
+    sum = &(p.groupSum[g] = std::move(out));
+    return "";
+}
 
 // known[i] from op i's dependencies: a receive of its sender, or (through an
 // earlier send of the same sender) the receives that send was built from.
@@ -202,11 +237,21 @@ BuildChunkPayload(const std::vector<ScheduleOp>& ops, uint32_t i, uint32_t c, co
     for (uint32_t r : p.known[i])
     {
         const ScheduleOp& rx = ops[r];
+        const std::vector<ContributorsPtr>* sum = nullptr;
+        if (rx.group != ScheduleOp::kNoSwitchGroup)
+        {
+            std::string err = GroupSum(ops, rx.group, p, sum);
+            if (!err.empty())
+            {
+                return err;
+            }
+        }
         for (size_t j = 0; j < rx.chunks.size(); ++j)
         {
             if (rx.chunks[j] == c)
             {
-                std::string err = Apply(state, p.payload[r][j], rx.reduce);
+                std::string err =
+                    sum ? Apply(state, (*sum)[j], false) : Apply(state, p.payload[r][j], rx.reduce);
                 if (!err.empty())
                 {
                     return OpName(r, rx) + " " + err + " in chunk " + std::to_string(c);
@@ -237,6 +282,13 @@ BuildPayloads(const std::vector<ScheduleOp>& ops,
     }
     p.known.resize(n);
     p.payload.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (ops[i].group != ScheduleOp::kNoSwitchGroup)
+        {
+            p.groupOps[ops[i].group].push_back(i);
+        }
+    }
     for (uint32_t i : order)
     {
         FindKnownReceives(ops, i, position, p);
@@ -258,7 +310,7 @@ std::string
 CheckDelivery(const std::vector<ScheduleOp>& ops,
               const std::vector<uint32_t>& order,
               const ChunkOrigins& o,
-              const Payloads& p,
+              Payloads& p,
               const Chunks& needs,
               uint32_t ranks)
 {
@@ -273,10 +325,19 @@ CheckDelivery(const std::vector<ScheduleOp>& ops,
     for (uint32_t i : order)
     {
         const ScheduleOp& op = ops[i];
+        const std::vector<ContributorsPtr>* sum = nullptr;
+        if (op.group != ScheduleOp::kNoSwitchGroup)
+        {
+            std::string err = GroupSum(ops, op.group, p, sum);
+            if (!err.empty())
+            {
+                return err;
+            }
+        }
         for (size_t j = 0; j < op.chunks.size(); ++j)
         {
             ContributorsPtr& state = held[op.dst][op.chunks[j]];
-            std::string err = Apply(state, p.payload[i][j], op.reduce);
+            std::string err = sum ? Apply(state, (*sum)[j], false) : Apply(state, p.payload[i][j], op.reduce);
             if (!err.empty())
             {
                 return OpName(i, op) + " " + err + " in chunk " + std::to_string(op.chunks[j]);
@@ -353,6 +414,33 @@ CollectiveSchedule::AddOp(uint32_t src,
 }
 
 uint32_t
+CollectiveSchedule::AddSwitchOp(uint32_t src,
+                                uint32_t dst,
+                                const std::vector<uint32_t>& chunks,
+                                uint32_t group,
+                                const std::vector<uint32_t>& deps,
+                                uint32_t step)
+{
+    const uint32_t i = AddOp(src, dst, chunks, true, deps, step);
+    m_ops[i].group = group;
+    return i;
+}
+
+uint32_t
+CollectiveSchedule::GetSwitchGroupCount() const
+{
+    uint32_t n = 0;
+    for (const auto& op : m_ops)
+    {
+        if (op.group != ScheduleOp::kNoSwitchGroup)
+        {
+            n = std::max(n, op.group + 1);
+        }
+    }
+    return n;
+}
+
+uint32_t
 CollectiveSchedule::GetStepCount() const
 {
     uint32_t n = 0;
@@ -411,6 +499,7 @@ CollectiveSchedule::Append(const CollectiveSchedule& other)
     }
     const uint32_t chunkBase = GetChunkCount();
     const uint32_t opBase = static_cast<uint32_t>(m_ops.size());
+    const uint32_t groupBase = GetSwitchGroupCount();
     m_chunkBytes.insert(m_chunkBytes.end(), other.m_chunkBytes.begin(), other.m_chunkBytes.end());
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
@@ -433,6 +522,10 @@ CollectiveSchedule::Append(const CollectiveSchedule& other)
         {
             d += opBase;
         }
+        if (op.group != ScheduleOp::kNoSwitchGroup)
+        {
+            op.group += groupBase;
+        }
         m_ops.push_back(std::move(op));
     }
 }
@@ -443,14 +536,34 @@ CollectiveSchedule::TopologicalOrder() const
     const uint32_t n = static_cast<uint32_t>(m_ops.size());
     std::vector<uint32_t> indegree(n, 0);
     std::vector<std::vector<uint32_t>> next(n);
+    // The ops of each in-switch group: a dependency on one is on all (the
+    // sum exists only once every op of the group has sent its copy).
+    std::map<uint32_t, std::vector<uint32_t>> groups;
     for (uint32_t i = 0; i < n; ++i)
     {
+        if (m_ops[i].group != ScheduleOp::kNoSwitchGroup)
+        {
+            groups[m_ops[i].group].push_back(i);
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        std::set<uint32_t> before;
         for (uint32_t d : m_ops[i].deps)
         {
             if (d >= n)
             {
                 return {};
             }
+            before.insert(d);
+            if (m_ops[d].group != ScheduleOp::kNoSwitchGroup)
+            {
+                const auto& peers = groups[m_ops[d].group];
+                before.insert(peers.begin(), peers.end());
+            }
+        }
+        for (uint32_t d : before)
+        {
             next[d].push_back(i);
             ++indegree[i];
         }
@@ -507,6 +620,23 @@ CollectiveSchedule::CheckIndices() const
     for (uint32_t i = 0; error.empty() && i < m_ops.size(); ++i)
     {
         error = CheckOp(i, m_ops, m_chunkBytes, m_ranks);
+    }
+    // Every op of an in-switch group carries the same chunks (the switch
+    // adds them position by position).
+    std::map<uint32_t, uint32_t> first;
+    for (uint32_t i = 0; error.empty() && i < m_ops.size(); ++i)
+    {
+        const ScheduleOp& op = m_ops[i];
+        if (op.group == ScheduleOp::kNoSwitchGroup)
+        {
+            continue;
+        }
+        auto [it, added] = first.emplace(op.group, i);
+        if (!added && m_ops[it->second].chunks != op.chunks)
+        {
+            error = OpName(i, op) + " carries other chunks than op " + std::to_string(it->second) +
+                    " of the same in-switch group " + std::to_string(op.group);
+        }
     }
     return error;
 }

@@ -43,6 +43,15 @@ struct ScheduleOp
     bool reduce = false;
     /// Algorithm step (ring step, tree level, ...) for per-step times.
     uint32_t step = 0;
+    /// kNoSwitchGroup, or the in-switch reduction this op belongs to (NVLS):
+    /// src sends its copy of the chunks up to the switch both ranks hang
+    /// on, the switch adds the copies of every op of the group, and dst
+    /// receives the sum (replacing its copy). Delivered when dst holds the
+    /// sum, which needs every op of the group started: an op that depends
+    /// on one op of a group depends on all of them. Ops of a group carry
+    /// the same chunks and reduce; their contributions must be disjoint.
+    uint32_t group = kNoSwitchGroup;
+    static constexpr uint32_t kNoSwitchGroup = 0xFFFFFFFFu;
 };
 
 /// What a schedule check found: ok, or the first problem, in one line.
@@ -82,6 +91,17 @@ class CollectiveSchedule
                    bool reduce,
                    const std::vector<uint32_t>& deps,
                    uint32_t step);
+
+    /// Adds an op of in-switch reduction \p group (ScheduleOp::group);
+    /// returns its index.
+    uint32_t AddSwitchOp(uint32_t src,
+                         uint32_t dst,
+                         const std::vector<uint32_t>& chunks,
+                         uint32_t group,
+                         const std::vector<uint32_t>& deps,
+                         uint32_t step);
+    /// Number of in-switch groups (1 + the largest group id; 0 if none).
+    uint32_t GetSwitchGroupCount() const;
 
     const std::vector<ScheduleOp>& GetOps() const
     {

@@ -15,4 +15,29 @@ CollectiveTransport::GetTypeId()
 
 CollectiveTransport::~CollectiveTransport() = default;
 
+void
+CollectiveTransport::SendThroughSwitch(uint32_t src,
+                                       uint32_t dst,
+                                       uint64_t bytes,
+                                       const SwitchGroup& group,
+                                       DeliveryCallback onDelivered)
+{
+    m_switchGroups[group.id].waiting.push_back(std::move(onDelivered));
+    const uint32_t id = group.id;
+    const uint32_t ops = group.ops;
+    Send(src, dst, bytes, [this, id, ops]() {
+        PendingGroup& g = m_switchGroups[id];
+        if (++g.arrived < ops)
+        {
+            return;
+        }
+        std::vector<DeliveryCallback> done = std::move(g.waiting);
+        m_switchGroups.erase(id);
+        for (const DeliveryCallback& cb : done)
+        {
+            cb();
+        }
+    });
+}
+
 } // namespace ns3

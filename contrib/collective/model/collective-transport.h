@@ -12,10 +12,23 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
+
+/// An in-switch reduction (NVLS) as the executor hands it over: the group's
+/// id in the schedule, the ranks that send a copy up, the ranks the sum goes
+/// down to, and how many ops (src, dst pairs) make it up.
+struct SwitchGroup
+{
+    uint32_t id = 0;
+    std::vector<uint32_t> sources;   ///< distinct, ascending
+    std::vector<uint32_t> receivers; ///< distinct, ascending
+    uint32_t ops = 0;
+};
 
 class CollectiveTransport : public Object
 {
@@ -29,10 +42,35 @@ class CollectiveTransport : public Object
     /// Sends \p bytes from rank \p src to rank \p dst at the current simulation
     /// time; \p onDelivered runs when the receiver has all of them.
     virtual void Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered) = 0;
+    /// One op of in-switch reduction \p group (ScheduleOp::group): \p src
+    /// sends its \p bytes up, the switch adds the copies of every source of
+    /// the group, and \p onDelivered runs when \p dst holds the sum.
+    /// A transport without a switch that reduces (the analytic channel, the
+    /// tests' ideal links) prices it, by default, as what the links carry:
+    /// the op's bytes from src to dst (up src's link, down dst's: with one
+    /// op per source and per receiver, every link carries the bytes once,
+    /// as through the switch) and the sum ready once every op of the group
+    /// has arrived. A group's id is reused only after it completed.
+    virtual void SendThroughSwitch(uint32_t src,
+                                   uint32_t dst,
+                                   uint64_t bytes,
+                                   const SwitchGroup& group,
+                                   DeliveryCallback onDelivered);
     /// Ranks this transport connects (0 .. GetRanks()-1).
     virtual uint32_t GetRanks() const = 0;
     /// Short name for rows and messages ("analytic", "packet", ...).
     virtual std::string GetTransportName() const = 0;
+
+  private:
+    /// Per group in progress (the default SendThroughSwitch): ops arrived,
+    /// and the callbacks waiting for the sum.
+    struct PendingGroup
+    {
+        uint32_t arrived = 0;
+        std::vector<DeliveryCallback> waiting;
+    };
+
+    std::map<uint32_t, PendingGroup> m_switchGroups;
 };
 
 } // namespace ns3

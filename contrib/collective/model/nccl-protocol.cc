@@ -177,6 +177,18 @@ MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, 
     e.launch = hostLaunch + lat->base;
     e.intraStep = lat->intra;
     e.interStep = lat->inter;
+    if (NcclFamily(algorithm) == "nvls")
+    {
+        // NCCL charges NVLS's hardware latency once per collective (its
+        // multimem loads and stores in the switch have no ring steps), and
+        // NVLS has no Simple chunk flags: all of it at the launch.
+        e.launch += lat->intra;
+        e.intraStep = Time(0);
+        e.interStep = Time(0);
+        e.simpleChunkBytes = 0;
+        e.gpusPerNode = gpusPerNode;
+        return e;
+    }
     e.gpusPerNode = gpusPerNode;
     const uint32_t perSchedule = std::max<uint32_t>(1, kNcclRingChannels / std::max<uint32_t>(1, channels));
     e.simpleChunkBytes = kNcclSimpleStepBytes * perSchedule;

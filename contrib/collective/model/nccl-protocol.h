@@ -112,7 +112,8 @@ struct NcclEndpoint
 /// The endpoint of \p algorithm with \p p on a node of \p gpusPerNode ranks:
 /// NCCL's latencies, launch = \p hostLaunch + baseLat, \p channels schedule
 /// channels (Simple chunk kNcclRingChannels x 512 KiB / channels, at least
-/// 512 KiB). nullopt where NCCL has no such pair.
+/// 512 KiB). NVLS: its hwLat once, in the launch, no step latency (NCCL's
+/// NVLS latency is per collective). nullopt where NCCL has no such pair.
 std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
                                              NcclProtocol p,
                                              Time hostLaunch,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "packet-transport.h"
 
+#include "fabric-switch.h"
 #include "rdma-nic.h"
 
 #include "attribute-defaults.h"
@@ -11,6 +12,7 @@
 #include "ns3/nstime.h"
 #include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -120,6 +122,8 @@ PacketTransport::DoDispose()
 {
     m_messenger = nullptr;
     m_network = nullptr;
+    m_reductionEndpoints.clear();
+    m_contributed.clear();
     m_nics.clear();
     CollectiveTransport::DoDispose();
 }
@@ -349,6 +353,110 @@ PacketTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallba
                       }));
 }
 
+Ptr<FabricSwitch>
+PacketTransport::CommonReducingSwitch(const FabricNetwork& network,
+                                      const std::vector<uint32_t>& ranks,
+                                      std::vector<uint32_t>* ports)
+{
+    Ptr<FabricSwitch> common;
+    if (ports)
+    {
+        ports->clear();
+    }
+    for (uint32_t r : ranks)
+    {
+        if (r >= network.GetNEndpoints())
+        {
+            return nullptr;
+        }
+        // The rank's one port into a reducing switch.
+        Ptr<FabricSwitch> found;
+        uint32_t port = 0;
+        for (Ptr<FabricNetDevice> d : network.GetEndpointDevices(r))
+        {
+            Ptr<FabricNetDevice> peer = d->GetPeer();
+            FabricSwitch* sw = peer ? peer->GetSwitch() : nullptr;
+            if (sw && sw->GetReduction() && (!common || sw == PeekPointer(common)))
+            {
+                found = sw;
+                port = peer->GetPortIndex();
+                break;
+            }
+        }
+        if (!found)
+        {
+            return nullptr;
+        }
+        common = found;
+        if (ports)
+        {
+            ports->push_back(port);
+        }
+    }
+    return common;
+}
+
+Ptr<FabricReductionEndpoint>
+PacketTransport::ReductionEndpoint(uint32_t rank)
+{
+    if (m_reductionEndpoints.size() <= rank)
+    {
+        m_reductionEndpoints.resize(rank + 1);
+    }
+    if (!m_reductionEndpoints[rank])
+    {
+        std::vector<uint32_t> port;
+        Ptr<FabricSwitch> sw = CommonReducingSwitch(*m_network, {rank}, &port);
+        Ptr<FabricReductionEndpoint> e = CreateObject<FabricReductionEndpoint>();
+        e->Attach(sw->GetPort(port[0])->GetPeer());
+        m_reductionEndpoints[rank] = e;
+    }
+    return m_reductionEndpoints[rank];
+}
+
+void
+PacketTransport::SendThroughSwitch(uint32_t src,
+                                   uint32_t dst,
+                                   uint64_t bytes,
+                                   const SwitchGroup& group,
+                                   DeliveryCallback onDelivered)
+{
+    auto it = m_contributed.find(group.id);
+    if (it == m_contributed.end())
+    {
+        std::vector<uint32_t> sourcePorts;
+        std::vector<uint32_t> receiverPorts;
+        Ptr<FabricSwitch> sw = CommonReducingSwitch(*m_network, group.sources, &sourcePorts);
+        Ptr<FabricSwitch> sw2 = CommonReducingSwitch(*m_network, group.receivers, &receiverPorts);
+        if (!sw || sw != sw2)
+        {
+            throw std::logic_error("in-switch group " + std::to_string(group.id) +
+                                   ": its ranks share no switch that reduces");
+        }
+        sw->GetReduction()->AddGroup(group.id, sourcePorts, receiverPorts, group.receivers, bytes);
+        it = m_contributed.emplace(group.id, std::set<uint32_t>()).first;
+    }
+    // The endpoints' per-message software cost, as on every message (the
+    // alpha the closed form adds): posting before the contribution leaves,
+    // taking the completion after the sum has arrived.
+    TimeValue receive;
+    TimeValue send;
+    m_messenger->GetEndpoint(dst)->GetAttribute("ReceiveOverhead", receive);
+    m_messenger->GetEndpoint(src)->GetAttribute("SendOverhead", send);
+    ReductionEndpoint(dst)->ExpectSum(group.id, bytes, [after = receive.Get(), cb = std::move(onDelivered)]() {
+        Simulator::Schedule(after, cb);
+    });
+    if (it->second.insert(src).second)
+    {
+        Simulator::Schedule(send.Get(),
+                            &FabricReductionEndpoint::Contribute, ReductionEndpoint(src), group.id, bytes);
+    }
+    if (it->second.size() == group.sources.size())
+    {
+        m_contributed.erase(it); // every copy is on its way; the id may be reused
+    }
+}
+
 uint32_t
 PacketTransport::GetRanks() const
 {
@@ -375,6 +483,15 @@ PacketTransport::FinishRun() const
         c.ok = false;
         c.message += "; ERROR: messages: " + std::to_string(t.bytesSent) + " B sent, " +
                      std::to_string(t.bytesDelivered) + " B delivered";
+    }
+    for (uint32_t r = 0; r < m_reductionEndpoints.size(); ++r)
+    {
+        if (m_reductionEndpoints[r] && m_reductionEndpoints[r]->GetPendingSums() > 0)
+        {
+            c.ok = false;
+            c.message += "; ERROR: rank " + std::to_string(r) + " is missing " +
+                         std::to_string(m_reductionEndpoints[r]->GetPendingSums()) + " in-switch sums";
+        }
     }
     return c;
 }
@@ -408,6 +525,15 @@ PacketTransport::GetCounters() const
     }
     c.bytesSent = t.bytesSent;
     c.bytesDelivered = t.bytesDelivered;
+    // In-switch reduction: what the GPUs sent up, what they received down.
+    for (const auto& e : m_reductionEndpoints)
+    {
+        if (e)
+        {
+            c.bytesSent += e->GetBytesContributed();
+            c.bytesDelivered += e->GetBytesReceived();
+        }
+    }
     c.cnps = t.cnpsSent;
     for (const FabricPortReport& r : m_network->CollectCounters())
     {

@@ -12,6 +12,7 @@
 #define HOCKNEY_PACKET_TRANSPORT_H
 
 #include "collective-transport.h"
+#include "fabric-reduction-endpoint.h"
 #include "rdma-congestion-control.h"
 #include "rdma-endpoint.h"
 #include "rdma-helper.h"
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,8 +123,25 @@ class PacketTransport : public CollectiveTransport
     /// deadlock. Quiet simulated time costs no events. Call after Build().
     Ptr<FabricWatchdog> InstallWatchdog();
 
+    /// The NVSwitch all of \p ranks hang on with one port each, if it
+    /// reduces in the switch (FabricSwitch::GetReduction), with each rank's
+    /// port index there; nullptr if there is none.
+    static Ptr<FabricSwitch> CommonReducingSwitch(const FabricNetwork& network,
+                                                  const std::vector<uint32_t>& ranks,
+                                                  std::vector<uint32_t>* ports = nullptr);
+
     // Transport
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered) override;
+    /// The switch really reduces: src's contribution goes to the NVSwitch
+    /// as packets addressed to the group, the switch adds and multicasts
+    /// (FabricSwitchReduction); src's endpoint SendOverhead before the
+    /// contribution leaves, dst's ReceiveOverhead after the sum arrived. Throws std::logic_error if the group's
+    /// ranks share no such switch (compare refuses that earlier, as input).
+    void SendThroughSwitch(uint32_t src,
+                           uint32_t dst,
+                           uint64_t bytes,
+                           const SwitchGroup& group,
+                           DeliveryCallback onDelivered) override;
     uint32_t GetRanks() const override;
     std::string GetTransportName() const override;
 
@@ -132,6 +151,11 @@ class PacketTransport : public CollectiveTransport
   private:
     Ptr<FabricNetwork> m_network;
     Ptr<RdmaMessenger> m_messenger;
+    /// Per rank, its in-switch reduction endpoint (made at its first use).
+    std::vector<Ptr<FabricReductionEndpoint>> m_reductionEndpoints;
+    /// Per group in progress: the sources that sent their copy.
+    std::map<uint32_t, std::set<uint32_t>> m_contributed;
+    Ptr<FabricReductionEndpoint> ReductionEndpoint(uint32_t rank);
     /// Per rank, its NICs and their domains, in the endpoint's order.
     std::vector<std::vector<std::pair<Ptr<RdmaNic>, uint32_t>>> m_nics;
     ObjectFactory m_endpointFactory;

@@ -4,6 +4,7 @@
 // parses into the cases the published comparison runs, each naming a log that
 // is in validation/data; a malformed case is an InputError naming its field.
 #include "accuracy-experiment.h"
+#include "collective-algorithm-registry.h"
 #include "input-error.h"
 #include "published-comparison.h"
 
@@ -54,11 +55,11 @@ ErrorOf(const nlohmann::json& j)
 
 } // namespace
 
-TEST(PublishedCases, ShippedFileParsesIntoTheFourPublishedRuns)
+TEST(PublishedCases, ShippedFileParsesIntoTheTenPublishedRuns)
 {
     // Missing or unreadable: LoadPublishedCases throws and the test fails.
     const std::vector<PublishedCase> cases = LoadPublishedCases(kCasesPath);
-    ASSERT_EQ(cases.size(), 4u);
+    ASSERT_EQ(cases.size(), 10u);
     // The 8xH100 NVSwitch ring: 8 ranks, one channel, packet runs up to 4 MB
     // (4 x 10^6 B), 64 MB under --full.
     EXPECT_EQ(cases[0].topology, "dgx-h100");
@@ -82,6 +83,20 @@ TEST(PublishedCases, ShippedFileParsesIntoTheFourPublishedRuns)
     EXPECT_EQ(cases[1].models[1].packetUpToFull, 16u << 20);
     EXPECT_EQ(cases[3].models[1].packetUpTo, 0u);
     EXPECT_EQ(cases[3].models[1].packetUpToFull, 0u);
+    // Every case has a fidelity section; the NVSwitch ring's goal class and
+    // its sizes (one a band: 2^15, 2^19, 2^22, 2^26 B).
+    for (const auto& c : cases)
+    {
+        EXPECT_TRUE(c.fidelity.present) << c.name;
+    }
+    EXPECT_EQ(cases[0].fidelity.goal, "nvswitch-ring");
+    EXPECT_EQ(cases[0].fidelity.sizes, (std::vector<uint64_t>{32768, 524288, 4194304, 67108864}));
+    EXPECT_EQ(cases[0].fidelity.packetUpTo, UINT64_MAX);
+    EXPECT_EQ(cases[2].fidelity.goal, "multi-node");
+    EXPECT_EQ(cases[2].fidelity.packetUpTo, 4u << 20);
+    // ["nvls", "ring"]: NVLS when the build has it, else the ring.
+    EXPECT_EQ(cases[4].models[0].algorithm,
+              CollectiveAlgorithmRegistry::Find(CollectiveKind::ALL_REDUCE, "nvls") ? "nvls" : "ring");
     // Every log it names is shipped.
     for (const auto& c : cases)
     {
@@ -112,6 +127,21 @@ TEST(PublishedCases, MalformedCasesNameTheirField)
     j = GoodCases();
     j["cases"][0]["ranks"] = 9;
     EXPECT_EQ(ErrorOf(j), "p.json: cases[0].ranks: expected at most the 8 endpoints of dgx-h100, got 9");
+
+    j = GoodCases();
+    j["cases"][0]["fidelity"] = {{"model", "tree"}, {"sizes", {"4MiB"}}};
+    EXPECT_EQ(ErrorOf(j), "p.json: cases[0].fidelity.model: expected the label of one of the case's models, got 'tree'");
+    j["cases"][0]["fidelity"] = {{"model", "ring"}, {"goal", "5 %"}, {"sizes", {"4MiB"}}};
+    EXPECT_EQ(ErrorOf(j), "p.json: cases[0].fidelity.goal: expected nvswitch-ring or multi-node, got '5 %'");
+    j["cases"][0]["fidelity"] = {{"model", "ring"}, {"sizes", nlohmann::json::array()}};
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].fidelity.sizes:"), std::string::npos) << ErrorOf(j);
+    j["cases"][0]["fidelity"] = {{"model", "ring"}, {"sizes", {"4MiB"}}};
+    EXPECT_NO_THROW(ParsePublishedCases(j, "p.json"));
+    j = GoodCases();
+    j["cases"][0]["models"][0]["algorithm"] = {"no-such", "also-not"};
+    EXPECT_NE(ErrorOf(j).find("p.json: cases[0].models[0].algorithm: expected a list with at least one of ring"),
+              std::string::npos)
+        << ErrorOf(j);
 
     j = GoodCases();
     j["cases"][0].erase("topology");

@@ -5,6 +5,7 @@
 #include "credit-flow-control.h"
 #include "ecn-marker.h"
 #include "fabric-pcap-helper.h"
+#include "fabric-remote-channel.h"
 #include "pfc-flow-control.h"
 
 #include "ns3/boolean.h"
@@ -89,7 +90,17 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, const FabricLinkConfig& cfg) con
     ConfigureDevice(l.devB, cfg);
     a->AddDevice(l.devA);
     b->AddDevice(l.devB);
-    l.channel = CreateObject<FabricChannel>();
+#ifdef NS3_MPI
+    // Ends owned by different MPI ranks: a link that crosses between them.
+    if (a->GetSystemId() != b->GetSystemId())
+    {
+        l.channel = CreateObject<FabricRemoteChannel>();
+    }
+    else
+#endif
+    {
+        l.channel = CreateObject<FabricChannel>();
+    }
     l.channel->SetDelay(cfg.delay);
     l.devA->Attach(l.channel);
     l.devB->Attach(l.channel);
@@ -117,6 +128,14 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, const FabricLinkConfig& cfg) con
     };
     l.portA = join(a, l.devA);
     l.portB = join(b, l.devB);
+#ifdef NS3_MPI
+    if (a->GetSystemId() != b->GetSystemId())
+    {
+        // Each end hears the other rank through its MpiReceiver.
+        FabricRemoteChannel::InstallReceiver(l.devA);
+        FabricRemoteChannel::InstallReceiver(l.devB);
+    }
+#endif
     return l;
 }
 

@@ -2,8 +2,10 @@
 #include "topology-builder.h"
 
 #include "attribute-defaults.h"
+#include "fabric-switch-reduction.h"
 
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -192,6 +194,14 @@ FabricNetwork::Build(const TopologyDescription& description)
             if (t->switchBufferBytes > 0)
             {
                 sw->GetBuffer()->SetAttribute("BufferBytes", UintegerValue(t->switchBufferBytes));
+            }
+            if (t->protocol == "nvlink" && g.Node(v).kind == TopologyNodeKind::SWITCH)
+            {
+                // NVSwitch: NVLink SHARP (in-switch reduction and multicast).
+                Ptr<FabricSwitchReduction> nvls = CreateObject<FabricSwitchReduction>();
+                nvls->SetAttribute("ReductionRate", DataRateValue(NvlsReductionRate(t->laneRate)));
+                ApplyUserAttributes(nvls);
+                sw->SetReduction(nvls);
             }
             // The user's --ns3:: or scenario values win over the tier's.
             ApplyUserAttributes(sw);

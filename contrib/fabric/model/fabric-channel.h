@@ -41,11 +41,12 @@ class FabricChannel : public Channel
     /// header takes `headerTime` (<= txTime) to serialize. `ride`, if given,
     /// is a link-local frame piggybacked in the packet's framing: it arrives
     /// with the last bit, as TransmitControl(*ride, src, txTime) would.
-    void Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
-                  Time txTime, Time headerTime, const FabricControlFrame* ride = nullptr);
+    /// (Virtual: FabricRemoteChannel sends to a peer on another MPI rank.)
+    virtual void Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
+                          Time txTime, Time headerTime, const FabricControlFrame* ride = nullptr);
     /// Delivers a link-local frame to src's peer `txTime` (its serialization,
     /// or the data packet it rides in) plus the delay from now.
-    void TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime);
+    virtual void TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime);
 
     /// Takes the link down (both directions) or brings it up again, and
     /// tells both ports (FabricNetDevice::NotifyLinkState). A fault's

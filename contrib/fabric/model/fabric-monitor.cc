@@ -88,7 +88,17 @@ CheckFabricConservation(const NodeContainer& nodes)
     for (auto it = nodes.Begin(); it != nodes.End(); ++it)
     {
         Ptr<Node> n = *it;
-        bool sw = DynamicCast<FabricSwitch>(n) != nullptr;
+        Ptr<FabricSwitch> fs = DynamicCast<FabricSwitch>(n);
+        bool sw = fs != nullptr;
+        if (fs && fs->GetReduction())
+        {
+            // In-switch reduction: contributions end here, sums start here;
+            // contributions waiting for their reduction unit are in the switch.
+            FabricReductionCounters rc = fs->GetReduction()->GetCounters();
+            r.consumed += rc.consumedBytes;
+            r.replicated += rc.replicatedBytes;
+            queued += rc.heldBytes;
+        }
         for (uint32_t i = 0; i < n->GetNDevices(); ++i)
         {
             Ptr<FabricNetDevice> d = DynamicCast<FabricNetDevice>(n->GetDevice(i));
@@ -130,7 +140,7 @@ CheckFabricConservation(const NodeContainer& nodes)
         }
     }
     r.inFlight = wire + queued;
-    r.balanced = r.injected == r.delivered + r.dropped + r.inFlight;
+    r.balanced = r.injected + r.replicated == r.delivered + r.consumed + r.dropped + r.inFlight;
     const bool lossyDrops = r.dropped > r.faultDropped;
     r.ok = r.balanced && !(r.lossless && lossyDrops);
     std::ostringstream os;
@@ -152,10 +162,15 @@ CheckFabricConservation(const NodeContainer& nodes)
         os << ")";
     }
     os << ", in flight " << r.inFlight << " B";
+    if (r.consumed > 0 || r.replicated > 0)
+    {
+        os << ", reduced in switches " << r.consumed << " B, multicast copies " << r.replicated << " B";
+    }
     if (!r.balanced)
     {
         os << "; ERROR: unbalanced by "
-           << int64_t(r.injected) - int64_t(r.delivered + r.dropped + r.inFlight) << " B";
+           << int64_t(r.injected + r.replicated) - int64_t(r.delivered + r.consumed + r.dropped + r.inFlight)
+           << " B";
     }
     if (r.lossless && lossyDrops)
     {

@@ -56,8 +56,13 @@ struct FabricConservation
     /// a lossless fabric (attributed, not an error).
     uint64_t faultDropped{0};
     uint64_t inFlight{0};  ///< on wires (sent, not yet received) + queued at switches
+    /// In-switch reduction (fabric-switch-reduction.h): contributions the
+    /// switches consumed into sums, and the copies of sums they produced.
+    /// Balanced: injected + replicated == delivered + consumed + dropped + inFlight.
+    uint64_t consumed{0};
+    uint64_t replicated{0};
     bool lossless{true};   ///< every port's flow control is lossless for every class
-    bool balanced{false};  ///< injected == delivered + dropped + inFlight
+    bool balanced{false};  ///< injected + replicated == delivered + consumed + dropped + inFlight
     bool ok{false};        ///< balanced and (not lossless or dropped == faultDropped)
     std::string message;   ///< one line; names the violation when !ok
 };

@@ -208,6 +208,8 @@ class FabricNetDevice : public NetDevice
     /// The NIC has a packet ready: start transmitting if the port is idle.
     void NotifyTxReady();
     void SetFabricReceiveCallback(FabricRxCallback cb) { m_fabricRx = cb; }
+    /// The receive callback installed (to chain another receiver in front).
+    FabricRxCallback GetFabricReceiveCallback() const { return m_fabricRx; }
 
     // ---- state and statistics -------------------------------------------
     /// True while the transmitter is serializing.

@@ -108,6 +108,13 @@ FabricSwitch::FabricSwitch()
     NS_LOG_FUNCTION(this);
 }
 
+FabricSwitch::FabricSwitch(uint32_t systemId)
+    : Node(systemId),
+      m_buffer(CreateObject<FabricSwitchBuffer>())
+{
+    NS_LOG_FUNCTION(this << systemId);
+}
+
 FabricSwitch::~FabricSwitch() = default;
 
 void
@@ -120,6 +127,7 @@ FabricSwitch::DoDispose()
     m_paused.clear();
     m_pausedMask.clear();
     m_buffer = nullptr;
+    m_reduction = nullptr;
     Node::DoDispose();
 }
 
@@ -175,6 +183,16 @@ FabricSwitch::PfcHeadroomBytes(DataRate rate, Time delay, uint32_t maxFrameWireB
         (unsigned __int128)rate.GetBitRate() * uint64_t(std::max<int64_t>(delay.GetPicoSeconds(), 0));
     uint64_t flight = uint64_t(2 * bits / 8 / 1000000000000ull);
     return flight + 3 * uint64_t(maxFrameWireBytes) + controlFrameWireBytes;
+}
+
+void
+FabricSwitch::SetReduction(Ptr<FabricSwitchReduction> reduction)
+{
+    m_reduction = reduction;
+    if (m_reduction)
+    {
+        m_reduction->SetSwitch(this);
+    }
 }
 
 Ptr<FabricNetDevice>
@@ -269,6 +287,11 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
                       uint32_t inWireBytes, Time rxEnd)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << inPort << packet);
+    if (m_reduction && FabricSwitchReduction::IsGroupAddress(header.GetDestination()))
+    {
+        m_reduction->Receive(inPort, packet, header, inWireBytes, rxEnd);
+        return;
+    }
     uint32_t out = SelectEgress(header);
     uint8_t c = header.GetPriority();
     FabricNetDevice* in = PeekPointer(m_ports[inPort]);
@@ -311,6 +334,13 @@ void
 FabricSwitch::NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << inPort << unsigned(cls) << inWireBytes);
+    if (inPort == kFabricReductionIngress)
+    {
+        // A multicast copy of a sum: it was never in an ingress buffer
+        // (inWireBytes carries its accumulator slot).
+        m_reduction->CopyDeparted(inWireBytes);
+        return;
+    }
     uint64_t sharedBefore = m_buffer->GetTotalSharedUsed();
     m_buffer->Release(inPort, cls, inWireBytes);
     // Returns credit on a credit link; nothing on the others.

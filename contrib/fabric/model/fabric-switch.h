@@ -15,6 +15,7 @@
 #define HOCKNEY_FABRIC_SWITCH_H
 
 #include "fabric-header.h"
+#include "fabric-switch-reduction.h"
 #include "switch-buffer.h"
 
 #include "ns3/data-rate.h"
@@ -38,6 +39,8 @@ class FabricSwitch : public Node
   public:
     static TypeId GetTypeId();
     FabricSwitch();
+    /// A switch owned by MPI rank \p systemId (ns-3's distributed simulator).
+    explicit FabricSwitch(uint32_t systemId);
     ~FabricSwitch() override;
 
     /// Adds `device` (already attached to its channel, with its flow control
@@ -98,6 +101,11 @@ class FabricSwitch : public Node
     /// A forwarded packet from `inPort` started leaving: release its buffer.
     void NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes);
 
+    /// In-switch reduction (NVLS, fabric-switch-reduction.h): packets addressed
+    /// to a group go to \p reduction instead of the route table (null: none).
+    void SetReduction(Ptr<FabricSwitchReduction> reduction);
+    Ptr<FabricSwitchReduction> GetReduction() const { return m_reduction; }
+
     /// Packets dropped by ingress admission or for lack of a route.
     uint64_t GetDrops() const { return m_drops; }
 
@@ -114,6 +122,7 @@ class FabricSwitch : public Node
     std::vector<std::vector<uint32_t>> m_routes; ///< indexed by dst id (ids < 2^20)
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_sparseRoutes; ///< larger ids
     Ptr<FabricSwitchBuffer> m_buffer;
+    Ptr<FabricSwitchReduction> m_reduction;
     Time m_latency;
     bool m_cutThrough{false};
     bool m_intStamping{true};

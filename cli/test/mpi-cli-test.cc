@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hockney under mpirun (built with ns-3's mpi module, HOCKNEY_MPIEXEC):
+// a sweep spread over 2 ranks writes the very output of one process, byte
+// for byte with --reproducible (analytic points) and row for row with packet
+// points; a command that does not spread over ranks refuses them with exit
+// status 2 naming mpirun. Runs as root (CI) and with 2 ranks on a machine of
+// fewer cores: --allow-run-as-root, --oversubscribe.
+#include <gtest/gtest.h>
+#include "cli-runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#ifdef HOCKNEY_MPIEXEC
+
+namespace
+{
+
+using hockney::CliResult;
+using hockney::RunHockney;
+using hockney::TempPath;
+using Json = nlohmann::ordered_json;
+
+// The launcher before the program: RunHockney runs "ENV PROGRAM ARGS".
+std::string
+Mpirun(int ranks)
+{
+    return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(HOCKNEY_MPIEXEC) +
+           " --allow-run-as-root --oversubscribe -np " + std::to_string(ranks);
+}
+
+std::string
+WriteScenario(const std::string& stem, const std::string& text)
+{
+    const std::string path = TempPath(stem + ".json");
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(MpiCli, SweepOverTwoRanksWritesTheOutputOfOneProcess)
+{
+    // 6 points: rank 0 runs points 0, 2, 4 and rank 1 points 1, 3, 5, so
+    // both ranks' rows are in the output, in grid order.
+    const std::string path = WriteScenario("mpi-sweep", R"({"topology": "dgx-h100", "collective": "allreduce",
+        "ranks": 8, "backends": ["closed", "alphabeta", "loggp", "flow"],
+        "sweep": {"algorithm": ["ring", "tree", "rhd"], "sizes": ["1MB", "8MB"]}})");
+    const std::string args = "sweep --scenario=" + path + " --format=json --reproducible --jobs=1";
+    const CliResult one = RunHockney(args);
+    const CliResult two = RunHockney(args, Mpirun(2));
+    std::remove(path.c_str());
+    ASSERT_EQ(one.status, 0) << one.err;
+    ASSERT_EQ(two.status, 0) << two.err;
+    EXPECT_NE(two.err.find("over 2 MPI ranks"), std::string::npos) << two.err;
+    EXPECT_EQ(Json::parse(one.out)["rows"].size(), 24u); // 6 points x 4 backends
+    EXPECT_EQ(one.out, two.out);
+}
+
+TEST(MpiCli, SweepOfPacketPointsOverTwoRanksAndJobs)
+{
+    // Packet points, 2 ranks x 2 local processes, into --output: the rows of
+    // the sequential sweep (fixed seeds: the packet runs are deterministic).
+    const std::string path = WriteScenario("mpi-packet", R"({"topology": "dgx-h100", "ranks": 4,
+        "backends": ["closed", "packet"], "sweep": {"sizes": ["16KB", "64KB"], "seed": [1, 2]}})");
+    const std::string out = TempPath("mpi-packet-out.json");
+    const std::string args = "sweep --scenario=" + path + " --format=json --reproducible";
+    const CliResult one = RunHockney(args + " --jobs=1");
+    const CliResult two = RunHockney(args + " --jobs=2 --output=" + out, Mpirun(2));
+    const std::string written = hockney::ReadFile(out);
+    std::remove(path.c_str());
+    std::remove(out.c_str());
+    ASSERT_EQ(one.status, 0) << one.err;
+    ASSERT_EQ(two.status, 0) << two.err;
+    EXPECT_EQ(two.out, ""); // with --output only the file
+    const Json a = Json::parse(one.out)["rows"];
+    const Json b = Json::parse(written)["rows"];
+    EXPECT_EQ(a.size(), 8u);
+    EXPECT_EQ(a, b);
+}
+
+TEST(MpiCli, CommandsThatDoNotSpreadRefuseRanks)
+{
+    const CliResult r = RunHockney("model --alpha=5us --beta=450GB/s --bytes=1KB", Mpirun(2));
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("hockney model: mpirun: expected 1 rank"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+}
+
+} // namespace
+
+#endif

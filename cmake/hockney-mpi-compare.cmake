@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# cmake -DPROGRAM=... -DMPIEXEC=... -DRANKS=N -DARGS="..." -DWORK=DIR -P hockney-mpi-compare.cmake
+#
+# Runs PROGRAM ARGS --output=WORK/seq as one process, then under
+# `mpirun -np RANKS` with --output=WORK/par, and fails unless the lines every
+# rank wrote (PREFIX.rankR), sorted, are the lines of the one process: a
+# partitioned run that is the sequential run (ctest mpi.*).
+separate_arguments(_args UNIX_COMMAND "${ARGS}")
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+execute_process(COMMAND ${PROGRAM} ${_args} --output=${WORK}/seq RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "one process: exit ${rc}")
+endif()
+# Root in CI; 2 cores for 4 ranks.
+set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
+set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
+execute_process(COMMAND ${MPIEXEC} --allow-run-as-root --oversubscribe -np ${RANKS} ${PROGRAM} ${_args}
+                        --output=${WORK}/par RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${RANKS} ranks: exit ${rc}")
+endif()
+function(sorted_lines prefix count out)
+  set(lines "")
+  math(EXPR last "${count} - 1")
+  foreach(r RANGE ${last})
+    if(NOT EXISTS ${prefix}.rank${r})
+      message(FATAL_ERROR "${prefix}.rank${r}: not written")
+    endif()
+    file(STRINGS ${prefix}.rank${r} l)
+    list(APPEND lines ${l})
+  endforeach()
+  list(SORT lines)
+  set(${out} "${lines}" PARENT_SCOPE)
+endfunction()
+sorted_lines(${WORK}/seq 1 seq)
+sorted_lines(${WORK}/par ${RANKS} par)
+list(LENGTH seq n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "one process wrote nothing")
+endif()
+if(NOT seq STREQUAL par)
+  string(REPLACE ";" "\n" s "${seq}")
+  string(REPLACE ";" "\n" p "${par}")
+  message(FATAL_ERROR "${RANKS} ranks differ from one process\n--- one process\n${s}\n--- ${RANKS} ranks\n${p}")
+endif()
+message(STATUS "${RANKS} ranks: the ${n} lines of one process")
