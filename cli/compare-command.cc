@@ -8,6 +8,7 @@
 #include "collective-comparison.h"
 #include "flags.h"
 #include "input-error.h"
+#include "nccl-protocol.h"
 #include "result-row.h"
 #include "topology-presets.h"
 #include "units.h"
@@ -39,7 +40,8 @@ AlgorithmNamesHelp()
             }
         }
     }
-    return hockney::Join(names, " | ") + " (default: the collective's first)";
+    return hockney::Join(names, " | ") +
+           " | auto (NCCL's choice per size over these x protocols; doc/collective.md) (default: the collective's first)";
 }
 
 void
@@ -49,6 +51,10 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("scenario", "", "JSON scenario file (topology, collective, algorithm, sizes, backends, model, fabric)")
         .Add("collective", "allreduce", "allreduce | allgather | reducescatter | broadcast | alltoall | incast")
         .Add("algorithm", "", AlgorithmNamesHelp())
+        .Add("protocol", "", "NCCL protocol: auto | simple | ll128 | ll (wire bytes, per-step latency, launch; "
+                             "default: none, the schedule's bytes without endpoint latencies)")
+        .Add("launch-overhead", "", "with a protocol: host kernel-launch time before NCCL's base latency "
+                                    "(default 0s, multi-process; single-process 8 x H100: see doc/collective.md)")
         .Add("ranks", "", "ranks (default: every endpoint of the topology)")
         .Add("bytes", "1MB", "sizes as nccl-tests counts them, e.g. 1KB,1MB,1GB")
         .Add("backends", "closed,alphabeta,loggp,flow", "closed,gbn,alphabeta,loggp,flow,packet (gbn: closed with the go-back-N loss of fabric.faults)")
@@ -169,6 +175,15 @@ ApplyWhatRuns(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfi
     {
         o.ByFlag("algorithm");
         c.algorithm = ns3::AlgorithmsOf(c.collective).front();
+    }
+    if (o.Take("protocol", "protocol"))
+    {
+        c.protocol = f.Get("protocol");
+        ns3::ParseNcclProtocolChoice(c.protocol, "--protocol");
+    }
+    if (o.Take("launch-overhead", "launch_overhead"))
+    {
+        c.launchOverhead = ns3::units::ParseTime(f.Get("launch-overhead"), "--launch-overhead");
     }
 }
 
@@ -422,7 +437,8 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     {
         // Flows replace the collective (comparison-flows.h).
         for (const char* flag :
-             {"collective", "algorithm", "ranks", "bytes", "channels", "slices", "chunk-bytes", "root", "gpus-per-node"})
+             {"collective", "algorithm", "protocol", "launch-overhead", "ranks", "bytes", "channels", "slices",
+              "chunk-bytes", "root", "gpus-per-node"})
         {
             if (f.IsSet(flag))
             {

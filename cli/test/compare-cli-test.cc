@@ -102,6 +102,8 @@ TEST(CompareCli, BadScenarioFieldsExitTwoNamingTheField)
         {R"({"backends": "closed,warp"})", "scenario.backends"},
         {R"({"fabric": {"flow_control": "xon"}})", "scenario.fabric.flow_control"},
         {R"({"colour": "blue"})", "scenario.colour"},
+        {R"({"protocol": "ll64"})", "scenario.protocol"},
+        {R"({"launch_overhead": "soon"})", "scenario.launch_overhead"},
         {R"({"topology": "no-such-preset"})", "scenario.topology"},
         {R"({"ranks": 1})", "scenario.ranks"},
         {R"({"collective": "allsum"})", "scenario.collective"},
@@ -161,6 +163,9 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--output=/dev/null/sub", "--output"},   // under a file: no directory
         {"--scheduler=ns3::NoSuchScheduler", "--scheduler"},
         {"--scheduler=ns3::Object", "--scheduler"}, // a TypeId, but not an event scheduler
+        {"--protocol=ll64", "--protocol"},
+        {"--protocol=", "--protocol"},
+        {"--launch-overhead=soon --protocol=ll", "--launch-overhead"},
     };
     for (const auto& [args, flag] : cases)
     {

@@ -86,20 +86,34 @@ CapacityWarning(const ResultRow& row, const BackendAnswer& a)
     return os.str();
 }
 
-/// The row of the answer \p a on a point of \p setup.
+/// The row's "protocol" when the NCCL model is on (rows without it keep the
+/// columns they had): the point's, null for a point not built (interrupted).
+void
+SetProtocol(ResultRow& row, const ComparisonSetup& setup, const ComparisonPoint* pt)
+{
+    if (!setup.nccl)
+    {
+        return;
+    }
+    pt && pt->endpoint ? row.Set("protocol", ToString(pt->endpoint->protocol)) : row.SetNull("protocol");
+}
+
+/// The row of the answer \p a on \p pt (null: not built, the setup's algorithm) of \p setup.
 ResultRow
 MakeRow(const ComparisonSetup& setup,
         uint64_t bytes,
         const BackendAnswer& a,
-        const PointVerdict& verdict)
+        const PointVerdict& verdict,
+        const ComparisonPoint* pt)
 {
     const ComparisonConfig& c = setup.config;
     const Time t = a.time;
     const Time sw = c.model.softwareOverhead;
     ResultRow row;
     row.Set("collective", ToString(c.collective))
-        .Set("algorithm", setup.algorithm)
-        .Set("ranks", static_cast<uint64_t>(setup.ranks))
+        .Set("algorithm", pt ? pt->spec.algorithm : setup.algorithm);
+    SetProtocol(row, setup, pt);
+    row.Set("ranks", static_cast<uint64_t>(setup.ranks))
         .Set("bytes", bytes)
         .Set("backend", a.backend)
         .Set("time_s", t.GetSeconds())
@@ -145,13 +159,17 @@ MakeRow(const ComparisonSetup& setup,
 
 /// The per-op row of \p op, one backend's run of a point of \p setup.
 ResultRow
-PerOpRow(const ComparisonSetup& setup, uint64_t bytes, const BackendAnswer& a, const ExecutedOp& op)
+PerOpRow(const ComparisonSetup& setup,
+         uint64_t bytes,
+         const BackendAnswer& a,
+         const ExecutedOp& op,
+         const ComparisonPoint& pt)
 {
     const ComparisonConfig& c = setup.config;
     ResultRow row;
-    row.Set("collective", ToString(c.collective))
-        .Set("algorithm", setup.algorithm)
-        .Set("ranks", static_cast<uint64_t>(setup.ranks))
+    row.Set("collective", ToString(c.collective)).Set("algorithm", pt.spec.algorithm);
+    SetProtocol(row, setup, &pt);
+    row.Set("ranks", static_cast<uint64_t>(setup.ranks))
         .Set("bytes", bytes)
         .Set("backend", a.backend);
     a.parameters ? row.Set("params", a.parameters->params) : row.SetNull("params");
@@ -206,7 +224,7 @@ EstimatePacketRuns(const ComparisonSetup& setup)
     for (uint64_t bytes : c.sizes)
     {
         const ComparisonPoint pt = BuildPoint(setup, bytes);
-        const std::string label = ToString(c.collective) + " " + setup.algorithm + " " + std::to_string(bytes) +
+        const std::string label = ToString(c.collective) + " " + pt.spec.algorithm + " " + std::to_string(bytes) +
                                   " B on " + std::to_string(setup.ranks) + " ranks";
         const PacketRunEstimate e = EstimatePacketRun(packetGraph, setup.fabric, ScheduleMessages(pt.schedule));
         // A refusal is the one line on stderr (it names the estimate).
@@ -281,7 +299,7 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
             auto notRun = [&](const ComparisonBackend* b) {
                 BackendAnswer a = NotRunAfterStop(PacketStop::INTERRUPT);
                 a.backend = b->Name();
-                rows.push_back(MakeRow(setup, bytes, a, PointVerdict{}));
+                rows.push_back(MakeRow(setup, bytes, a, PointVerdict{}, nullptr));
                 rows.back().SetNull("regime");
             };
             // In the row order of a size that runs.
@@ -350,7 +368,7 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
         const PointVerdict verdict = JudgePoint(pt, context, answers);
         for (const BackendAnswer& a : answers)
         {
-            rows.push_back(MakeRow(setup, bytes, a, verdict));
+            rows.push_back(MakeRow(setup, bytes, a, verdict, &pt));
             if (rows.back().Has("warning") && setup.progress)
             {
                 setup.progress("warning: " + a.backend + " " + std::to_string(bytes) +
@@ -361,7 +379,7 @@ RunComparison(const ComparisonConfig& c, std::function<void(const std::string&)>
             std::sort(ops.begin(), ops.end(), [](const ExecutedOp& x, const ExecutedOp& y) { return x.op < y.op; });
             for (const ExecutedOp& op : ops)
             {
-                c.perOp(PerOpRow(setup, bytes, a, op));
+                c.perOp(PerOpRow(setup, bytes, a, op, pt));
             }
             if (!a.stoppedAt.empty() && a.stoppedAt != "not run" && (!stop || Severity(a.stop) > Severity(*stop)))
             {

@@ -90,6 +90,12 @@ constexpr uint32_t kDefaultTransferUnitBytes = 4096;
 struct ComparisonFabric
 {
     bool ideal = false;                   ///< no headers, no forwarding latency, no buffer limits
+    /// packet backend: the endpoints as NCCL's (set with the NCCL model,
+    /// ComparisonSetup::nccl): every message eager into a pre-registered
+    /// buffer (no rendezvous or pipeline handshakes: NCCL's connections are
+    /// set up once) and no CPU overhead per message (a GPU kernel posts it);
+    /// the executor's step latencies are the per-message cost instead.
+    bool ncclEndpoints = false;
     std::optional<uint32_t> headerBytes;  ///< per packet, every tier
     std::optional<uint32_t> mtuBytes;     ///< payload per packet, every tier
     std::optional<TopologyFlowControl> flowControl;
@@ -135,7 +141,18 @@ struct ComparisonConfig
     std::string topologyName;                  ///< for rows; "" when none
     std::optional<TopologyDescription> topology;
     CollectiveKind collective = CollectiveKind::ALL_REDUCE;
+    /// A registered algorithm, or "auto": NCCL's choice per size over the
+    /// collective's registered algorithms x protocols (nccl-protocol.h).
     std::string algorithm = "ring";
+    /// NCCL's endpoint model (nccl-protocol.h; doc/collective.md,
+    /// "Protocols, tuning and the software floor"): "" off (every message
+    /// as the schedule's bytes, no launch or step latency: the model before
+    /// protocols), "auto" (NCCL's choice per size), "simple", "ll128", "ll".
+    /// algorithm "auto" with "" is "auto".
+    std::string protocol;
+    /// With a protocol: the host's kernel launch before NCCL's base latency
+    /// (0: multi-process; doc/collective.md has the single-process calibration).
+    Time launchOverhead;
     uint32_t ranks = 0;       ///< 0: every endpoint of the topology
     uint32_t channels = 1;
     uint32_t slices = 1;

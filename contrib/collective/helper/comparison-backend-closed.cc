@@ -11,6 +11,11 @@ namespace ns3
 Time
 ClosedTime(const ComparisonPoint& pt, Time extra)
 {
+    if (pt.endpoint)
+    {
+        // The same endpoint costs the executor applies (nccl-protocol.h).
+        return NcclClosedFormTime(pt.spec, *pt.endpoint, PointTime(pt, extra));
+    }
     if (pt.hierarchical)
     {
         return ClosedFormTime(pt.spec, pt.level[0].alpha + extra, pt.level[0].beta, pt.level[1].alpha + extra,

@@ -97,6 +97,7 @@ RunPacket(const ComparisonPoint& pt,
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));
+    ApplyEndpoint(exec, pt);
     RecordOps(exec, outputs.ops);
     // One run per size: its files are named by the size.
     const std::string runName = "packet-" + std::to_string(pt.spec.bytes);

@@ -151,11 +151,21 @@ RecordOps(Ptr<CollectiveExecutor> exec, std::vector<ExecutedOp>* ops)
     }
 }
 
+void
+ApplyEndpoint(Ptr<CollectiveExecutor> exec, const ComparisonPoint& pt)
+{
+    if (pt.endpoint)
+    {
+        exec->SetEndpoint(*pt.endpoint);
+    }
+}
+
 Time
 RunScheduleOn(const ComparisonPoint& pt, Ptr<AnalyticTransport> t, std::vector<ExecutedOp>* ops)
 {
     auto exec = CreateObject<CollectiveExecutor>();
     exec->SetAttribute("CheckSchedule", BooleanValue(false)); // checked once per point (BuildPoint)
+    ApplyEndpoint(exec, pt);
     RecordOps(exec, ops);
     Time took = exec->Run(pt.schedule, t);
     Simulator::Destroy();

@@ -134,6 +134,8 @@ Time RunOnAnalyticChannel(const ComparisonPoint& pt,
 /// The executor's time of \p pt's schedule on \p t (installed), the
 /// simulator destroyed after it; each op into \p ops when given.
 Time RunScheduleOn(const ComparisonPoint& pt, Ptr<AnalyticTransport> t, std::vector<ExecutedOp>* ops = nullptr);
+/// Gives \p exec the NCCL endpoint costs of \p pt, when it has them.
+void ApplyEndpoint(Ptr<CollectiveExecutor> exec, const ComparisonPoint& pt);
 /// Appends every op \p exec completes to \p ops (nothing when null): the
 /// one observer of the executor's OpCompleted for every backend.
 void RecordOps(Ptr<CollectiveExecutor> exec, std::vector<ExecutedOp>* ops);

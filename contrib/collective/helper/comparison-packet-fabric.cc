@@ -16,6 +16,12 @@
 namespace ns3
 {
 
+namespace
+{
+/// Eager limit of NCCL's endpoints: every message below it (all) goes eager.
+constexpr uint64_t kNcclEagerLimit = UINT64_MAX / 2;
+} // namespace
+
 void
 ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 {
@@ -23,6 +29,13 @@ ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
     if (!f.nicPreset.empty())
     {
         t->SetNicPreset(RdmaHelper::Preset(f.nicPreset), "scenario.fabric.nic");
+    }
+    if (f.ncclEndpoints)
+    {
+        t->SetEndpointAttribute("SendOverhead", TimeValue(Time(0)));
+        t->SetEndpointAttribute("ReceiveOverhead", TimeValue(Time(0)));
+        t->SetEndpointAttribute("EagerLimit", UintegerValue(kNcclEagerLimit));
+        t->SetEndpointAttribute("RendezvousLimit", UintegerValue(kNcclEagerLimit));
     }
     if (f.ideal)
     {
@@ -166,7 +179,7 @@ Time
 EndpointCost(const ComparisonFabric& f)
 {
     Ptr<RdmaEndpoint> ep = CreateObject<RdmaEndpoint>();
-    if (f.ideal)
+    if (f.ideal || f.ncclEndpoints)
     {
         // As the packet backend's ideal endpoints: no software cost, except
         // what the user set (--ns3::RdmaEndpoint::SendOverhead, ...), which wins.

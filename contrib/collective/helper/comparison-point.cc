@@ -170,7 +170,9 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
     {
         throw InputError("--ranks", "expected a rank count (there is no topology to take it from)");
     }
-    algorithm = CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+    const bool autoAlgorithm = NormalizeAlgorithmName(c.algorithm) == "auto";
+    algorithm =
+        autoAlgorithm ? "auto" : CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
     if (graph)
     {
         const EndpointLayout layout = ComputeEndpointLayout(*graph, ranks);
@@ -192,16 +194,23 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
         }
     }
     gpusPerNode = c.gpusPerNode;
-    if (algorithm == "hierarchical" && gpusPerNode == 0)
+    if ((algorithm == "hierarchical" || autoAlgorithm) && gpusPerNode == 0)
     {
         gpusPerNode = graph ? RanksPerNode(*graph, ranks) : ranks;
     }
-
-    endpointCost = EndpointCost(c.fabric);
+    nccl = autoAlgorithm || !c.protocol.empty();
+    fabric = c.fabric;
+    if (nccl)
+    {
+        protocol = ParseNcclProtocolChoice(c.protocol.empty() ? "auto" : c.protocol,
+                                           c.FieldName("protocol", "--protocol"));
+        nodeGpus = c.gpusPerNode ? c.gpusPerNode : graph ? RanksPerNode(*graph, ranks) : 0;
+        fabric.ncclEndpoints = true;
+    }
+    endpointCost = EndpointCost(fabric);
     // The default NVLink transfer unit applies where it is a multiple of
     // every NVLink tier's MTU (the presets' 256 B); elsewhere (a scenario's
     // mtu_bytes of 1500, say) every packet is simulated.
-    fabric = c.fabric;
     if (!fabric.transferUnitBytes && graph)
     {
         uint32_t unit = kDefaultTransferUnitBytes;
@@ -226,13 +235,17 @@ ComparisonSetup::Selected(const std::string& backend) const
     return std::find(config.backends.begin(), config.backends.end(), backend) != config.backends.end();
 }
 
+namespace
+{
+
+/// The point of \p bytes run by \p algorithm (canonical), without an endpoint.
 ComparisonPoint
-BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
+BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& algorithm)
 {
     const ComparisonConfig& c = setup.config;
     ComparisonPoint pt;
     pt.spec.collective = c.collective;
-    pt.spec.algorithm = setup.algorithm;
+    pt.spec.algorithm = algorithm;
     pt.spec.ranks = setup.ranks;
     pt.spec.bytes = bytes;
     pt.spec.channels = c.channels;
@@ -240,7 +253,16 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
     pt.spec.chunkBytes = c.chunkBytes;
     pt.spec.root = c.root;
     pt.spec.placement = setup.placement;
-    pt.spec.gpusPerNode = setup.algorithm == "hierarchical" ? setup.gpusPerNode : 0;
+    pt.spec.gpusPerNode = algorithm == "hierarchical" ? setup.gpusPerNode : 0;
+    if (algorithm == "nvls" && setup.algorithm == "auto")
+    {
+        // A candidate of NCCL's choice: NVLS applies only to an NVSwitch domain.
+        const std::string problem = NvlsTopologyProblem(setup.graph.get(), setup.ranks);
+        if (!problem.empty())
+        {
+            throw InputError(c.FieldName("algorithm", "--algorithm"), "nvls (in-switch reduction) expects " + problem);
+        }
+    }
     try
     {
         pt.spec.Validate();
@@ -259,12 +281,12 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
     {
         pt.schedule.Validate();
     }
-    pt.hierarchical = setup.algorithm == "hierarchical" && pt.spec.Nodes() > 1 && pt.spec.LocalRanks() > 1;
+    pt.hierarchical = algorithm == "hierarchical" && pt.spec.Nodes() > 1 && pt.spec.LocalRanks() > 1;
     // The other node-aware algorithms (node tree, PXN), placed by the
     // topology's servers, name the level of every critical step too: price
     // their NVLink and network steps apart, as hierarchical's.
-    if (!pt.spec.placement.Empty() && setup.algorithm != "hierarchical" &&
-        CollectiveAlgorithmRegistry::Get(c.collective, setup.algorithm, "--algorithm").usesNodes)
+    if (!pt.spec.placement.Empty() && algorithm != "hierarchical" &&
+        CollectiveAlgorithmRegistry::Get(c.collective, algorithm, "--algorithm").usesNodes)
     {
         pt.hierarchical = true;
     }
@@ -299,6 +321,101 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
     }
     pt.flat = Worst(pt.level[0], pt.level[1]);
     pt.params = setup.given ? "given" : "derived";
+    return pt;
+}
+
+/// The endpoint of \p algorithm with \p p on the setup's nodes (nullopt: NCCL lacks the pair).
+std::optional<NcclEndpoint>
+EndpointOf(const ComparisonSetup& setup, const std::string& algorithm, NcclProtocol p)
+{
+    return MakeNcclEndpoint(algorithm, p, setup.config.launchOverhead, setup.nodeGpus, setup.config.channels);
+}
+
+} // namespace
+
+PointToPointTime
+PointTime(const ComparisonPoint& pt, Time extra)
+{
+    if (pt.hierarchical)
+    {
+        const PointToPointParameters l0 = pt.level[0];
+        const PointToPointParameters l1 = pt.level[1];
+        return [=](uint32_t level, double bytes) {
+            const PointToPointParameters& p = level == 0 ? l0 : l1;
+            return AlphaBetaTime(p.alpha + extra, p.beta, bytes);
+        };
+    }
+    const PointToPointParameters f = pt.flat;
+    return [=](uint32_t, double bytes) { return AlphaBetaTime(f.alpha + extra, f.beta, bytes); };
+}
+
+ComparisonPoint
+BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
+{
+    if (!setup.nccl)
+    {
+        return BuildPointOf(setup, bytes, setup.algorithm);
+    }
+    const std::vector<NcclProtocol> protocols =
+        setup.protocol ? std::vector<NcclProtocol>{*setup.protocol} : AllNcclProtocols();
+    if (setup.algorithm != "auto")
+    {
+        ComparisonPoint pt = BuildPointOf(setup, bytes, setup.algorithm);
+        const NcclChoice choice = ChooseNccl({setup.algorithm}, protocols, [&](const std::string& a, NcclProtocol p) {
+            std::optional<NcclEndpoint> e = EndpointOf(setup, a, p);
+            return e ? std::optional<Time>(NcclTuningTime(pt.spec, *e, PointTime(pt, Time(0)))) : std::nullopt;
+        });
+        pt.endpoint = EndpointOf(setup, choice.algorithm, choice.protocol);
+        return pt;
+    }
+    // NCCL's tuning: every registered algorithm of the collective that fits
+    // the point (its spec validates) joins, priced by its own closed form.
+    std::map<std::string, ComparisonPoint> candidates;
+    std::vector<std::string> names;
+    std::optional<InputError> firstError;
+    for (const std::string& a : AlgorithmsOf(setup.config.collective))
+    {
+        try
+        {
+            candidates.emplace(a, BuildPointOf(setup, bytes, a));
+            names.push_back(a);
+        }
+        catch (const InputError& e)
+        {
+            if (!firstError)
+            {
+                firstError = e;
+            }
+        }
+    }
+    if (names.empty())
+    {
+        throw *firstError;
+    }
+    // NCCL chooses among the algorithms it has (ring, tree, NVLS: by name or
+    // alias, NcclFamily); a collective with none of them chooses among all
+    // of its algorithms, priced with Ring's constants.
+    std::vector<std::string> nccl;
+    std::copy_if(names.begin(), names.end(), std::back_inserter(nccl), [](const std::string& a) {
+        return !NcclFamily(a).empty();
+    });
+    if (!nccl.empty())
+    {
+        names = nccl;
+    }
+    // Where the servers are known (a rail layout) NCCL's tree is the node
+    // tree, not the flat double binary tree over every rank.
+    if (candidates.count("node-tree") && candidates.count("tree"))
+    {
+        names.erase(std::remove(names.begin(), names.end(), "tree"), names.end());
+    }
+    const NcclChoice choice = ChooseNccl(names, protocols, [&](const std::string& a, NcclProtocol p) {
+        std::optional<NcclEndpoint> e = EndpointOf(setup, a, p);
+        const ComparisonPoint& pt = candidates.at(a);
+        return e ? std::optional<Time>(NcclTuningTime(pt.spec, *e, PointTime(pt, Time(0)))) : std::nullopt;
+    });
+    ComparisonPoint pt = candidates.at(choice.algorithm);
+    pt.endpoint = EndpointOf(setup, choice.algorithm, choice.protocol);
     return pt;
 }
 

@@ -9,6 +9,7 @@
 #define HOCKNEY_COMPARISON_POINT_H
 
 #include "collective-comparison.h"
+#include "nccl-protocol.h"
 #include "topology-graph.h"
 #include "topology-parameters.h"
 
@@ -43,7 +44,13 @@ class ComparisonSetup
     std::unique_ptr<TopologyGraph> graph; ///< the topology with the fabric knobs; null without one
     bool given = false;                   ///< alpha and beta given (no topology needed)
     uint32_t ranks = 0;                   ///< resolved: the topology's endpoints when unset
-    std::string algorithm;                ///< canonical name
+    std::string algorithm;                ///< canonical name, or "auto" (chosen per point)
+    /// NCCL's endpoint model is on (a protocol, or algorithm auto).
+    bool nccl = false;
+    /// The protocol asked for; nullopt: NCCL's choice per point.
+    std::optional<NcclProtocol> protocol;
+    /// Ranks per node for the endpoint's step latencies (0: one node).
+    uint32_t nodeGpus = 0;
     uint32_t gpusPerNode = 0;             ///< hierarchical: resolved from the topology when unset
     /// The topology's servers and rails when it is rail-optimized
     /// (EndpointLayout::RailOptimized), else empty: every point's spec gets it.
@@ -70,12 +77,23 @@ struct ComparisonPoint
     bool hierarchical = false;
     PointToPointParameters flat;
     std::string params;  ///< the parameter source: "derived", "given" or "calibrated"
+    /// NCCL's endpoint costs every executor and closed form of the point
+    /// applies (ComparisonSetup::nccl); unset: none.
+    std::optional<NcclEndpoint> endpoint;
     bool large = false;  ///< more than kLargeScheduleOps messages
 };
 
 /// The point of \p bytes with the derived (or given) parameters; its spec is
-/// checked, errors named by the flag or scenario field.
+/// checked, errors named by the flag or scenario field. With the NCCL
+/// model on, its algorithm and protocol are the ones asked for or, for
+/// "auto", NCCL's choice (ChooseNccl over the collective's registered
+/// algorithms that fit the point x protocols, each priced by
+/// NcclTuningTime, NCCL's model, with the point's derived parameters).
 ComparisonPoint BuildPoint(const ComparisonSetup& setup, uint64_t bytes);
+
+/// The point-to-point time of \p pt's parameters, \p extra added to alpha
+/// (its hierarchical levels, else the flat worst).
+PointToPointTime PointTime(const ComparisonPoint& pt, Time extra);
 
 /// Fitted point-to-point parameters by (src, dst, message size): a sweep is
 /// run once per comparison.

@@ -265,6 +265,16 @@ ApplyCollective(const nlohmann::json& j, const std::string& s, ComparisonConfig&
         // As --collective without --algorithm: the collective's first algorithm.
         c.algorithm = AlgorithmsOf(c.collective).front();
     }
+    // NCCL's endpoint model (nccl-protocol.h).
+    if (j.contains("protocol"))
+    {
+        c.protocol = String(j.at("protocol"), s + ".protocol");
+        ParseNcclProtocolChoice(c.protocol, s + ".protocol");
+    }
+    if (j.contains("launch_overhead"))
+    {
+        c.launchOverhead = units::ParseTime(Text(j.at("launch_overhead"), s + ".launch_overhead"), s + ".launch_overhead");
+    }
     if (j.contains("ranks"))
     {
         c.ranks = Count(j.at("ranks"), s + ".ranks", 2);
@@ -523,8 +533,9 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     const std::string s = "scenario";
     CheckKeys(j,
               s,
-              {"topology", "collective", "algorithm", "ranks", "sizes", "backends", "params", "channels", "slices",
-               "chunk_bytes", "root", "gpus_per_node", "seed", "model", "fabric", "attributes", "flows", "flows_csv"});
+              {"topology", "collective", "algorithm", "protocol", "launch_overhead", "ranks", "sizes", "backends",
+               "params", "channels", "slices", "chunk_bytes", "root", "gpus_per_node", "seed", "model", "fabric",
+               "attributes", "flows", "flows_csv"});
     if (j.contains("params"))
     {
         c.params = ParseParameterSources(ListText(j.at("params"), s + ".params"), s + ".params");
@@ -702,7 +713,18 @@ ValidateComparison(const ComparisonConfig& c)
         const TopologyGraph graph(*c.topology);
         ResolveFaults(c.fabric.faults, graph, 0);
     }
-    CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+    if (NormalizeAlgorithmName(c.algorithm) != "auto")
+    {
+        CanonicalAlgorithm(c.collective, c.algorithm, c.FieldName("algorithm", "--algorithm"));
+    }
+    if (!c.protocol.empty())
+    {
+        ParseNcclProtocolChoice(c.protocol, c.FieldName("protocol", "--protocol"));
+    }
+    if (c.launchOverhead.IsStrictlyNegative())
+    {
+        throw InputError(c.FieldName("launch_overhead", "--launch-overhead"), "expected a time >= 0");
+    }
 }
 
 } // namespace ns3

@@ -2,6 +2,8 @@
 #include "collective-executor.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
+#include "ns3/uinteger.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
@@ -33,6 +35,40 @@ CollectiveExecutor::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&CollectiveExecutor::m_timeLimit),
                           MakeTimeChecker())
+            .AddAttribute("Protocol",
+                          "NCCL protocol of every message: its wire bytes (LL 2x, LL128 128/120, Simple 1x) "
+                          "and, for Simple, one step latency per SimpleChunkBytes.",
+                          EnumValue(static_cast<int>(NcclProtocol::SIMPLE)),
+                          MakeEnumAccessor(&CollectiveExecutor::m_protocol),
+                          MakeEnumChecker(static_cast<int>(NcclProtocol::SIMPLE), "simple",
+                                          static_cast<int>(NcclProtocol::LL128), "ll128",
+                                          static_cast<int>(NcclProtocol::LL), "ll"))
+            .AddAttribute("LaunchOverhead",
+                          "Delay before the collective's first messages: kernel launch plus NCCL's base latency.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&CollectiveExecutor::m_launchOverhead),
+                          MakeTimeChecker())
+            .AddAttribute("StepLatency",
+                          "Sender's delay before each message inside a node (NCCL's hwLat over NVLink).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&CollectiveExecutor::m_stepLatency),
+                          MakeTimeChecker())
+            .AddAttribute("NetStepLatency",
+                          "Sender's delay before each message across nodes (NCCL's hwLat over the network).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&CollectiveExecutor::m_netStepLatency),
+                          MakeTimeChecker())
+            .AddAttribute("GpusPerNode",
+                          "Ranks per node (rank / GpusPerNode is the node) for NetStepLatency; 0 = one node.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CollectiveExecutor::m_gpusPerNode),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("SimpleChunkBytes",
+                          "Simple: bytes per synchronisation of a message (NCCL's 512 KiB step x the NCCL "
+                          "channels one message stands for); 0 = one per message.",
+                          UintegerValue(kNcclRingChannels * kNcclSimpleStepBytes),
+                          MakeUintegerAccessor(&CollectiveExecutor::m_simpleChunkBytes),
+                          MakeUintegerChecker<uint64_t>())
             .AddTraceSource("OpStart",
                             "An op was handed to the transport.",
                             MakeTraceSourceAccessor(&CollectiveExecutor::m_opStartTrace),
@@ -51,7 +87,10 @@ CollectiveExecutor::GetTypeId()
 CollectiveExecutor::CollectiveExecutor()
     : m_schedule(nullptr),
       m_delivered(0),
-      m_check(true)
+      m_check(true),
+      m_protocol(static_cast<int>(NcclProtocol::SIMPLE)),
+      m_gpusPerNode(0),
+      m_simpleChunkBytes(kNcclRingChannels * kNcclSimpleStepBytes)
 {
 }
 
@@ -61,6 +100,30 @@ CollectiveExecutor::DoDispose()
     m_transport = nullptr;
     m_done = nullptr;
     Object::DoDispose();
+}
+
+NcclEndpoint
+CollectiveExecutor::GetEndpoint() const
+{
+    NcclEndpoint e;
+    e.protocol = static_cast<NcclProtocol>(m_protocol);
+    e.launch = m_launchOverhead;
+    e.intraStep = m_stepLatency;
+    e.interStep = m_netStepLatency;
+    e.gpusPerNode = m_gpusPerNode;
+    e.simpleChunkBytes = m_simpleChunkBytes;
+    return e;
+}
+
+void
+CollectiveExecutor::SetEndpoint(const NcclEndpoint& e)
+{
+    m_protocol = static_cast<int>(e.protocol);
+    m_launchOverhead = e.launch;
+    m_stepLatency = e.intraStep;
+    m_netStepLatency = e.interStep;
+    m_gpusPerNode = e.gpusPerNode;
+    m_simpleChunkBytes = e.simpleChunkBytes;
 }
 
 void
@@ -80,6 +143,7 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     m_schedule = &m_copy;
     m_transport = transport;
     m_done = std::move(done);
+    m_endpoint = GetEndpoint();
     const auto& ops = m_schedule->GetOps();
     const uint32_t n = static_cast<uint32_t>(ops.size());
     m_waiting.assign(n, 0);
@@ -131,7 +195,14 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     {
         if (m_waiting[i] == 0)
         {
-            Launch(i);
+            if (m_launchOverhead.IsZero())
+            {
+                Launch(i);
+            }
+            else
+            {
+                Simulator::Schedule(m_launchOverhead, &CollectiveExecutor::Launch, this, i);
+            }
         }
     }
 }
@@ -142,9 +213,27 @@ CollectiveExecutor::Launch(uint32_t i)
     const ScheduleOp& op = m_schedule->GetOps()[i];
     m_opStart[i] = Simulator::Now();
     m_opStartTrace(i, op.src, op.dst, op.bytes);
+    // The sender's step latency is an endpoint delay: the message reaches
+    // the transport (and the wire) only after it.
+    const Time delay = m_endpoint.StepDelay(m_endpoint.CrossesNodes(op.src, op.dst), op.bytes);
+    if (delay.IsZero())
+    {
+        Send(i);
+    }
+    else
+    {
+        Simulator::Schedule(delay, &CollectiveExecutor::Send, this, i);
+    }
+}
+
+void
+CollectiveExecutor::Send(uint32_t i)
+{
+    const ScheduleOp& op = m_schedule->GetOps()[i];
+    const uint64_t wire = m_endpoint.WireBytes(op.bytes);
     if (op.group != ScheduleOp::kNoSwitchGroup)
     {
-        m_transport->SendThroughSwitch(op.src, op.dst, op.bytes, m_groups[op.group], [this, i]() { Delivered(i); });
+        m_transport->SendThroughSwitch(op.src, op.dst, wire, m_groups[op.group], [this, i]() { Delivered(i); });
         return;
     }
     // A PXN op's two legs start together: NCCL's proxy posts each chunk to
@@ -154,7 +243,7 @@ CollectiveExecutor::Launch(uint32_t i)
     m_legsLeft[i] = static_cast<uint32_t>(legs.size());
     for (auto [src, dst] : legs)
     {
-        m_transport->Send(src, dst, op.bytes, [this, i]() {
+        m_transport->Send(src, dst, wire, [this, i]() {
             if (--m_legsLeft[i] == 0)
             {
                 Delivered(i);

@@ -8,11 +8,21 @@
 // start and delivery, the end of each algorithm step and the total time; it
 // holds no collective logic (that is the schedule's) and no network logic
 // (that is the transport's).
+//
+// The endpoint (nccl-protocol.h, NcclEndpoint): the executor is where a
+// rank's software sits, so it applies NCCL's endpoint costs on every
+// backend alike: the collective's first messages wait LaunchOverhead (kernel
+// launch + NCCL's base latency), every message waits its step latency at the
+// sender (StepLatency inside a node, NetStepLatency across nodes, nodes of
+// GpusPerNode consecutive ranks; Simple: once per SimpleChunkBytes it spans)
+// and goes to the transport as its protocol's wire bytes (Protocol). The
+// defaults (Simple, zero latencies) send the schedule's bytes at once.
 #ifndef HOCKNEY_COLLECTIVE_EXECUTOR_H
 #define HOCKNEY_COLLECTIVE_EXECUTOR_H
 
 #include "collective-schedule.h"
 #include "collective-transport.h"
+#include "nccl-protocol.h"
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -72,11 +82,17 @@ class CollectiveExecutor : public Object
     const std::vector<Time>& GetOpStartTimes() const;
     const std::vector<Time>& GetOpDeliveryTimes() const;
 
+    /// The endpoint costs in force (from the attributes).
+    NcclEndpoint GetEndpoint() const;
+    /// Sets the attributes from \p endpoint.
+    void SetEndpoint(const NcclEndpoint& endpoint);
+
   protected:
     void DoDispose() override;
 
   private:
     void Launch(uint32_t op);
+    void Send(uint32_t op);
     void Delivered(uint32_t op);
 
     const CollectiveSchedule* m_schedule;
@@ -95,6 +111,13 @@ class CollectiveExecutor : public Object
 
     bool m_check;
     Time m_timeLimit;
+    int m_protocol; // an NcclProtocol (EnumValue holds an int)
+    Time m_launchOverhead;
+    Time m_stepLatency;
+    Time m_netStepLatency;
+    uint32_t m_gpusPerNode;
+    uint64_t m_simpleChunkBytes;
+    NcclEndpoint m_endpoint; // built from the attributes at Start
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opStartTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opDeliveredTrace;
     TracedCallback<const ExecutedOp&> m_opCompletedTrace;

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "nccl-protocol.h"
+
+#include "collective-algorithm-registry.h"
+#include "input-error.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+std::string
+ToString(NcclProtocol p)
+{
+    switch (p)
+    {
+    case NcclProtocol::LL:
+        return "ll";
+    case NcclProtocol::LL128:
+        return "ll128";
+    case NcclProtocol::SIMPLE:
+        break;
+    }
+    return "simple";
+}
+
+std::vector<NcclProtocol>
+AllNcclProtocols()
+{
+    return {NcclProtocol::SIMPLE, NcclProtocol::LL128, NcclProtocol::LL};
+}
+
+std::optional<NcclProtocol>
+ParseNcclProtocolChoice(const std::string& text, const std::string& field)
+{
+    std::string t = text;
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (t == "auto")
+    {
+        return std::nullopt;
+    }
+    for (NcclProtocol p : AllNcclProtocols())
+    {
+        if (t == ToString(p))
+        {
+            return p;
+        }
+    }
+    throw InputError(field, "expected auto, simple, ll128 or ll, got \"" + text + "\"");
+}
+
+uint64_t
+NcclWireBytes(NcclProtocol p, uint64_t bytes)
+{
+    switch (p)
+    {
+    case NcclProtocol::LL:
+        return (bytes + 7) / 8 * 16; // 8 data + 8 flag bytes per 16-byte store
+    case NcclProtocol::LL128:
+        return (bytes + 119) / 120 * 128; // 120 data + 8 flag bytes per 128-byte line
+    case NcclProtocol::SIMPLE:
+        break;
+    }
+    return bytes;
+}
+
+double
+NcclWireEfficiency(NcclProtocol p)
+{
+    return p == NcclProtocol::LL ? 0.5 : p == NcclProtocol::LL128 ? 120.0 / 128.0 : 1.0;
+}
+
+namespace
+{
+
+/// NCCL's tuning.cc constants in microseconds, per protocol (LL, LL128,
+/// Simple); validation/data/nccl_tuning_constants.csv names the commit.
+/// A negative entry: NCCL has no such pair.
+struct LatencyRow
+{
+    double base[3];
+    double nvlink[3];
+    double net[3];
+};
+
+constexpr LatencyRow kRing{{6.6, 14.0, 8.4}, {0.6, 1.9, 3.4}, {2.7, 4.0, 14.0}};
+constexpr LatencyRow kTree{{6.8, 14.0, 8.4}, {0.6, 1.25, 4.0}, {5.0, 8.5, 14.0}};
+// NVLS: Simple only (its LL and LL128 entries are 0 in NCCL: not offered).
+constexpr LatencyRow kNvls{{-1, -1, 0}, {-1, -1, 25.0}, {-1, -1, 18.0}};
+
+int
+Column(NcclProtocol p)
+{
+    return p == NcclProtocol::LL ? 0 : p == NcclProtocol::LL128 ? 1 : 2;
+}
+
+} // namespace
+
+std::string
+NcclFamily(const std::string& algorithm)
+{
+    std::vector<std::string> names{algorithm};
+    for (const CollectiveAlgorithm* a : CollectiveAlgorithmRegistry::All())
+    {
+        // The registry entry's spellings: "double-binary-tree" is NCCL's tree.
+        if (NormalizeAlgorithmName(a->name) == NormalizeAlgorithmName(algorithm))
+        {
+            names.insert(names.end(), a->aliases.begin(), a->aliases.end());
+        }
+    }
+    for (const std::string& n : names)
+    {
+        const std::string k = NormalizeAlgorithmName(n);
+        for (const char* family : {"ring", "tree", "nvls"})
+        {
+            if (k == family)
+            {
+                return family;
+            }
+        }
+        // NCCL's tree is its double binary tree; across servers it is the
+        // node-aware one (chains inside a server, the trees over servers).
+        if (k == "double-binary-tree" || k == "doublebinarytree" || k == "nccl-tree")
+        {
+            return "tree";
+        }
+    }
+    return "";
+}
+
+std::optional<NcclLatencies>
+NcclTuningLatencies(const std::string& algorithm, NcclProtocol p)
+{
+    const std::string a = NcclFamily(algorithm);
+    const LatencyRow& row = a == "tree" ? kTree : a == "nvls" ? kNvls : kRing;
+    const int c = Column(p);
+    if (row.base[c] < 0)
+    {
+        return std::nullopt;
+    }
+    return NcclLatencies{NanoSeconds(std::llround(row.base[c] * 1000)),
+                         NanoSeconds(std::llround(row.nvlink[c] * 1000)),
+                         NanoSeconds(std::llround(row.net[c] * 1000))};
+}
+
+bool
+NcclEndpoint::CrossesNodes(uint32_t a, uint32_t b) const
+{
+    return gpusPerNode > 0 && a / gpusPerNode != b / gpusPerNode;
+}
+
+Time
+NcclEndpoint::StepDelay(bool inter, uint64_t bytes) const
+{
+    const Time step = inter ? interStep : intraStep;
+    if (protocol != NcclProtocol::SIMPLE || simpleChunkBytes == 0)
+    {
+        return step;
+    }
+    // Simple synchronises (fence, flag, credit) once per step of its buffer:
+    // a message spanning k steps pays k synchronisations, at least one.
+    const uint64_t chunks = std::max<uint64_t>(1, (bytes + simpleChunkBytes - 1) / simpleChunkBytes);
+    return step * static_cast<int64_t>(chunks);
+}
+
+std::optional<NcclEndpoint>
+MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, uint32_t gpusPerNode, uint32_t channels)
+{
+    const std::optional<NcclLatencies> lat = NcclTuningLatencies(algorithm, p);
+    if (!lat)
+    {
+        return std::nullopt;
+    }
+    NcclEndpoint e;
+    e.protocol = p;
+    e.launch = hostLaunch + lat->base;
+    e.intraStep = lat->intra;
+    e.interStep = lat->inter;
+    if (NcclFamily(algorithm) == "nvls")
+    {
+        // NCCL charges NVLS's hardware latency once per collective (its
+        // multimem loads and stores in the switch have no ring steps), and
+        // NVLS has no Simple chunk flags: all of it at the launch.
+        e.launch += lat->intra;
+        e.intraStep = Time(0);
+        e.interStep = Time(0);
+        e.simpleChunkBytes = 0;
+        e.gpusPerNode = gpusPerNode;
+        return e;
+    }
+    e.gpusPerNode = gpusPerNode;
+    const uint32_t perSchedule = std::max<uint32_t>(1, kNcclRingChannels / std::max<uint32_t>(1, channels));
+    e.simpleChunkBytes = kNcclSimpleStepBytes * perSchedule;
+    return e;
+}
+
+namespace
+{
+
+/// launch + ClosedFormTime of \p spec with T(level, m) = \p step(inter, level, m),
+/// inter: the step crosses nodes (a flat algorithm on more than one node is
+/// charged as crossing on every step: the flat closed form's worst level).
+Time
+EndpointClosedForm(const CollectiveSpec& spec,
+                   const NcclEndpoint& endpoint,
+                   const std::function<Time(bool inter, uint32_t level, double bytes)>& step)
+{
+    const CollectiveAlgorithm& a = CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
+    const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
+    return endpoint.launch + ClosedFormTime(spec, [&](uint32_t level, double bytes) {
+               return step(a.usesNodes ? level == 1 : multiNode, level, bytes);
+           });
+}
+
+} // namespace
+
+Time
+NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p)
+{
+    return EndpointClosedForm(spec, endpoint, [&](bool inter, uint32_t level, double bytes) {
+        const auto data = static_cast<uint64_t>(std::ceil(bytes));
+        return endpoint.StepDelay(inter, data) + p2p(level, static_cast<double>(endpoint.WireBytes(data)));
+    });
+}
+
+double
+NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, CollectiveKind kind, uint32_t nodes)
+{
+    const std::string a = NcclFamily(algorithm);
+    if (a == "nvls")
+    {
+        return 0.85;
+    }
+    if (a == "tree")
+    {
+        const double proto = p == NcclProtocol::LL      ? 1.0 / 3.8
+                             : p == NcclProtocol::LL128 ? (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0)
+                                                        : 1.0;
+        return 0.92 * proto;
+    }
+    if (p == NcclProtocol::LL)
+    {
+        return nodes > 1 || kind == CollectiveKind::ALL_REDUCE ? 0.25 : 1.0 / 3.0;
+    }
+    return p == NcclProtocol::LL128 ? 0.92 : 1.0;
+}
+
+Time
+NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p)
+{
+    const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
+    const uint32_t nodes = multiNode ? (spec.ranks + endpoint.gpusPerNode - 1) / endpoint.gpusPerNode : 1;
+    const double factor = NcclTuningBandwidthFactor(spec.algorithm, endpoint.protocol, spec.collective, nodes);
+    return EndpointClosedForm(spec, endpoint, [&](bool inter, uint32_t level, double bytes) {
+        return (inter ? endpoint.interStep : endpoint.intraStep) + p2p(level, bytes / factor);
+    });
+}
+
+NcclChoice
+ChooseNccl(const std::vector<std::string>& algorithms,
+           const std::vector<NcclProtocol>& protocols,
+           const std::function<std::optional<Time>(const std::string&, NcclProtocol)>& predict)
+{
+    std::optional<NcclChoice> best;
+    for (const std::string& a : algorithms)
+    {
+        for (NcclProtocol p : protocols)
+        {
+            const std::optional<Time> t = predict(a, p);
+            if (t && (!best || *t < best->predicted))
+            {
+                best = NcclChoice{a, p, *t};
+            }
+        }
+    }
+    if (!best)
+    {
+        throw std::logic_error("no algorithm x protocol applies");
+    }
+    return *best;
+}
+
+} // namespace ns3

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// NCCL's three protocols and the endpoint costs of its kernels, as the
+// executor runs them and the closed form prices them (doc/collective.md,
+// "Protocols, tuning and the software floor").
+//
+// Protocols (NCCL src/device/prims_{simple,ll,ll128}.h, described, not copied):
+//   LL      every 8 bytes of data travel with an 8-byte flag in one 16-byte
+//           store: wire efficiency 50 %, no fence (the flag rides with the data)
+//   LL128   every 128-byte line carries 120 bytes of data and 8 of flag:
+//           efficiency 120/128, no fence
+//   Simple  full lines; each step (NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB per
+//           channel) ends with a memory fence and a flag write the receiver
+//           polls: efficiency 1, one synchronisation per step
+// Per-step latency: NCCL's tuning model (src/graph/tuning.cc, the values in
+// validation/data/nccl_tuning_constants.csv): a base latency per collective
+// (baseLat) and a hardware latency per algorithm step (hwLat) by link kind,
+// NVLink inside a node and the network across nodes.
+//
+// The endpoint model (NcclEndpoint) is what the executor applies to every
+// message, on every backend: the message goes on the wire as its protocol's
+// wire bytes, after a per-step delay at the sending endpoint (hwLat of the
+// link the message crosses; for Simple, once per Simple step the message
+// spans: its per-chunk synchronisation); the collective's first messages wait
+// for the launch (the host's kernel launch plus NCCL's baseLat).
+#ifndef HOCKNEY_NCCL_PROTOCOL_H
+#define HOCKNEY_NCCL_PROTOCOL_H
+
+#include "collective-algorithms.h"
+#include "collective-closed-form.h"
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+enum class NcclProtocol
+{
+    SIMPLE = 0,
+    LL128 = 1,
+    LL = 2,
+};
+
+/// "simple", "ll128", "ll".
+std::string ToString(NcclProtocol p);
+/// Every protocol, in NCCL's order of preference at equal time (Simple first).
+std::vector<NcclProtocol> AllNcclProtocols();
+/// "auto" (nullopt) or a protocol name (case-insensitive, "LL128" too);
+/// throws InputError naming \p field, listing the names, otherwise.
+std::optional<NcclProtocol> ParseNcclProtocolChoice(const std::string& text, const std::string& field);
+
+/// Bytes on the wire for \p bytes of data: LL ceil(b/8) x 16, LL128
+/// ceil(b/120) x 128, Simple b.
+uint64_t NcclWireBytes(NcclProtocol p, uint64_t bytes);
+/// Data bytes per wire byte at large sizes: 0.5, 120/128, 1.
+double NcclWireEfficiency(NcclProtocol p);
+
+/// Bytes of one Simple step of one NCCL channel: NCCL_BUFFSIZE (4 MiB) /
+/// NCCL_STEPS (8).
+constexpr uint64_t kNcclSimpleStepBytes = 524288;
+/// NCCL channels a ring runs on 8 x H100 NVSwitch ("Channel xx/16" in the
+/// init logs of NVIDIA/nccl issue #1453): their steps run side by side, so a
+/// message of one schedule channel spans one synchronisation per
+/// kNcclRingChannels x kNcclSimpleStepBytes / channels bytes.
+constexpr uint32_t kNcclRingChannels = 16;
+
+/// NCCL's algorithm family of a registered algorithm: "ring", "tree"
+/// (also by an alias "double-binary-tree") or "nvls" by its name or
+/// aliases; "" for an algorithm NCCL does not have (rhd, hierarchical, ...).
+std::string NcclFamily(const std::string& algorithm);
+
+/// NCCL's latencies of an algorithm x protocol (tuning.cc's baseLat and hwLat).
+struct NcclLatencies
+{
+    Time base;  ///< once per collective (baseLat)
+    Time intra; ///< per step over NVLink (hwLat[NVLINK])
+    Time inter; ///< per step over the network (hwLat[NET])
+};
+
+/// The latencies NCCL's tuning model gives \p algorithm (a registry name)
+/// with \p p, nullopt where NCCL has no such pair (NVLS runs Simple only).
+/// Tree ("tree") and NVLS ("nvls") have their own rows; every other
+/// algorithm is priced with Ring's (NCCL has no row for it).
+std::optional<NcclLatencies> NcclTuningLatencies(const std::string& algorithm, NcclProtocol p);
+
+/// The endpoint costs the executor applies (CollectiveExecutor's attributes
+/// Protocol, LaunchOverhead, StepLatency, NetStepLatency, GpusPerNode,
+/// SimpleChunkBytes carry the same fields).
+struct NcclEndpoint
+{
+    NcclProtocol protocol = NcclProtocol::SIMPLE;
+    Time launch;                ///< before the first message: host launch + baseLat
+    Time intraStep;             ///< per step inside a node
+    Time interStep;             ///< per step across nodes
+    uint32_t gpusPerNode = 0;   ///< ranks per node (0: one node)
+    uint64_t simpleChunkBytes = kNcclRingChannels * kNcclSimpleStepBytes; ///< Simple: bytes per synchronisation
+
+    /// Whether ranks \p a and \p b sit on different nodes (rank / gpusPerNode).
+    bool CrossesNodes(uint32_t a, uint32_t b) const;
+    /// The sender's delay before a message of \p bytes (data) on \p inter
+    /// links: the step latency, for Simple once per chunk it spans.
+    Time StepDelay(bool inter, uint64_t bytes) const;
+    uint64_t WireBytes(uint64_t bytes) const { return NcclWireBytes(protocol, bytes); }
+};
+
+/// The endpoint of \p algorithm with \p p on a node of \p gpusPerNode ranks:
+/// NCCL's latencies, launch = \p hostLaunch + baseLat, \p channels schedule
+/// channels (Simple chunk kNcclRingChannels x 512 KiB / channels, at least
+/// 512 KiB). NVLS: its hwLat once, in the launch, no step latency (NCCL's
+/// NVLS latency is per collective). nullopt where NCCL has no such pair.
+std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
+                                             NcclProtocol p,
+                                             Time hostLaunch,
+                                             uint32_t gpusPerNode,
+                                             uint32_t channels);
+
+/// The closed form with the endpoint: launch + ClosedFormTime with
+/// T(l, m) = StepDelay(l, m) + p2p(l, wire bytes of m). A flat algorithm
+/// (not usesNodes) on more than one node is charged the network's step
+/// latency on every step (the flat closed form's worst level).
+Time NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p);
+
+/// NCCL's bandwidth refinements of its tuning model (tuning.cc; the factor
+/// by which an algorithm x protocol's bus bandwidth is below the link's):
+/// Ring LL 1/4 (allreduce or more than one node, else 1/3), Ring LL128 0.92,
+/// Ring Simple 1; Tree 0.92 x (LL 1/3.8, LL128 7/9 on one node else
+/// 120/128, Simple 1); NVLS 0.85 (Hopper's nvlsEfficiency). Other
+/// algorithms: Ring's. The caps (llMaxBw, per-channel maxima) are left out.
+double NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, CollectiveKind kind, uint32_t nodes);
+
+/// NCCL's tuning model for \p spec (what its choice compares, not what
+/// runs): launch + ClosedFormTime with T(l, m) = step latency of l (once
+/// per step: NCCL's latency x steps) + p2p(l, m / factor) (its bytes / bw),
+/// the factor NcclTuningBandwidthFactor's.
+Time NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p);
+
+/// One candidate of NCCL's choice: an algorithm and a protocol.
+struct NcclChoice
+{
+    std::string algorithm;
+    NcclProtocol protocol = NcclProtocol::SIMPLE;
+    Time predicted; ///< the tuning model's time
+};
+
+/// NCCL's choice (tuning.cc's ncclTopoGetAlgoTime, then the fastest): the
+/// fastest predicted time over \p algorithms x \p protocols; \p predict
+/// returns nullopt for a pair that does not apply (the algorithm does not
+/// fit the point, or NCCL lacks the pair). Ties go to the earlier
+/// algorithm, then the earlier protocol. Throws std::logic_error when no
+/// pair applies.
+NcclChoice ChooseNccl(const std::vector<std::string>& algorithms,
+                      const std::vector<NcclProtocol>& protocols,
+                      const std::function<std::optional<Time>(const std::string&, NcclProtocol)>& predict);
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// NCCL's protocols as the executor runs them and the closed form prices them
+// (nccl-protocol.h): wire bytes and per-step latencies written out by hand,
+// the executor on a contention-free alpha-beta channel against those hand
+// forms, and NCCL's choice at sizes where NCCL's published choice is known.
+#include "analytic-transport.h"
+#include "collective-comparison.h"
+#include "collective-executor.h"
+#include "collective-test-spec.h"
+#include "input-error.h"
+#include "nccl-protocol.h"
+#include "simulator-test.h"
+
+#include "ns3/enum.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+class NcclProtocolTest : public hockney::SimulatorTest
+{
+};
+
+// alpha 2 us, beta 100 GB/s (10 ps a byte): every whole-byte message takes
+// a whole number of picoseconds, so the executor's times are exact up to
+// double rounding; 1e-9 relative is far above that (1e-15 per step) and far
+// below one missing step latency (> 1e-2 of these runs).
+const double A = 2e-6;
+const double B = 100e9;
+const double TOL = 1e-9;
+
+double
+RunWithEndpoint(const CollectiveSpec& spec, const NcclEndpoint& e)
+{
+    Ptr<AnalyticTransport> t = CreateObject<AnalyticTransport>();
+    t->Install(spec.ranks, hockney::AlphaBeta(MicroSeconds(2), DataRate("800Gbps")), AnalyticChannel::NONE);
+    Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+    exec->SetEndpoint(e);
+    const double s = exec->Run(BuildSchedule(spec), t).GetSeconds();
+    Simulator::Destroy();
+    return s;
+}
+
+} // namespace
+
+TEST_F(NcclProtocolTest, WireBytesByHand)
+{
+    // LL: 8 data bytes per 16-byte store; 9 bytes need two stores.
+    EXPECT_EQ(NcclWireBytes(NcclProtocol::LL, 8), 16u);
+    EXPECT_EQ(NcclWireBytes(NcclProtocol::LL, 9), 32u);
+    EXPECT_EQ(NcclWireBytes(NcclProtocol::LL, 1000000), 2000000u);
+    // LL128: 120 data bytes per 128-byte line; 1 MB = 8334 lines (8333.3 rounded up).
+    EXPECT_EQ(NcclWireBytes(NcclProtocol::LL128, 120), 128u);
+    EXPECT_EQ(NcclWireBytes(NcclProtocol::LL128, 121), 256u);
+    EXPECT_EQ(NcclWireBytes(NcclProtocol::LL128, 1000000), 8334u * 128u);
+    EXPECT_EQ(NcclWireBytes(NcclProtocol::SIMPLE, 1000000), 1000000u);
+    EXPECT_DOUBLE_EQ(NcclWireEfficiency(NcclProtocol::LL), 0.5);
+    EXPECT_DOUBLE_EQ(NcclWireEfficiency(NcclProtocol::LL128), 0.9375);
+}
+
+TEST_F(NcclProtocolTest, TuningLatenciesAreNcclsTable)
+{
+    // validation/data/nccl_tuning_constants.csv: Ring baseLat 6.6/14/8.4 us,
+    // hwLat NVLink 0.6/1.9/3.4, network 2.7/4.0/14 (LL/LL128/Simple).
+    auto ll = *NcclTuningLatencies("ring", NcclProtocol::LL);
+    EXPECT_EQ(ll.base, NanoSeconds(6600));
+    EXPECT_EQ(ll.intra, NanoSeconds(600));
+    EXPECT_EQ(ll.inter, NanoSeconds(2700));
+    auto simple = *NcclTuningLatencies("ring", NcclProtocol::SIMPLE);
+    EXPECT_EQ(simple.base, NanoSeconds(8400));
+    EXPECT_EQ(simple.intra, NanoSeconds(3400));
+    EXPECT_EQ(simple.inter, NanoSeconds(14000));
+    auto tree = *NcclTuningLatencies("tree", NcclProtocol::LL128);
+    EXPECT_EQ(tree.intra, NanoSeconds(1250));
+    EXPECT_EQ(tree.inter, NanoSeconds(8500));
+    // NVLS runs Simple only.
+    EXPECT_FALSE(NcclTuningLatencies("nvls", NcclProtocol::LL).has_value());
+    EXPECT_EQ(NcclTuningLatencies("nvls", NcclProtocol::SIMPLE)->intra, NanoSeconds(25000));
+}
+
+TEST_F(NcclProtocolTest, ExecutorMatchesHandFormsPerProtocol)
+{
+    // Ring allreduce, 8 ranks on one node: 2(N-1) = 14 steps of M/8.
+    const uint32_t n = 8;
+    for (uint64_t m : {960ULL, 9600000ULL})
+    {
+        const auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "ring", n, m);
+        const double chunk = static_cast<double>(m) / n; // 120 or 1.2e6 bytes, whole
+        for (NcclProtocol p : AllNcclProtocols())
+        {
+            NcclEndpoint e = *MakeNcclEndpoint("ring", p, MicroSeconds(5), 0, 1);
+            // Hand: wire bytes of one step's message, and the step latency
+            // (Simple: once per 8 MiB chunk, i.e. once for both sizes here).
+            double wire = p == NcclProtocol::LL ? std::ceil(chunk / 8) * 16
+                          : p == NcclProtocol::LL128 ? std::ceil(chunk / 120) * 128
+                                                     : chunk;
+            const double step = p == NcclProtocol::LL ? 0.6e-6 : p == NcclProtocol::LL128 ? 1.9e-6 : 3.4e-6;
+            const double base = p == NcclProtocol::LL ? 6.6e-6 : p == NcclProtocol::LL128 ? 14e-6 : 8.4e-6;
+            const double hand = 5e-6 + base + 14 * (step + A + wire / B);
+            const double got = RunWithEndpoint(spec, e);
+            EXPECT_NEAR(got, hand, TOL * hand) << ToString(p) << " M=" << m;
+            // The closed form describes the same run.
+            const double closed =
+                NcclClosedFormTime(spec, e, [](uint32_t, double b) { return AlphaBetaTime(MicroSeconds(2), DataRate("800Gbps"), b); })
+                    .GetSeconds();
+            EXPECT_NEAR(closed, hand, TOL * hand) << ToString(p) << " M=" << m;
+        }
+    }
+}
+
+TEST_F(NcclProtocolTest, SimpleSynchronisesOncePerChunk)
+{
+    // 8 ranks, 160 MiB: each step's message is 20 MiB = 2.5 chunks of 8 MiB
+    // (16 channels x 512 KiB) -> 3 synchronisations of 3.4 us per step.
+    const uint64_t m = 160ULL << 20;
+    const auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "ring", 8, m);
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::SIMPLE, Time(0), 0, 1);
+    EXPECT_EQ(e.simpleChunkBytes, 8ULL << 20);
+    const double hand = 8.4e-6 + 14 * (3 * 3.4e-6 + A + (20ULL << 20) / B);
+    EXPECT_NEAR(RunWithEndpoint(spec, e), hand, TOL * hand);
+    // With 16 schedule channels each message stands for one NCCL channel:
+    // chunks of 512 KiB.
+    EXPECT_EQ(MakeNcclEndpoint("ring", NcclProtocol::SIMPLE, Time(0), 0, 16)->simpleChunkBytes, 524288u);
+}
+
+TEST_F(NcclProtocolTest, NetworkStepsPayTheNetworkLatency)
+{
+    // Hierarchical allreduce, 2 nodes x 2 GPUs, LL: the steps between nodes
+    // pay 2.7 us, those inside 0.6 us. Executor vs closed form (levels).
+    auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "hierarchical", 4, 96000);
+    spec.gpusPerNode = 2;
+    NcclEndpoint e = *MakeNcclEndpoint("hierarchical", NcclProtocol::LL, Time(0), 2, 1);
+    const double got = RunWithEndpoint(spec, e);
+    // Hand: 2(G-1) = 2 intra steps of M/G = 48000 B, 2(K-1) = 2 inter steps
+    // of M/(G K) = 24000 B; LL doubles the wire bytes.
+    const double hand = 6.6e-6 + 2 * (0.6e-6 + A + 96000 / B) + 2 * (2.7e-6 + A + 48000 / B);
+    EXPECT_NEAR(got, hand, TOL * hand);
+}
+
+TEST_F(NcclProtocolTest, ChoiceTakesTheFastestAndBreaksTiesInOrder)
+{
+    auto predict = [](const std::string& a, NcclProtocol p) -> std::optional<Time> {
+        if (a == "b" && p == NcclProtocol::LL)
+        {
+            return std::nullopt; // not applicable
+        }
+        return MicroSeconds(a == "a" ? 10 : 5) + MicroSeconds(p == NcclProtocol::LL128 ? 0 : 1);
+    };
+    NcclChoice c = ChooseNccl({"a", "b"}, AllNcclProtocols(), predict);
+    EXPECT_EQ(c.algorithm, "b");
+    EXPECT_EQ(c.protocol, NcclProtocol::LL128);
+    EXPECT_EQ(c.predicted, MicroSeconds(5));
+    EXPECT_THROW(ChooseNccl({"b"}, {NcclProtocol::LL}, predict), std::logic_error);
+}
+
+TEST_F(NcclProtocolTest, BadProtocolNamesTheField)
+{
+    EXPECT_FALSE(ParseNcclProtocolChoice("auto", "--protocol").has_value());
+    EXPECT_EQ(*ParseNcclProtocolChoice("LL128", "--protocol"), NcclProtocol::LL128);
+    try
+    {
+        ParseNcclProtocolChoice("ll64", "--protocol");
+        FAIL() << "ll64 accepted";
+    }
+    catch (const InputError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("--protocol"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(NcclProtocolTest, DefaultExecutorSendsTheScheduleUnchanged)
+{
+    // The attributes' defaults (Simple, no latencies): the textbook ring,
+    // 14 (alpha + M/(N beta)).
+    const auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "ring", 8, 8000000);
+    Ptr<AnalyticTransport> t = CreateObject<AnalyticTransport>();
+    t->Install(8, hockney::AlphaBeta(MicroSeconds(2), DataRate("800Gbps")), AnalyticChannel::NONE);
+    Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+    const double got = exec->Run(BuildSchedule(spec), t).GetSeconds();
+    Simulator::Destroy();
+    const double hand = 14 * (A + 1e6 / B);
+    EXPECT_NEAR(got, hand, TOL * hand);
+}
+
+TEST_F(NcclProtocolTest, RingChoiceMatchesNcclsPublishedEnds)
+{
+    // 8 x H100 NVSwitch, ring AllReduce with NCCL_ALGO=RING: NCCL runs LL at
+    // 8 B and Simple at 1 GB (the published runs' choice; NCCL's model:
+    // LL 6.6 + 14 x 0.6 us against Simple's 8.4 + 14 x 3.4 us at 8 B, and
+    // at 1 GB LL's quarter and LL128's 0.92 of the bandwidth lose to Simple).
+    ComparisonConfig c;
+    c.model.alpha = MicroSeconds(1);
+    c.model.beta = DataRate("3600Gbps"); // 450 GB/s
+    c.ranks = 8;
+    c.algorithm = "ring";
+    c.protocol = "auto";
+    c.sizes = {8, 1000000000};
+    c.backends = {"closed"};
+    const std::vector<ResultRow> rows = RunComparison(c);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].GetString("protocol"), "ll");
+    EXPECT_EQ(rows[1].GetString("protocol"), "simple");
+    EXPECT_EQ(rows[1].GetString("algorithm"), "ring");
+    // The closed row prices the chosen protocol: at 8 B, LL's base latency
+    // plus 14 steps of (0.6 us + alpha + 16 wire bytes / beta), launch 0.
+    // Each step's time is rounded to the 1 ps tick (AlphaBetaTime): 14 ps.
+    const double hand = 6.6e-6 + 14 * (0.6e-6 + 1e-6 + 16 / 450e9);
+    EXPECT_NEAR(rows[0].GetDouble("time_s"), hand, 14e-12);
+}
+
+TEST_F(NcclProtocolTest, AutoAlgorithmChoosesAmongNcclsAlgorithms)
+{
+    // Only ring, tree and NVLS (by name or alias) join NCCL's choice; rhd,
+    // which NCCL does not have, is never chosen although it has fewer steps.
+    ComparisonConfig c;
+    c.model.alpha = MicroSeconds(1);
+    c.model.beta = DataRate("3600Gbps");
+    c.ranks = 8;
+    c.algorithm = "auto";
+    c.sizes = {8, 1000000000};
+    c.backends = {"closed"};
+    for (const ResultRow& r : RunComparison(c))
+    {
+        EXPECT_FALSE(NcclFamily(r.GetString("algorithm")).empty()) << r.GetString("algorithm");
+    }
+    EXPECT_EQ(NcclFamily("double-binary-tree"), "tree");
+    EXPECT_EQ(NcclFamily("rhd"), "");
+}
+
+TEST_F(NcclProtocolTest, ScenarioFieldsAndTheCollectivesFirstAlgorithm)
+{
+    // "protocol" and "launch_overhead" are read; a collective without an
+    // algorithm still takes the collective's first (pairwise for alltoall),
+    // whatever fields follow it.
+    ComparisonConfig c;
+    ApplyScenario(nlohmann::json::parse(R"({"collective": "alltoall", "protocol": "LL128",
+                                             "launch_overhead": "20us"})"),
+                  c);
+    EXPECT_EQ(c.algorithm, AlgorithmsOf(CollectiveKind::ALL_TO_ALL).front());
+    EXPECT_EQ(c.protocol, "LL128");
+    EXPECT_EQ(c.launchOverhead, MicroSeconds(20));
+    ComparisonConfig d;
+    EXPECT_THROW(ApplyScenario(nlohmann::json::parse(R"({"protocol": "ll64"})"), d), InputError);
+}
