@@ -166,6 +166,8 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--protocol=ll64", "--protocol"},
         {"--protocol=", "--protocol"},
         {"--launch-overhead=soon --protocol=ll", "--launch-overhead"},
+        {"--launch-overhead=5us", "--launch-overhead"}, // without NCCL's endpoint model it would be ignored
+        {"--topology=dgx-h100 --algorithm=nvls --protocol=ll", "--protocol"}, // NVLS runs Simple only
     };
     for (const auto& [args, flag] : cases)
     {

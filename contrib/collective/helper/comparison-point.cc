@@ -194,7 +194,12 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
         }
     }
     gpusPerNode = c.gpusPerNode;
-    if ((algorithm == "hierarchical" || autoAlgorithm) && gpusPerNode == 0)
+    // Algorithms that place ranks by server (hierarchical, node tree, PXN)
+    // take the servers from the topology's rail layout where it has one,
+    // otherwise from --gpus-per-node or the topology's GPUs per server.
+    const bool byServers =
+        autoAlgorithm || CollectiveAlgorithmRegistry::Get(c.collective, algorithm, "--algorithm").usesNodes;
+    if (byServers && gpusPerNode == 0)
     {
         gpusPerNode = graph ? RanksPerNode(*graph, ranks) : ranks;
     }
@@ -253,7 +258,10 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
     pt.spec.chunkBytes = c.chunkBytes;
     pt.spec.root = c.root;
     pt.spec.placement = setup.placement;
-    pt.spec.gpusPerNode = algorithm == "hierarchical" ? setup.gpusPerNode : 0;
+    const bool byServers = algorithm == "hierarchical" ||
+                           (setup.placement.Empty() &&
+                            CollectiveAlgorithmRegistry::Get(c.collective, algorithm, "--algorithm").usesNodes);
+    pt.spec.gpusPerNode = byServers ? setup.gpusPerNode : 0;
     if (algorithm == "nvls" && setup.algorithm == "auto")
     {
         // A candidate of NCCL's choice: NVLS applies only to an NVSwitch domain.
@@ -360,6 +368,24 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
         setup.protocol ? std::vector<NcclProtocol>{*setup.protocol} : AllNcclProtocols();
     if (setup.algorithm != "auto")
     {
+        // A protocol the algorithm does not run (NVLS runs Simple only) is
+        // the user's choice to correct, not an internal error.
+        std::string runs;
+        for (NcclProtocol p : AllNcclProtocols())
+        {
+            if (EndpointOf(setup, setup.algorithm, p))
+            {
+                runs += (runs.empty() ? "" : ", ") + ToString(p);
+            }
+        }
+        if (std::none_of(protocols.begin(), protocols.end(),
+                         [&](NcclProtocol p) { return EndpointOf(setup, setup.algorithm, p).has_value(); }))
+        {
+            throw InputError(setup.config.FieldName("protocol", "--protocol"),
+                             "expected a protocol that " + setup.algorithm + " runs (" +
+                                 (runs.empty() ? std::string("none of NCCL's") : runs) + "), got " +
+                                 (setup.protocol ? ToString(*setup.protocol) : std::string("auto")));
+        }
         ComparisonPoint pt = BuildPointOf(setup, bytes, setup.algorithm);
         const NcclChoice choice = ChooseNccl({setup.algorithm}, protocols, [&](const std::string& a, NcclProtocol p) {
             std::optional<NcclEndpoint> e = EndpointOf(setup, a, p);
@@ -399,13 +425,18 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
     std::copy_if(names.begin(), names.end(), std::back_inserter(nccl), [](const std::string& a) {
         return !NcclFamily(a).empty();
     });
-    if (!nccl.empty())
+    // AllToAll is grouped point-to-point sends in NCCL (with PXN on rail
+    // layouts), not one of its ring/tree/NVLS algorithms, even though
+    // pairwise answers to "ring": every AllToAll algorithm stays a candidate.
+    const bool grouped = setup.config.collective == CollectiveKind::ALL_TO_ALL ||
+                         setup.config.collective == CollectiveKind::INCAST;
+    if (!nccl.empty() && !grouped)
     {
         names = nccl;
     }
     // Where the servers are known (a rail layout) NCCL's tree is the node
     // tree, not the flat double binary tree over every rank.
-    if (candidates.count("node-tree") && candidates.count("tree"))
+    if (!setup.placement.Empty() && candidates.count("node-tree") && candidates.count("tree"))
     {
         names.erase(std::remove(names.begin(), names.end(), "tree"), names.end());
     }

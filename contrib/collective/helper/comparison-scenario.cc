@@ -725,6 +725,13 @@ ValidateComparison(const ComparisonConfig& c)
     {
         throw InputError(c.FieldName("launch_overhead", "--launch-overhead"), "expected a time >= 0");
     }
+    if (!c.launchOverhead.IsZero() && c.protocol.empty() && NormalizeAlgorithmName(c.algorithm) != "auto")
+    {
+        // The launch is part of NCCL's endpoint model, which only a protocol
+        // or NCCL's choice switches on: never silently ignored.
+        throw InputError(c.FieldName("launch_overhead", "--launch-overhead"),
+                         "applies to NCCL's endpoint model: expected a protocol or algorithm auto with it");
+    }
 }
 
 } // namespace ns3
