@@ -226,7 +226,10 @@ EstimatePacketRuns(const ComparisonSetup& setup)
         const ComparisonPoint pt = BuildPoint(setup, bytes);
         const std::string label = ToString(c.collective) + " " + pt.spec.algorithm + " " + std::to_string(bytes) +
                                   " B on " + std::to_string(setup.ranks) + " ranks";
-        const PacketRunEstimate e = EstimatePacketRun(packetGraph, setup.fabric, ScheduleMessages(pt.schedule));
+        const PacketRunEstimate e = EstimatePacketRun(
+            packetGraph, setup.fabric, ScheduleMessages(pt.schedule, [&pt](uint64_t b) {
+                return pt.endpoint ? pt.endpoint->WireBytes(b) : b; // what the executor sends
+            }));
         // A refusal is the one line on stderr (it names the estimate).
         CheckPacketRunMemory(e, label, setup.fabric.forceMemory, "--force-memory");
         lines[bytes] = e.Line(label);

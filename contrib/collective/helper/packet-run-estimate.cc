@@ -234,7 +234,7 @@ PacketRunEstimate::Line(const std::string& label) const
 }
 
 std::vector<EstimateMessage>
-ScheduleMessages(const CollectiveSchedule& schedule)
+ScheduleMessages(const CollectiveSchedule& schedule, const std::function<uint64_t(uint64_t)>& wireBytes)
 {
     std::vector<EstimateMessage> m;
     m.reserve(schedule.GetOps().size());
@@ -242,7 +242,7 @@ ScheduleMessages(const CollectiveSchedule& schedule)
     {
         for (auto [src, dst] : op.Legs())
         {
-            m.push_back({src, dst, op.bytes});
+            m.push_back({src, dst, wireBytes ? wireBytes(op.bytes) : op.bytes});
         }
     }
     return m;

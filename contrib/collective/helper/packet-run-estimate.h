@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -53,8 +54,10 @@ PacketRunEstimate EstimatePacketRun(const TopologyGraph& graph,
                                     const ComparisonFabric& f,
                                     const std::vector<EstimateMessage>& messages);
 
-/// The messages of a schedule.
-std::vector<EstimateMessage> ScheduleMessages(const CollectiveSchedule& schedule);
+/// The messages of a schedule, each of the bytes it puts on the wire
+/// (\p wireBytes: NCCL's protocol framing; absent, the op's bytes).
+std::vector<EstimateMessage> ScheduleMessages(const CollectiveSchedule& schedule,
+                                              const std::function<uint64_t(uint64_t)>& wireBytes = {});
 
 /// Memory a run may use, in bytes: the environment variable
 /// HOCKNEY_MEMORY_AVAILABLE (a size: "8GB", "512MiB") when set, else

@@ -8,6 +8,7 @@
 #include "collective-comparison.h"
 #include "input-error.h"
 #include "measurement-reader.h"
+#include "nccl-protocol.h"
 #include "units.h"
 
 #include <algorithm>
@@ -189,7 +190,9 @@ ParseModel(const nlohmann::json& j, CollectiveKind collective, const std::string
     {
         throw InputError(where, "expected an object {label, algorithm, channels, backends, ...}");
     }
-    RejectUnknown(j, {"label", "algorithm", "channels", "backends", "packet_up_to", "packet_up_to_full", "why"},
+    RejectUnknown(j,
+                  {"label", "algorithm", "channels", "backends", "packet_up_to", "packet_up_to_full", "protocol",
+                   "launch_overhead", "why"},
                   where);
     PublishedModel m;
     m.label = StringField(j, "label", where);
@@ -198,6 +201,20 @@ ParseModel(const nlohmann::json& j, CollectiveKind collective, const std::string
     m.backends = BackendsField(j, where);
     m.packetUpTo = SizeField(j, "packet_up_to", where);
     m.packetUpToFull = SizeField(j, "packet_up_to_full", where);
+    if (j.contains("protocol"))
+    {
+        m.protocol = StringField(j, "protocol", where);
+        ParseNcclProtocolChoice(m.protocol, where + ".protocol");
+    }
+    if (j.contains("launch_overhead"))
+    {
+        m.launchOverhead =
+            units::ParseTime(StringField(j, "launch_overhead", where), where + ".launch_overhead");
+        if (m.launchOverhead.IsStrictlyNegative() || m.protocol.empty())
+        {
+            throw InputError(where + ".launch_overhead", "expected a time >= 0 with a protocol");
+        }
+    }
     return m;
 }
 
@@ -457,6 +474,8 @@ PublishedModelConfig(const PublishedCase& pc, const PublishedModel& pm, const st
     c.ranks = pc.ranks;
     c.algorithm = pm.algorithm;
     c.channels = pm.channels;
+    c.protocol = pm.protocol;
+    c.launchOverhead = pm.launchOverhead;
     c.sizes.clear();
     for (const auto& [b, t] : measured)
     {

@@ -9,6 +9,7 @@
 #ifndef HOCKNEY_PUBLISHED_COMPARISON_H
 #define HOCKNEY_PUBLISHED_COMPARISON_H
 
+#include "ns3/nstime.h"
 #include "collective-algorithms.h"
 #include "collective-comparison.h"
 #include "result-row.h"
@@ -37,6 +38,11 @@ struct PublishedModel
     std::vector<std::string> backends;
     uint64_t packetUpTo = 0;     ///< packet runs for sizes up to this (0: none)
     uint64_t packetUpToFull = 0; ///< the same under --full
+    /// NCCL's endpoint model ("protocol": simple | ll128 | ll | auto; empty:
+    /// off) and its kernel launch ("launch_overhead", one per system:
+    /// single-process runs, contrib/collective/doc/collective.md).
+    std::string protocol;
+    Time launchOverhead;
 };
 
 /// What the fidelity table (published-fidelity.h) runs of a case.
