@@ -2,6 +2,7 @@
 #include "nccl-protocol.h"
 
 #include "collective-algorithm-registry.h"
+#include "collective-closed-form.h"
 #include "input-error.h"
 
 #include <algorithm>
@@ -201,18 +202,47 @@ namespace
 {
 
 /// launch + ClosedFormTime of \p spec with T(level, m) = \p step(inter, level, m),
-/// inter: the step crosses nodes (a flat algorithm on more than one node is
-/// charged as crossing on every step: the flat closed form's worst level).
+/// inter: the share of the step's latency that is a crossing between nodes.
+/// A node-aware algorithm names its crossings (level 1). A flat algorithm's
+/// critical path of L steps follows the data from rank to rank, and ranks
+/// in order cross into the next node once every G (GPUs a node): at worst
+/// ceil(L / G) of its L steps cross, the ring's exact count on the
+/// contention-free channel, where the executor charges the network's step
+/// latency to the messages that cross only (NCCL's own tuning counts
+/// 2(K - 1) for a ring allreduce on K nodes, ncclTopoGetAlgoTime's
+/// nInterSteps; an approximation for the other flat algorithms). Each step
+/// is charged that share of the network's latency and the rest of NVLink's.
 Time
 EndpointClosedForm(const CollectiveSpec& spec,
                    const NcclEndpoint& endpoint,
-                   const std::function<Time(bool inter, uint32_t level, double bytes)>& step)
+                   const std::function<Time(double inter, uint32_t level, double bytes)>& step)
 {
     const CollectiveAlgorithm& a = CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
     const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
+    double flatShare = 0;
+    if (multiNode && !a.usesNodes)
+    {
+        const double steps = static_cast<double>(CriticalPath(spec).size());
+        flatShare = steps > 0 ? std::min(1.0, std::ceil(steps / endpoint.gpusPerNode) / steps) : 0.0;
+    }
     return endpoint.launch + ClosedFormTime(spec, [&](uint32_t level, double bytes) {
-               return step(a.usesNodes ? level == 1 : multiNode, level, bytes);
+               return step(a.usesNodes ? (level == 1 ? 1.0 : 0.0) : flatShare, level, bytes);
            });
+}
+
+/// \p intra and \p inter mixed by the share \p inter of a step that crosses.
+Time
+Mix(double inter, Time intra, Time crossing)
+{
+    if (inter <= 0)
+    {
+        return intra;
+    }
+    if (inter >= 1)
+    {
+        return crossing;
+    }
+    return Seconds((1 - inter) * intra.GetSeconds() + inter * crossing.GetSeconds());
 }
 
 } // namespace
@@ -220,9 +250,10 @@ EndpointClosedForm(const CollectiveSpec& spec,
 Time
 NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p)
 {
-    return EndpointClosedForm(spec, endpoint, [&](bool inter, uint32_t level, double bytes) {
+    return EndpointClosedForm(spec, endpoint, [&](double inter, uint32_t level, double bytes) {
         const auto data = static_cast<uint64_t>(std::ceil(bytes));
-        return endpoint.StepDelay(inter, data) + p2p(level, static_cast<double>(endpoint.WireBytes(data)));
+        return Mix(inter, endpoint.StepDelay(false, data), endpoint.StepDelay(true, data)) +
+               p2p(level, static_cast<double>(endpoint.WireBytes(data)));
     });
 }
 
@@ -254,8 +285,8 @@ NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const P
     const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
     const uint32_t nodes = multiNode ? (spec.ranks + endpoint.gpusPerNode - 1) / endpoint.gpusPerNode : 1;
     const double factor = NcclTuningBandwidthFactor(spec.algorithm, endpoint.protocol, spec.collective, nodes);
-    return EndpointClosedForm(spec, endpoint, [&](bool inter, uint32_t level, double bytes) {
-        return (inter ? endpoint.interStep : endpoint.intraStep) + p2p(level, bytes / factor);
+    return EndpointClosedForm(spec, endpoint, [&](double inter, uint32_t level, double bytes) {
+        return Mix(inter, endpoint.intraStep, endpoint.interStep) + p2p(level, bytes / factor);
     });
 }
 

@@ -122,8 +122,9 @@ std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
 
 /// The closed form with the endpoint: launch + ClosedFormTime with
 /// T(l, m) = StepDelay(l, m) + p2p(l, wire bytes of m). A flat algorithm
-/// (not usesNodes) on more than one node is charged the network's step
-/// latency on every step (the flat closed form's worst level).
+/// (not usesNodes) of L critical steps on nodes of G ranks is charged the
+/// network's step latency on ceil(L/G) of its steps and NVLink's on the rest
+/// (the executor charges only the messages that cross).
 Time NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p);
 
 /// NCCL's bandwidth refinements of its tuning model (tuning.cc; the factor

@@ -143,6 +143,24 @@ TEST_F(NcclProtocolTest, NetworkStepsPayTheNetworkLatency)
     EXPECT_NEAR(got, hand, TOL * hand);
 }
 
+TEST_F(NcclProtocolTest, FlatRingAcrossNodesPaysTheNetworkOnItsCrossingsOnly)
+{
+    // Flat ring allreduce on 2 nodes x 2 GPUs (ranks 0 1 | 2 3), LL: the
+    // longest chain follows the data around the ring for 2(N-1) = 6 steps;
+    // starting at a crossing (1 -> 2 or 3 -> 0) it crosses on every second
+    // step, 3 of 6, which pay 2.7 us; the other 3 pay NVLink's 0.6 us (every
+    // step at 2.7 us would be 6 x 2.1 us = 12.6 us more). Each message is
+    // M/N = 24000 B, doubled on the wire by LL's flags.
+    const auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "ring", 4, 96000);
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 2, 1);
+    const double hand = 6.6e-6 + 3 * (0.6e-6 + A + 48000 / B) + 3 * (2.7e-6 + A + 48000 / B);
+    EXPECT_NEAR(RunWithEndpoint(spec, e), hand, TOL * hand);
+    const double closed =
+        NcclClosedFormTime(spec, e, [](uint32_t, double b) { return AlphaBetaTime(MicroSeconds(2), DataRate("800Gbps"), b); })
+            .GetSeconds();
+    EXPECT_NEAR(closed, hand, TOL * hand);
+}
+
 TEST_F(NcclProtocolTest, ChoiceTakesTheFastestAndBreaksTiesInOrder)
 {
     auto predict = [](const std::string& a, NcclProtocol p) -> std::optional<Time> {
