@@ -168,6 +168,7 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--launch-overhead=soon --protocol=ll", "--launch-overhead"},
         {"--launch-overhead=5us", "--launch-overhead"}, // without NCCL's endpoint model it would be ignored
         {"--topology=dgx-h100 --algorithm=nvls --protocol=ll", "--protocol"}, // NVLS runs Simple only
+        {"--topology=rail-h100-2n --protocol=ll --gpus-per-node=3", "--gpus-per-node"}, // servers of 8
     };
     for (const auto& [args, flag] : cases)
     {

@@ -310,10 +310,13 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
         pt.level[1] = d.level[1];
         pt.level[0].alpha += setup.endpointCost;
         pt.level[1].alpha += setup.endpointCost;
-        if (pt.hierarchical && setup.algorithm == "hierarchical")
+        // The executor's levels (hierarchical) and NCCL's step latencies
+        // (the endpoint's nodes) follow rank / gpus-per-node; a count the
+        // user gives must agree with the topology's servers.
+        const bool hier = pt.hierarchical && setup.algorithm == "hierarchical";
+        if (hier || (setup.nccl && c.gpusPerNode > 0))
         {
-            // The executor's levels follow rank / gpusPerNode; the topology must agree.
-            const uint32_t g = setup.gpusPerNode;
+            const uint32_t g = hier ? setup.gpusPerNode : setup.nodeGpus;
             for (auto [src, dst] : SchedulePairs(pt.schedule))
             {
                 bool intra = IsIntraNode(PairPath(graph, src, dst));
