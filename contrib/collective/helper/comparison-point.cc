@@ -258,9 +258,8 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
     pt.spec.chunkBytes = c.chunkBytes;
     pt.spec.root = c.root;
     pt.spec.placement = setup.placement;
-    const bool byServers = algorithm == "hierarchical" ||
-                           (setup.placement.Empty() &&
-                            CollectiveAlgorithmRegistry::Get(c.collective, algorithm, "--algorithm").usesNodes);
+    const bool usesNodes = CollectiveAlgorithmRegistry::Get(c.collective, algorithm, "--algorithm").usesNodes;
+    const bool byServers = algorithm == "hierarchical" || (setup.placement.Empty() && usesNodes);
     pt.spec.gpusPerNode = byServers ? setup.gpusPerNode : 0;
     if (algorithm == "nvls" && setup.algorithm == "auto")
     {
@@ -293,8 +292,7 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
     // The other node-aware algorithms (node tree, PXN), placed by the
     // topology's servers, name the level of every critical step too: price
     // their NVLink and network steps apart, as hierarchical's.
-    if (!pt.spec.placement.Empty() && algorithm != "hierarchical" &&
-        CollectiveAlgorithmRegistry::Get(c.collective, algorithm, "--algorithm").usesNodes)
+    if (!pt.spec.placement.Empty() && algorithm != "hierarchical" && usesNodes)
     {
         pt.hierarchical = true;
     }
@@ -373,20 +371,23 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
     {
         // A protocol the algorithm does not run (NVLS runs Simple only) is
         // the user's choice to correct, not an internal error.
-        std::string runs;
+        std::vector<NcclProtocol> runs;
+        std::string runsText;
         for (NcclProtocol p : AllNcclProtocols())
         {
             if (EndpointOf(setup, setup.algorithm, p))
             {
-                runs += (runs.empty() ? "" : ", ") + ToString(p);
+                runs.push_back(p);
+                runsText += (runsText.empty() ? "" : ", ") + ToString(p);
             }
         }
-        if (std::none_of(protocols.begin(), protocols.end(),
-                         [&](NcclProtocol p) { return EndpointOf(setup, setup.algorithm, p).has_value(); }))
+        if (std::none_of(protocols.begin(), protocols.end(), [&](NcclProtocol p) {
+                return std::find(runs.begin(), runs.end(), p) != runs.end();
+            }))
         {
             throw InputError(setup.config.FieldName("protocol", "--protocol"),
                              "expected a protocol that " + setup.algorithm + " runs (" +
-                                 (runs.empty() ? std::string("none of NCCL's") : runs) + "), got " +
+                                 (runsText.empty() ? std::string("none of NCCL's") : runsText) + "), got " +
                                  (setup.protocol ? ToString(*setup.protocol) : std::string("auto")));
         }
         ComparisonPoint pt = BuildPointOf(setup, bytes, setup.algorithm);
@@ -397,45 +398,53 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
         pt.endpoint = EndpointOf(setup, choice.algorithm, choice.protocol);
         return pt;
     }
-    // NCCL's tuning: every registered algorithm of the collective that fits
-    // the point (its spec validates) joins, priced by its own closed form.
+    // NCCL's tuning: the registered algorithms of the collective that fit
+    // the point (their specs validate) join, each priced by its own closed
+    // form. NCCL chooses among the algorithms it has (ring, tree, NVLS: by
+    // name or alias, NcclFamily), so only those are built; a collective with
+    // none that fits chooses among all of its algorithms, priced with Ring's
+    // constants. AllToAll is grouped point-to-point sends in NCCL (with PXN
+    // on rail layouts), not one of its ring/tree/NVLS algorithms, even though
+    // pairwise answers to "ring": every AllToAll algorithm is a candidate.
+    const std::vector<std::string> all = AlgorithmsOf(setup.config.collective);
+    const bool grouped = setup.config.collective == CollectiveKind::ALL_TO_ALL ||
+                         setup.config.collective == CollectiveKind::INCAST;
+    std::vector<std::string> ncclAlgorithms;
+    if (!grouped)
+    {
+        std::copy_if(all.begin(), all.end(), std::back_inserter(ncclAlgorithms), [](const std::string& a) {
+            return !NcclFamily(a).empty();
+        });
+    }
     std::map<std::string, ComparisonPoint> candidates;
     std::vector<std::string> names;
-    std::optional<InputError> firstError;
-    for (const std::string& a : AlgorithmsOf(setup.config.collective))
-    {
-        try
+    std::optional<InputError> firstError; // the first in the registry's order
+    const auto build = [&](const std::vector<std::string>& algorithms) {
+        firstError.reset();
+        for (const std::string& a : algorithms)
         {
-            candidates.emplace(a, BuildPointOf(setup, bytes, a));
-            names.push_back(a);
-        }
-        catch (const InputError& e)
-        {
-            if (!firstError)
+            try
             {
-                firstError = e;
+                candidates.emplace(a, BuildPointOf(setup, bytes, a));
+                names.push_back(a);
+            }
+            catch (const InputError& e)
+            {
+                if (!firstError)
+                {
+                    firstError = e;
+                }
             }
         }
+    };
+    build(ncclAlgorithms);
+    if (names.empty())
+    {
+        build(all);
     }
     if (names.empty())
     {
         throw *firstError;
-    }
-    // NCCL chooses among the algorithms it has (ring, tree, NVLS: by name or
-    // alias, NcclFamily); a collective with none of them chooses among all
-    // of its algorithms, priced with Ring's constants.
-    std::vector<std::string> nccl;
-    std::copy_if(names.begin(), names.end(), std::back_inserter(nccl), [](const std::string& a) {
-        return !NcclFamily(a).empty();
-    });
-    // AllToAll is grouped point-to-point sends in NCCL (with PXN on rail
-    // layouts), not one of its ring/tree/NVLS algorithms, even though
-    // pairwise answers to "ring": every AllToAll algorithm stays a candidate.
-    const bool grouped = setup.config.collective == CollectiveKind::ALL_TO_ALL ||
-                         setup.config.collective == CollectiveKind::INCAST;
-    if (!nccl.empty() && !grouped)
-    {
-        names = nccl;
     }
     // Where the servers are known (a rail layout) NCCL's tree is the node
     // tree, not the flat double binary tree over every rank.
