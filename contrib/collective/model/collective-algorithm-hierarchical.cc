@@ -11,6 +11,7 @@
 // inter-node parts chunk by chunk.
 #include "collective-algorithm-blocks.h"
 #include "collective-algorithm-registry.h"
+#include "collective-ring-layout.h"
 
 #include "input-error.h"
 
@@ -205,13 +206,7 @@ Hierarchical()
     };
     a.criticalPath = HierarchicalPath;
     a.pipelineDepth = HierarchicalChunks;
-    a.validate = [](const CollectiveSpec& spec) {
-        if (spec.gpusPerNode > 0 && spec.ranks % spec.gpusPerNode != 0)
-        {
-            throw InputError("--ranks", "expected a multiple of the " + std::to_string(spec.gpusPerNode) +
-                                            " GPUs per node, got " + std::to_string(spec.ranks));
-        }
-    };
+    a.validate = CheckRanksFillNodes;
     return a;
 }
 

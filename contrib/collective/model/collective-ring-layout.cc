@@ -46,12 +46,21 @@ RingOf(const CollectiveSpec& spec)
 }
 
 void
-CheckWholeServers(const CollectiveSpec& spec)
+CheckRanksFillNodes(const CollectiveSpec& spec)
 {
-    if (spec.placement.Empty() && spec.gpusPerNode > 0 && spec.ranks % spec.gpusPerNode != 0)
+    if (spec.gpusPerNode > 0 && spec.ranks % spec.gpusPerNode != 0)
     {
         throw InputError("--ranks", "expected a multiple of the " + std::to_string(spec.gpusPerNode) +
                                         " GPUs per node, got " + std::to_string(spec.ranks));
+    }
+}
+
+void
+CheckWholeServers(const CollectiveSpec& spec)
+{
+    if (spec.placement.Empty())
+    {
+        CheckRanksFillNodes(spec);
     }
 }
 

@@ -51,8 +51,11 @@ RingLayout RingOf(const CollectiveSpec& spec);
 /// spec.gpusPerNode consecutive ranks, rank r on rail r mod gpusPerNode (the
 /// rail presets' numbering); otherwise one server, rank r on rail r.
 RankPlacement PlacementOf(const CollectiveSpec& spec);
+/// InputError naming --ranks when ranks is not a multiple of
+/// spec.gpusPerNode (servers of consecutive ranks; 0: no check).
+void CheckRanksFillNodes(const CollectiveSpec& spec);
 /// InputError naming --ranks when PlacementOf would cut a server: no
-/// placement and ranks not a multiple of spec.gpusPerNode.
+/// placement and CheckRanksFillNodes fails.
 void CheckWholeServers(const CollectiveSpec& spec);
 
 } // namespace ns3
