@@ -62,7 +62,7 @@ void
 DeclareCalibrateFlags(hockney::Flags& flags)
 {
     flags.Add("input", "", "measurement files, comma-separated: nccl-tests output, perftest output, CSV")
-        .Add("model", "alphabeta,scurve,protocol,loggp", "models to fit: alphabeta, scurve, protocol, loggp")
+        .Add("model", "alphabeta,scurve,protocol,loggp", "models to fit: alphabeta, scurve, protocol, loggp, launch (the software floor above NCCL's latencies)")
         .Add("collective", "", "keep only this collective; also the collective of logs that name none")
         .Add("ranks", "", "ranks of logs without rank lines whose busbw / algbw do not tell")
         .AddSwitch("in-place", "fit the in-place columns instead of the out-of-place ones")
