@@ -213,7 +213,9 @@ struct GroupData
     std::set<std::string> files;
     std::vector<std::string> common; ///< diagnostics of every model's fit
     uint32_t hosts = 1;              ///< the most hosts a log of the group names (1 when none does)
+    bool hostsKnown = false;         ///< a log of the group has rank lines
     bool singleProcess = false;      ///< a log of the group is a single-process run
+    bool processesKnown = false;     ///< a log of the group says how it was launched
 };
 
 // Each sample as `steps` messages of m bytes taking T / steps each.
@@ -264,8 +266,11 @@ PrepareGroup(const MeasurementSet& set,
     SourceDiagnostics(set, srcIdx, g.common);
     for (size_t i : srcIdx)
     {
-        g.hosts = std::max(g.hosts, set.sources[i].hosts);
-        g.singleProcess = g.singleProcess || set.sources[i].SingleProcess();
+        const MeasurementSource& src = set.sources[i];
+        g.hosts = std::max(g.hosts, src.hosts);
+        g.hostsKnown = g.hostsKnown || src.hosts > 0;
+        g.singleProcess = g.singleProcess || src.SingleProcess();
+        g.processesKnown = g.processesKnown || src.processes > 0 || src.gpusPerThread > 0 || src.threads > 0;
     }
     if (key.collective == "p2p")
     {
@@ -456,9 +461,15 @@ FitLaunchGroup(const GroupData& g, const CalibrationOptions& opt)
     CalibrationFit fit = NewFit(g, "launch");
     const uint64_t below = 64 * 1024;
     std::optional<Time> floor;
+    const uint32_t nodes =
+        opt.gpusPerNode ? std::max<uint32_t>(1, (g.key.ranks + opt.gpusPerNode - 1) / opt.gpusPerNode) : g.hosts;
+    if (!opt.gpusPerNode && !g.hostsKnown && g.key.ranks > 1)
+    {
+        fit.diagnostics.push_back("launch: the log names no hosts: one node assumed (give --gpus-per-node)");
+    }
     try
     {
-        floor = NcclLatencyFloor(ParseCollectiveKind(g.key.collective, "--collective"), g.key.ranks, g.hosts);
+        floor = NcclLatencyFloor(ParseCollectiveKind(g.key.collective, "--collective"), g.key.ranks, nodes);
     }
     catch (const InputError&)
     {
@@ -481,7 +492,7 @@ FitLaunchGroup(const GroupData& g, const CalibrationOptions& opt)
         return fit;
     }
     fit.form = "T = launch + " + Fmt(floor->GetMicroSeconds()) + " us (NCCL's LL latency, " +
-               std::to_string(g.key.ranks) + " ranks on " + std::to_string(g.hosts) + " host(s)), sizes < 64 KiB";
+               std::to_string(g.key.ranks) + " ranks on " + std::to_string(nodes) + " node(s)), sizes < 64 KiB";
     RawFit raw = FitModel("launch", g.key.kind, pts);
     if (!raw.ok)
     {
@@ -500,10 +511,12 @@ FitLaunchGroup(const GroupData& g, const CalibrationOptions& opt)
     fit.launchOverheadS.value = raw.p[0];
     fit.launchOverheadS.lo = ci[0].first;
     fit.launchOverheadS.hi = ci[0].second;
-    fit.diagnostics.push_back(g.singleProcess
-                                  ? "launch: a single-process run: the host launches every GPU's kernel in turn; "
-                                    "use it as --launch-overhead for single-process runs only"
-                                  : "launch: one process per GPU: expected near 0 (NCCL's baseLat is the floor)");
+    fit.diagnostics.push_back(
+        g.singleProcess    ? "launch: a single-process run: the host launches every GPU's kernel in turn; "
+                             "use it as --launch-overhead for single-process runs only"
+        : g.processesKnown ? "launch: one process per GPU: expected near 0 (NCCL's baseLat is the floor)"
+                           : "launch: the log does not say how it was launched (single-process runs have a "
+                             "launch of tens of us, one process per GPU about 0)");
     SetResiduals(fit, pts, raw.p);
     return fit;
 }

@@ -101,6 +101,9 @@ struct CalibrationOptions
     uint32_t resamples = 200;
     uint64_t seed = 1;
     double confidence = 0.95;
+    /// launch: GPUs a node, for the nodes of NCCL's latency floor (0: the
+    /// hosts the log's rank lines name, one when they name none).
+    uint32_t gpusPerNode = 0;
     /// LogGP's o when known from elsewhere (seconds; < 0: unknown), to split 2o + L.
     double overheadS = -1;
 };

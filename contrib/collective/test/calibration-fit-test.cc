@@ -455,6 +455,17 @@ TEST(CalibrationFit, LaunchIsTheFloorAboveNcclsLatencies)
     const auto twoFits = Calibrate(set, Models({"launch"}));
     const auto& two = Only(twoFits, "launch");
     EXPECT_NEAR(two.launchOverheadS.value, 3e-6, 1e-12);
+    // The same log without rank lines: one node assumed (Ring's 6.6 + 30 x
+    // 0.6 = 24.6 us is then the floor, a 3.6 us launch) and said, unless
+    // --gpus-per-node gives the nodes.
+    set.sources[0].hosts = 0;
+    const auto oneFits = Calibrate(set, Models({"launch"}));
+    EXPECT_NEAR(Only(oneFits, "launch").launchOverheadS.value, 3.6e-6, 1e-12);
+    EXPECT_TRUE(HasDiagnostic(Only(oneFits, "launch"), "give --gpus-per-node"));
+    CalibrationOptions byNode = Models({"launch"});
+    byNode.gpusPerNode = 8;
+    const auto nodeFits = Calibrate(set, byNode);
+    EXPECT_NEAR(Only(nodeFits, "launch").launchOverheadS.value, 3e-6, 1e-12);
 
     // Below NCCL's latencies (a log faster than its model): held at 0, said.
     set = Synthetic("allreduce", 8, sizes, [](double) { return 10e-6; }, 0.0, 1);
