@@ -98,6 +98,32 @@ TEST(ResourcesCli, EstimateMatchesMeasuredRuns)
     }
 }
 
+TEST(ResourcesCli, EstimateSendsNcclEndpointsMessagesEager)
+{
+    // With an NCCL protocol the packet run's endpoints send every message
+    // eager (ConfigurePacket, kNcclEagerLimit): no RTS and CTS, whatever
+    // RdmaEndpoint::EagerLimit's default (8 KiB). By hand: dgx-h100 ring
+    // AllReduce of 128 KB is 2 x 7 x 8 = 112 messages of 16 000 B, in NVLink
+    // transfer units of 4096 B over 2 hops (GPU - NVSwitch - GPU). Simple
+    // puts 16 000 B on the wire, 4 packets: 896 data hops; LL128 (120 B of
+    // data a 128 B line) 17 067 B, 5 packets: 1120; LL (4 B a 8 B flag
+    // word) 32 000 B, 8 packets: 1792. A rendezvous would add 2 packets a
+    // message (1344 for Simple). The run counts the same exactly; the
+    // estimate line prints two digits, so within 5 % of the count.
+    for (const auto& [protocol, hops] :
+         std::vector<std::pair<std::string, double>>{{"simple", 896}, {"ll128", 1120}, {"ll", 1792}})
+    {
+        CliResult r = RunHockney("compare --backends=packet --format=json --topology=dgx-h100 "
+                                 "--collective=allreduce --algorithm=ring --bytes=128KB --protocol=" +
+                                 protocol);
+        ASSERT_EQ(r.status, 0) << protocol << "\n" << r.err;
+        const Estimate e = ParseEstimate(r.err);
+        EXPECT_NEAR(e.dataHops, hops, 0.05 * hops) << protocol;
+        const auto row = nlohmann::json::parse(r.out)["rows"][0];
+        EXPECT_EQ(row["data_hops"].get<double>(), hops) << protocol;
+    }
+}
+
 TEST(ResourcesCli, HugeRunIsRefusedBeforeItStarts)
 {
     // 1024 GPUs, AllToAll of 1 GB per pair (bytes = ranks x 1 GB): 1 047 552

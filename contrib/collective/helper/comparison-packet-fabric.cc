@@ -16,12 +16,6 @@
 namespace ns3
 {
 
-namespace
-{
-/// Eager limit of NCCL's endpoints: every message below it (all) goes eager.
-constexpr uint64_t kNcclEagerLimit = UINT64_MAX / 2;
-} // namespace
-
 void
 ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 {

@@ -2,6 +2,7 @@
 #include "packet-run-estimate.h"
 
 #include "attribute-defaults.h"
+#include "comparison-packet-fabric.h"
 #include "credit-flow-control.h"
 #include "input-error.h"
 #include "rdma-endpoint.h"
@@ -252,10 +253,17 @@ PacketRunEstimate
 EstimatePacketRun(const TopologyGraph& graph, const ComparisonFabric& f, const std::vector<EstimateMessage>& messages)
 {
     // The protocol thresholds, ACK interval and credit batch in force (the
-    // attributes' defaults, a user's --ns3:: value included).
+    // attributes' defaults, a user's --ns3:: value included). NCCL's
+    // endpoints send every message eager unless the user set a limit, as
+    // ConfigurePacket sets them.
     const TypeId endpoint = RdmaEndpoint::GetTypeId();
-    const double eagerLimit = static_cast<double>(UintDefault(endpoint, "EagerLimit"));
-    const double rendezvousLimit = static_cast<double>(UintDefault(endpoint, "RendezvousLimit"));
+    auto limit = [&](const std::string& name) {
+        return f.ncclEndpoints && !UserSetAttribute("ns3::RdmaEndpoint::" + name)
+                   ? static_cast<double>(kNcclEagerLimit)
+                   : static_cast<double>(UintDefault(endpoint, name));
+    };
+    const double eagerLimit = limit("EagerLimit");
+    const double rendezvousLimit = limit("RendezvousLimit");
     const double chunk = std::max<double>(1, static_cast<double>(UintDefault(endpoint, "ChunkBytes")));
     const double control = static_cast<double>(UintDefault(endpoint, "ControlBytes"));
     // HPCC asks for an ACK on every packet (it reads INT from each); the
