@@ -534,6 +534,9 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs, bool forceMe
             todo.push_back(i);
         }
     }
+    // Before the line that says what runs: a signal sent once it is printed
+    // (as the interrupt test does) must find the guard in place.
+    hockney::InterruptGuard guard;
     if (rank == 0)
     {
         std::cerr << "sweep: " << g.points.size() << " points, " << g.points.size() - missing << " already in "
@@ -548,7 +551,6 @@ RunPoints(const Grid& g, hockney::SweepOutput& output, size_t jobs, bool forceMe
     std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
     size_t next = 0;
     bool badPoint = false; // a point's bad input: start no more
-    hockney::InterruptGuard guard;
     bool stopping = false;
     auto mayStart = [&] { return next < todo.size() && !badPoint && !collector.badInput && !ns3::PacketRunInterrupted(); };
     while (running.size() > 0 || mayStart())
