@@ -707,7 +707,10 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
     m_counters.busyTime += end - now;
     m_phyTxBeginTrace(item.packet);
     Sniff(item.packet);
-    Time headerTime = SerializationTime(std::min(wire, m_headerBytes));
+    // The channel times the arrival by the header only at a cut-through
+    // receiver (FabricChannel::Transmit asks the same peer); elsewhere the
+    // header's time is never read, so it is not computed (a 128-bit division).
+    const Time headerTime = m_peer->IsCutThrough() ? SerializationTime(std::min(wire, m_headerBytes)) : Time();
     FabricControlFrame frame;
     // A pending frame rides in this packet's framing: no transmitter time,
     // arrives with its last bit (the channel delivers it).
