@@ -472,7 +472,7 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header
         ready <= now && m_channel && m_peer && !m_fc->HasControlFrame() &&
         m_fc->GetSendBudget(header.GetPriority()) >= WireBytes(payload + kHdr))
     {
-        StartTransmission(item);
+        StartTransmission(item, now);
         return;
     }
     Enqueue(std::move(item));
@@ -540,9 +540,10 @@ FabricNetDevice::TryTransmit()
     // re-enter TryTransmit, which then picks into its own.
     Item item;
     m_pickInto = &item;
+    m_pickNow = now;
     if (candidates && m_scheduler->Dequeue(*this, candidates))
     {
-        StartTransmission(item); // carries a piggybacked frame, if any
+        StartTransmission(item, now); // carries a piggybacked frame, if any
         return;
     }
     const Time notBefore = m_notBefore;
@@ -579,7 +580,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
         {
             return false; // out of credit for the head: wait for an update
         }
-        if (head.ready > Simulator::Now())
+        if (head.ready > m_pickNow)
         {
             m_notBefore = std::min(m_notBefore, head.ready);
             return false;
@@ -625,15 +626,14 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
 }
 
 void
-FabricNetDevice::ScheduleNext(Time end)
+FabricNetDevice::ScheduleNext(Time end, Time now)
 {
     // Count packets, not bytes: a queue of zero-payload packets (ACKs) still waits.
     bool more = m_queuedPackets > 0 || m_sourceMask || m_fc->HasControlFrame();
     if (more && !m_txPending)
     {
         m_txPending = true;
-        m_txEvent = Simulator::Schedule(end - Simulator::Now(),
-                                        &FabricNetDevice::TransmitReadyEvent, this);
+        m_txEvent = Simulator::Schedule(end - now, &FabricNetDevice::TransmitReadyEvent, this);
     }
 }
 
@@ -657,7 +657,7 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
         }
     }
     m_channel->TransmitControl(frame, this, tx);
-    ScheduleNext(m_txFreeAt);
+    ScheduleNext(m_txFreeAt, now);
     if (m_lateOffered)
     {
         FoldLateControl();
@@ -665,10 +665,9 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
 }
 
 void
-FabricNetDevice::StartTransmission(Item& item)
+FabricNetDevice::StartTransmission(Item& item, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << item.packet);
-    Time now = Simulator::Now();
     uint8_t c = item.header.GetPriority();
     uint32_t wire = WireBytes(item.payloadBytes + kHdr);
     Time tx = SerializationTime(wire);
@@ -708,7 +707,10 @@ FabricNetDevice::StartTransmission(Item& item)
     m_counters.busyTime += end - now;
     m_phyTxBeginTrace(item.packet);
     Sniff(item.packet);
-    Time headerTime = SerializationTime(std::min(wire, m_headerBytes));
+    // The channel times the arrival by the header only at a cut-through
+    // receiver (FabricChannel::Transmit asks the same peer); elsewhere the
+    // header's time is never read, so it is not computed (a 128-bit division).
+    const Time headerTime = m_peer->IsCutThrough() ? SerializationTime(std::min(wire, m_headerBytes)) : Time();
     FabricControlFrame frame;
     // A pending frame rides in this packet's framing: no transmitter time,
     // arrives with its last bit (the channel delivers it).
@@ -725,7 +727,7 @@ FabricNetDevice::StartTransmission(Item& item)
         Simulator::Schedule(end - now, &FabricNetDevice::TransmitComplete, this,
                             ConstCast<const Packet>(item.packet));
     }
-    ScheduleNext(end);
+    ScheduleNext(end, now);
     if (m_lateOffered)
     {
         FoldLateControl();

@@ -343,8 +343,9 @@ class FabricNetDevice : public NetDevice
     void StartControl(const FabricControlFrame& frame);
     /// A link-local frame as a packet, for a trace and the Sniffer.
     Ptr<Packet> ShowControlFrame(const FabricControlFrame& frame, TracedCallback<Ptr<const Packet>>& trace);
-    void ScheduleNext(Time end);
-    void StartTransmission(Item& item);
+    /// \p now: Simulator::Now() of the caller (read once per transmission).
+    void ScheduleNext(Time end, Time now);
+    void StartTransmission(Item& item, Time now);
     void Enqueue(Item&& item);
     /// A received packet the ReceiveErrorModel corrupted: counted and dropped.
     void DropCorrupt(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload);
@@ -382,6 +383,7 @@ class FabricNetDevice : public NetDevice
     Ptr<FabricEgressScheduler> m_scheduler;
     Item* m_pickInto{nullptr};  ///< where TakeFromClass puts the packet it takes (TryTransmit's)
     Time m_notBefore;           ///< earliest forwarding deadline TakeFromClass saw
+    Time m_pickNow;             ///< TryTransmit's Simulator::Now(), for TakeFromClass
 
     std::array<ClassQueue, kFabricClasses> m_queues;
     uint64_t m_queuedBytes{0};

@@ -91,6 +91,15 @@ TEST_F(FabricEgressSchedulerTest, RoundRobinTakesOnePacketPerClassPerTurn)
     EXPECT_EQ(DepartureOrder(FabricNetDevice::ROUND_ROBIN, {0, 1, 3, 7}, 3), "0" "777" "13013013");
 }
 
+TEST_F(FabricEgressSchedulerTest, RoundRobinTurnWrapsPastTheLastClass)
+{
+    // First packet at once (class 5), so the turn starts at class 6: 6, then
+    // 7 (strict, nothing queued) wraps to 0 and 1 goes, then 2-4 are empty
+    // and 5 goes, and again from 6. A turn restarted at class 0 would send
+    // 1 first; one that did not wrap past class 7 would stall after 6.
+    EXPECT_EQ(DepartureOrder(FabricNetDevice::ROUND_ROBIN, {5, 6, 1}, 3), "5" "615615" "61");
+}
+
 TEST_F(FabricEgressSchedulerTest, StrictClassesGoFirstUnderRoundRobin)
 {
     // StrictPriorityClasses = class 1 only: class 1 drains first, then the
