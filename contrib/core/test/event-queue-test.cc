@@ -208,43 +208,32 @@ TEST(RingCalendarSchedulerTest, WidthAdaptsToTheEvents)
     // depends on it.
     Ptr<RingCalendarScheduler> s = MakeRing(64, 64);
     const uint64_t start = s->GetBucketWidthSteps();
-    std::vector<Scheduler::Event> events;
     uint32_t uid = 4;
-    for (int round = 0; round < 40; ++round)
-    {
-        for (uint64_t t = 0; t < 64 * 64; ++t)
+    // `rounds` times: `count` events `gap` steps apart from `first` (each
+    // round after the last), inserted, then all popped.
+    auto run = [&s, &uid](int rounds, uint64_t first, uint64_t count, uint64_t gap) {
+        for (int round = 0; round < rounds; ++round)
         {
-            Scheduler::Event e;
-            e.key.m_ts = uint64_t(round) * 64 * 64 + t;
-            e.key.m_uid = uid++;
-            e.key.m_context = 0;
-            e.impl = new Noop();
-            s->Insert(e);
+            for (uint64_t k = 0; k < count; ++k)
+            {
+                Scheduler::Event e;
+                e.key.m_ts = first + uint64_t(round) * 64 * 64 + k * gap;
+                e.key.m_uid = uid++;
+                e.key.m_context = 0;
+                e.impl = new Noop();
+                s->Insert(e);
+            }
+            while (!s->IsEmpty())
+            {
+                s->RemoveNext().impl->Unref();
+            }
         }
-        while (!s->IsEmpty())
-        {
-            s->RemoveNext().impl->Unref();
-        }
-    }
+    };
+    run(40, 0, 64 * 64, 1);
     // 64 a bucket at 64 steps, halved while above 12: 8 at 8 steps.
     EXPECT_EQ(start, 64u);
     EXPECT_EQ(s->GetBucketWidthSteps(), 8u);
-    for (int round = 0; round < 400; ++round)
-    {
-        for (uint64_t t = 0; t < 64; ++t)
-        {
-            Scheduler::Event e;
-            e.key.m_ts = 1000000 + uint64_t(round) * 64 * 64 + t * 64; // one event per 64 steps
-            e.key.m_uid = uid++;
-            e.key.m_context = 0;
-            e.impl = new Noop();
-            s->Insert(e);
-        }
-        while (!s->IsEmpty())
-        {
-            s->RemoveNext().impl->Unref();
-        }
-    }
+    run(400, 1000000, 64, 64);
     // One event a bucket reached up to 64 steps, two at 128: doubled while
     // below 3, so 4 at 256 steps.
     EXPECT_EQ(s->GetBucketWidthSteps(), 256u);
