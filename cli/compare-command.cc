@@ -76,7 +76,7 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("wall-limit", "600s", "packet backend: wall-clock limit of each packet run (0s: stop at once); "
                                   "when reached, every row is printed (packet status stopped-at-wall-limit, later "
                                   "sizes not-run-after-wall-limit) and compare exits 3")
-        .Add("scheduler", "ns3::LazyHeapScheduler",
+        .Add("scheduler", "ns3::RingCalendarScheduler",
              "packet backend: the simulator's event queue (an ns-3 scheduler TypeId; ns3::MapScheduler is ns-3's "
              "default); results are the same with every one, the speed is not")
         .AddSwitch("force-memory", "packet backend: start a run whose memory estimate (printed on stderr before "

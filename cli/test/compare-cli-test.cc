@@ -346,7 +346,7 @@ TEST(CompareCli, PacketRunStopsAtTheWallClockLimit)
 TEST(CompareCli, EventSchedulerChangesNoResult)
 {
     // Every ns-3 scheduler pops events in (time, scheduling order), so the
-    // default LazyHeapScheduler and ns-3's MapScheduler must give the same
+    // default RingCalendarScheduler and ns-3's MapScheduler must give the same
     // rows, events and hops included; only the wall time and memory differ.
     // A 16-host fat-tree AllToAll: many queue pairs, removed timers and waits.
     const std::string args = "compare --topology=fat-tree-k4 --collective=alltoall --algorithm=all-at-once "

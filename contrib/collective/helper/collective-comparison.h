@@ -114,9 +114,10 @@ struct ComparisonFabric
     /// packet backend: the simulator's event queue, the TypeId name of an
     /// ns3::Scheduler. The order of events is (time, scheduling order) with
     /// every scheduler, so the choice changes speed, not results. Default: a
-    /// binary heap with lazy removal (lazy-heap-scheduler.h);
-    /// "ns3::MapScheduler" is ns-3's own default.
-    std::string scheduler = "ns3::LazyHeapScheduler";
+    /// calendar queue, a ring of time buckets with a heap for the far future
+    /// (ring-calendar-scheduler.h); "ns3::LazyHeapScheduler" is the binary
+    /// heap it replaced, "ns3::MapScheduler" ns-3's own default.
+    std::string scheduler = "ns3::RingCalendarScheduler";
     /// packet backend: start a run whose memory estimate exceeds the memory
     /// available (packet-run-estimate.h) instead of refusing it (exit 2)
     bool forceMemory = false;

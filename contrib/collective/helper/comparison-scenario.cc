@@ -675,8 +675,8 @@ ValidateComparison(const ComparisonConfig& c)
             !tid.HasConstructor())
         {
             throw InputError(c.FieldName("fabric.scheduler", "--scheduler"),
-                             "expected an ns-3 event scheduler (ns3::LazyHeapScheduler, ns3::MapScheduler, "
-                             "ns3::HeapScheduler, ns3::CalendarScheduler, ns3::PriorityQueueScheduler, "
+                             "expected an ns-3 event scheduler (ns3::RingCalendarScheduler, ns3::LazyHeapScheduler, "
+                             "ns3::MapScheduler, ns3::HeapScheduler, ns3::CalendarScheduler, ns3::PriorityQueueScheduler, "
                              "ns3::ListScheduler), got '" + c.fabric.scheduler + "'");
         }
     }

@@ -3,6 +3,7 @@
 
 #include "fabric-log.h"
 #include "fabric-net-device.h"
+#include "fabric-pooled-event.h"
 
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -19,8 +20,9 @@ namespace
 // A packet's arrival at the peer port, built in place. ns-3's MakeEvent takes
 // its arguments by value and copies the FabricHeader (an ns3::Header, whose
 // constructor and virtual destructor are out of line and logged) three times
-// per hop; this is the same call at the same time, without the copies.
-class ArrivalEvent : public EventImpl
+// per hop; this is the same call at the same time, without the copies. One
+// is made and freed per hop: pooled (fabric-pooled-event.h).
+class ArrivalEvent : public FabricPooledEvent<ArrivalEvent>
 {
   public:
     ArrivalEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,

@@ -13,6 +13,7 @@
 #include "ecn-marker.h"
 #include "fabric-channel.h"
 #include "fabric-log.h"
+#include "fabric-pooled-event.h"
 #include "fabric-switch.h"
 #include "int-header.h"
 
@@ -484,6 +485,13 @@ FabricNetDevice::IsBusy() const
     return Simulator::Now() < m_txFreeAt;
 }
 
+Ptr<EventImpl>
+FabricNetDevice::MakeReadyEvent()
+{
+    // One per packet a busy port queues: pooled (fabric-pooled-event.h).
+    return Ptr<EventImpl>(new FabricMemberEvent<FabricNetDevice, &FabricNetDevice::TransmitReadyEvent>(this), false);
+}
+
 void
 FabricNetDevice::TransmitReadyEvent()
 {
@@ -504,8 +512,7 @@ FabricNetDevice::TryTransmit()
         if (!m_txPending)
         {
             m_txPending = true;
-            m_txEvent = Simulator::Schedule(m_txFreeAt - now, &FabricNetDevice::TransmitReadyEvent,
-                                            this);
+            m_txEvent = Simulator::Schedule(m_txFreeAt - now, MakeReadyEvent());
             if (m_lateOffered)
             {
                 FoldLateControl();
@@ -558,7 +565,7 @@ FabricNetDevice::TryTransmit()
     if (notBefore != Time::Max())
     {
         m_txPending = true;
-        m_txEvent = Simulator::Schedule(notBefore - now, &FabricNetDevice::TransmitReadyEvent, this);
+        m_txEvent = Simulator::Schedule(notBefore - now, MakeReadyEvent());
     }
 }
 
@@ -633,7 +640,7 @@ FabricNetDevice::ScheduleNext(Time end, Time now)
     if (more && !m_txPending)
     {
         m_txPending = true;
-        m_txEvent = Simulator::Schedule(end - now, &FabricNetDevice::TransmitReadyEvent, this);
+        m_txEvent = Simulator::Schedule(end - now, MakeReadyEvent());
     }
 }
 

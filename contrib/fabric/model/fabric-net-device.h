@@ -339,6 +339,8 @@ class FabricNetDevice : public NetDevice
 
     void TryTransmit();
     void TransmitReadyEvent();
+    /// The event that runs TransmitReadyEvent (pooled: one per queued packet).
+    Ptr<EventImpl> MakeReadyEvent();
     void TransmitComplete(Ptr<const Packet> packet);
     void StartControl(const FabricControlFrame& frame);
     /// A link-local frame as a packet, for a trace and the Sniffer.

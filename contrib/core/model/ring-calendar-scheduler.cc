@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "ring-calendar-scheduler.h"
+
+#include "ns3/assert.h"
+#include "ns3/event-impl.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HockneyRingCalendarScheduler");
+
+NS_OBJECT_ENSURE_REGISTERED(RingCalendarScheduler);
+
+namespace
+{
+struct Earlier
+{
+    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
+    {
+        return a.key < b.key;
+    }
+};
+
+/// std::push_heap keeps the largest on top, so "later" is larger.
+struct Later
+{
+    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
+    {
+        return b.key < a.key;
+    }
+};
+
+// Adaptation (see the header): checked after this many buckets reached; the
+// width halves above kMaxPerBucket events per bucket reached and doubles
+// below kMinPerBucket. A few events a bucket: moving to the next bucket costs
+// about as much as sorting a handful, so fewer than 3 wastes moves and more
+// than 12 sorts. The bounds are more than 2x apart, so halving from above
+// the one does not fall below the other: no oscillation.
+constexpr uint64_t kAdaptEvery = 1024;
+constexpr double kMaxPerBucket = 12.0;
+constexpr double kMinPerBucket = 3.0;
+constexpr uint32_t kMaxShift = 40;
+} // namespace
+
+TypeId
+RingCalendarScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RingCalendarScheduler")
+            .SetParent<Scheduler>()
+            .SetGroupName("Hockney")
+            .AddConstructor<RingCalendarScheduler>()
+            .AddAttribute("Buckets",
+                          "Buckets in the ring (a power of two, at least 64): the ring covers "
+                          "Buckets x the bucket width ahead of the current time; later events "
+                          "wait in a heap.",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&RingCalendarScheduler::SetBuckets,
+                                               &RingCalendarScheduler::GetBuckets),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("InitialBucketWidth",
+                          "Time one bucket spans at the start, rounded down to a power of two "
+                          "time steps (at least one); it adapts to the run from there (a speed choice: the "
+                          "order of the events does not depend on it).",
+                          TimeValue(NanoSeconds(8)),
+                          MakeTimeAccessor(&RingCalendarScheduler::SetInitialWidth,
+                                           &RingCalendarScheduler::GetInitialWidth),
+                          MakeTimeChecker());
+    return tid;
+}
+
+RingCalendarScheduler::RingCalendarScheduler()
+{
+    SetBuckets(4096);
+}
+
+RingCalendarScheduler::~RingCalendarScheduler()
+{
+    // A removed event still in the heap holds the reference Remove took.
+    for (const Event& e : m_far)
+    {
+        if (m_farRemoved.count(e.key.m_uid))
+        {
+            e.impl->Unref();
+        }
+    }
+}
+
+void
+RingCalendarScheduler::SetBuckets(uint32_t n)
+{
+    if (n < 64 || (n & (n - 1)) != 0)
+    {
+        throw std::invalid_argument("Buckets: expected a power of two >= 64, got " + std::to_string(n));
+    }
+    if (GetStoredSize() > 0)
+    {
+        throw std::invalid_argument("Buckets: expected to be set before any event is inserted");
+    }
+    m_ring.assign(n, {});
+    m_occupied.assign(n / 64, 0);
+    m_buckets = n;
+    m_mask = n - 1;
+}
+
+void
+RingCalendarScheduler::SetInitialWidth(Time width)
+{
+    const uint64_t steps = std::max<int64_t>(width.GetTimeStep(), 1);
+    m_shift = 63 - static_cast<uint32_t>(__builtin_clzll(steps));
+}
+
+Time
+RingCalendarScheduler::GetInitialWidth() const
+{
+    return TimeStep(int64_t(1) << m_shift);
+}
+
+size_t
+RingCalendarScheduler::GetStoredSize() const
+{
+    return m_ringCount + m_far.size();
+}
+
+void
+RingCalendarScheduler::PushFar(const Event& ev) const
+{
+    m_far.push_back(ev);
+    std::push_heap(m_far.begin(), m_far.end(), Later());
+}
+
+Scheduler::Event
+RingCalendarScheduler::PopFar() const
+{
+    std::pop_heap(m_far.begin(), m_far.end(), Later());
+    Event e = m_far.back();
+    m_far.pop_back();
+    return e;
+}
+
+void
+RingCalendarScheduler::DropFarRemoved() const
+{
+    // Only a cancelled event can have been removed (the simulator cancels
+    // what it removes), so the set is looked up for those alone.
+    while (!m_far.empty() && m_far.front().impl->IsCancelled() && m_farRemoved.erase(m_far.front().key.m_uid))
+    {
+        PopFar().impl->Unref();
+    }
+}
+
+void
+RingCalendarScheduler::Place(const Event& ev) const
+{
+    const uint64_t idx = Index(ev.key.m_ts);
+    NS_ASSERT(idx >= m_base && idx < m_base + m_buckets);
+    const uint64_t slot = idx & m_mask;
+    m_ring[slot].push_back(ev);
+    SetOccupied(slot);
+    ++m_ringCount;
+}
+
+void
+RingCalendarScheduler::MigrateFarSlow() const
+{
+    const uint64_t end = m_base + m_buckets;
+    while (!m_far.empty() && Index(m_far.front().key.m_ts) < end)
+    {
+        const Event e = PopFar();
+        if (e.impl->IsCancelled() && m_farRemoved.erase(e.key.m_uid))
+        {
+            e.impl->Unref();
+            continue;
+        }
+        Place(e);
+    }
+}
+
+void
+RingCalendarScheduler::Insert(const Event& ev)
+{
+    const uint64_t idx = Index(ev.key.m_ts);
+    if (idx >= m_base + m_buckets)
+    {
+        PushFar(ev);
+        return;
+    }
+    if (idx > m_base)
+    {
+        const uint64_t slot = idx & m_mask;
+        m_ring[slot].push_back(ev);
+        SetOccupied(slot);
+        ++m_ringCount;
+        return;
+    }
+    // The current bucket. An event before it (idx < m_base: the ring moved
+    // on to the next event's bucket while this one's time was still to
+    // come) is earlier than everything the ring holds, so it goes to the
+    // front of the current bucket, which is consumed first.
+    const uint64_t slot = m_base & m_mask;
+    std::vector<Event>& b = m_ring[slot];
+    if (m_sorted)
+    {
+        b.insert(std::upper_bound(b.begin() + m_pos, b.end(), ev, Earlier()), ev);
+    }
+    else
+    {
+        b.push_back(ev);
+    }
+    SetOccupied(slot);
+    ++m_ringCount;
+}
+
+uint64_t
+RingCalendarScheduler::NextOccupied(uint64_t from) const
+{
+    // Circular scan of the bitmap; the caller knows a bucket holds events.
+    const uint64_t start = from & m_mask;
+    const size_t words = m_occupied.size();
+    size_t w = start >> 6;
+    uint64_t bits = m_occupied[w] & (~uint64_t(0) << (start & 63));
+    while (bits == 0)
+    {
+        w = (w + 1) % words;
+        bits = m_occupied[w];
+    }
+    const uint64_t slot = (uint64_t(w) << 6) + static_cast<uint64_t>(__builtin_ctzll(bits));
+    const uint64_t dist = (slot - start) & m_mask;
+    return from + dist;
+}
+
+void
+RingCalendarScheduler::Rebuild(uint32_t shift) const
+{
+    NS_LOG_FUNCTION(this << shift);
+    std::vector<Event> all;
+    all.reserve(m_ringCount);
+    for (size_t w = 0; w < m_occupied.size(); ++w)
+    {
+        for (uint64_t bits = m_occupied[w]; bits; bits &= bits - 1)
+        {
+            std::vector<Event>& b = m_ring[(w << 6) + static_cast<size_t>(__builtin_ctzll(bits))];
+            all.insert(all.end(), b.begin(), b.end());
+            b.clear();
+        }
+        m_occupied[w] = 0;
+    }
+    m_shift = shift;
+    m_base = Index(m_lastTs); // every pending event is at or after m_lastTs
+    m_pos = 0;
+    m_sorted = false;
+    m_ringCount = 0;
+    for (const Event& e : all)
+    {
+        if (Index(e.key.m_ts) >= m_base + m_buckets)
+        {
+            PushFar(e);
+        }
+        else
+        {
+            Place(e);
+        }
+    }
+    MigrateFar();
+}
+
+void
+RingCalendarScheduler::MaybeAdapt() const
+{
+    if (m_statBuckets < kAdaptEvery)
+    {
+        return;
+    }
+    const double perBucket = double(m_statEvents) / double(m_statBuckets);
+    m_statEvents = 0;
+    m_statBuckets = 0;
+    if (perBucket > kMaxPerBucket && m_shift > 0)
+    {
+        Rebuild(m_shift - 1);
+    }
+    else if (perBucket < kMinPerBucket && m_shift < kMaxShift)
+    {
+        Rebuild(m_shift + 1);
+    }
+}
+
+void
+RingCalendarScheduler::SortBucket(std::vector<Event>& b)
+{
+    if (b.size() > 16)
+    {
+        std::sort(b.begin(), b.end(), Earlier());
+        return;
+    }
+    for (size_t i = 1; i < b.size(); ++i)
+    {
+        const Event e = b[i];
+        size_t j = i;
+        for (; j > 0 && e.key < b[j - 1].key; --j)
+        {
+            b[j] = b[j - 1];
+        }
+        b[j] = e;
+    }
+}
+
+bool
+RingCalendarScheduler::NormalizeSlow() const
+{
+    for (;;)
+    {
+        const uint64_t slot = m_base & m_mask;
+        std::vector<Event>& b = m_ring[slot];
+        if (m_pos < b.size())
+        {
+            if (!m_sorted)
+            {
+                // Reached: sorted once (m_pos is 0 here); later inserts into
+                // it keep the order (Insert).
+                m_statEvents += b.size();
+                ++m_statBuckets;
+                SortBucket(b);
+                m_sorted = true;
+            }
+            return true;
+        }
+        b.clear();
+        m_pos = 0;
+        m_sorted = false;
+        ClearOccupied(slot);
+        const uint32_t shift = m_shift;
+        MaybeAdapt();
+        if (m_shift != shift)
+        {
+            continue; // rebuilt around m_lastTs: look at the new current bucket
+        }
+        if (m_ringCount == 0)
+        {
+            DropFarRemoved();
+            if (m_far.empty())
+            {
+                return false;
+            }
+            m_base = Index(m_far.front().key.m_ts);
+        }
+        else
+        {
+            m_base = NextOccupied(m_base + 1);
+        }
+        MigrateFar();
+    }
+}
+
+bool
+RingCalendarScheduler::IsEmpty() const
+{
+    return !Normalize();
+}
+
+Scheduler::Event
+RingCalendarScheduler::PeekNext() const
+{
+    const bool any = Normalize();
+    NS_ASSERT(any);
+    return m_ring[m_base & m_mask][m_pos];
+}
+
+Scheduler::Event
+RingCalendarScheduler::RemoveNext()
+{
+    const bool any = Normalize();
+    NS_ASSERT(any);
+    const Event e = m_ring[m_base & m_mask][m_pos++];
+    --m_ringCount;
+    m_lastTs = e.key.m_ts;
+    return e;
+}
+
+void
+RingCalendarScheduler::Remove(const Event& ev)
+{
+    const uint64_t idx = Index(ev.key.m_ts);
+    if (idx >= m_base + m_buckets)
+    {
+        // In the heap: dropped when it would leave it. The simulator drops
+        // its reference right after this call (and cancels the event): keep
+        // one until then.
+        ev.impl->Ref();
+        m_farRemoved.insert(ev.key.m_uid);
+        return;
+    }
+    const uint64_t at = std::max(idx, m_base); // see Insert: earlier events wait in the current bucket
+    const uint64_t slot = at & m_mask;
+    std::vector<Event>& b = m_ring[slot];
+    for (size_t i = at == m_base ? m_pos : 0; i < b.size(); ++i)
+    {
+        if (b[i].key.m_uid == ev.key.m_uid)
+        {
+            b.erase(b.begin() + static_cast<std::ptrdiff_t>(i));
+            --m_ringCount;
+            if (b.empty())
+            {
+                ClearOccupied(slot);
+            }
+            return;
+        }
+    }
+    NS_ASSERT_MSG(false, "RingCalendarScheduler::Remove: event " << ev.key.m_uid << " not found");
+}
+
+} // namespace ns3

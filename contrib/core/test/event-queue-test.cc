@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hockney's event queues (LazyHeapScheduler, RingCalendarScheduler) against
+// ns-3's MapScheduler (the reference: ns-3's default, a std::map on (time,
+// uid)): the same random inserts, removals, peeks and pops must give the same
+// events in the same order. Then in a simulator: a removed event never runs
+// nor counts, a cancelled one still counts as ns-3 counts it
+// (Simulator::GetEventCount), and the order of equal times is the order of
+// scheduling.
+#include "lazy-heap-scheduler.h"
+#include "ring-calendar-scheduler.h"
+
+#include "ns3/event-impl.h"
+#include "ns3/map-scheduler.h"
+#include "ns3/object-factory.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class Noop : public EventImpl
+{
+  protected:
+    void Notify() override
+    {
+    }
+};
+
+struct Pending
+{
+    Scheduler::Event lazy; ///< the event as given to the scheduler under test
+    Scheduler::Event map;  ///< the same key, its own impl, as given to the MapScheduler
+};
+
+/// Removes \p p from both schedulers as DefaultSimulatorImpl::Remove does:
+/// Remove, then Cancel and drop the simulator's reference.
+void
+RemoveBoth(Scheduler& lazy, MapScheduler& map, Pending& p)
+{
+    lazy.Remove(p.lazy);
+    p.lazy.impl->Cancel();
+    p.lazy.impl->Unref();
+    map.Remove(p.map);
+    p.map.impl->Cancel();
+    p.map.impl->Unref();
+}
+
+/// Events the scheduler under test still holds, removed ones not yet dropped included.
+size_t
+Stored(const LazyHeapScheduler& s)
+{
+    return s.GetHeapSize();
+}
+
+size_t
+Stored(const RingCalendarScheduler& s)
+{
+    return s.GetStoredSize();
+}
+
+/// Random inserts (times now + [0, spread]), removals, peeks and pops on
+/// `lazy` and on a MapScheduler: the same events leave in the same order.
+template <typename S>
+void
+CompareWithMap(Ptr<S> lazy, uint64_t seed, int steps, uint64_t spread)
+{
+    std::mt19937_64 rng(seed);
+    Ptr<MapScheduler> map = CreateObject<MapScheduler>();
+    std::vector<Pending> pending; // inserted, neither popped nor removed
+    uint32_t uid = 4;             // ns-3's first uid after its reserved ones
+    uint64_t now = 0;
+    for (int step = 0; step < steps; ++step)
+    {
+        const uint64_t r = rng() % 100;
+        if (r < 50 || pending.empty())
+        {
+            Scheduler::Event e;
+            e.key.m_ts = now + rng() % (spread + 1); // equal times are frequent when spread is small
+            e.key.m_uid = uid++;
+            e.key.m_context = static_cast<uint32_t>(rng() % 7);
+            Pending p{e, e};
+            p.lazy.impl = new Noop();
+            p.map.impl = new Noop();
+            lazy->Insert(p.lazy);
+            map->Insert(p.map);
+            pending.push_back(p);
+        }
+        else if (r < 65)
+        {
+            const size_t k = rng() % pending.size();
+            RemoveBoth(*lazy, *map, pending[k]);
+            pending[k] = pending.back();
+            pending.pop_back();
+        }
+        else if (r < 70)
+        {
+            // A look ahead without a pop (as Simulator::IsFinished or the
+            // run loop's IsEmpty): the next insert may be earlier than the
+            // event seen.
+            ASSERT_EQ(lazy->IsEmpty(), map->IsEmpty());
+            if (!map->IsEmpty())
+            {
+                ASSERT_EQ(lazy->PeekNext().key.m_uid, map->PeekNext().key.m_uid);
+            }
+        }
+        else
+        {
+            ASSERT_EQ(lazy->IsEmpty(), map->IsEmpty());
+            const Scheduler::Event peek = lazy->PeekNext();
+            const Scheduler::Event a = lazy->RemoveNext();
+            const Scheduler::Event b = map->RemoveNext();
+            ASSERT_EQ(peek.key.m_uid, a.key.m_uid);
+            ASSERT_EQ(a.key.m_uid, b.key.m_uid) << "seed " << seed << " step " << step;
+            ASSERT_EQ(a.key.m_ts, b.key.m_ts);
+            ASSERT_EQ(a.key.m_context, b.key.m_context);
+            ASSERT_FALSE(a.impl->IsCancelled());
+            now = a.key.m_ts;
+            for (size_t k = 0; k < pending.size(); ++k)
+            {
+                if (pending[k].lazy.key.m_uid == a.key.m_uid)
+                {
+                    pending[k] = pending.back();
+                    pending.pop_back();
+                    break;
+                }
+            }
+            a.impl->Unref();
+            b.impl->Unref();
+        }
+    }
+    // Drain: the rest leave in the same order, and both end empty together.
+    while (!map->IsEmpty())
+    {
+        ASSERT_FALSE(lazy->IsEmpty());
+        const Scheduler::Event a = lazy->RemoveNext();
+        const Scheduler::Event b = map->RemoveNext();
+        ASSERT_EQ(a.key.m_uid, b.key.m_uid);
+        a.impl->Unref();
+        b.impl->Unref();
+    }
+    EXPECT_TRUE(lazy->IsEmpty());
+    EXPECT_EQ(Stored(*lazy), 0u); // every removed event dropped
+}
+
+std::vector<int> g_ran;
+
+void
+Record(int what)
+{
+    g_ran.push_back(what);
+}
+
+} // namespace
+
+TEST(LazyHeapSchedulerTest, SameOrderAsMapScheduler)
+{
+    for (uint64_t seed = 1; seed <= 30; ++seed)
+    {
+        // many ties, then few
+        CompareWithMap(CreateObject<LazyHeapScheduler>(), seed, 4000, seed % 3 == 0 ? 3 : 1000);
+    }
+}
+
+namespace
+{
+/// A RingCalendarScheduler of `buckets` buckets starting `width` time steps wide.
+Ptr<RingCalendarScheduler>
+MakeRing(uint32_t buckets, int64_t width)
+{
+    ObjectFactory f("ns3::RingCalendarScheduler");
+    f.Set("Buckets", UintegerValue(buckets));
+    f.Set("InitialBucketWidth", TimeValue(TimeStep(width)));
+    return f.Create<RingCalendarScheduler>();
+}
+} // namespace
+
+TEST(RingCalendarSchedulerTest, SameOrderAsMapScheduler)
+{
+    // Spreads against the width and the ring's reach (buckets x width): ties
+    // within one bucket, a few events per bucket, most of them beyond the
+    // ring (its heap, the jumps over an empty ring and the moves into it);
+    // 20 000 steps cross several adaptations of the width (every 1024
+    // buckets reached).
+    const uint64_t spreads[] = {3, 1000, 100000, 1000000000};
+    for (uint64_t seed = 1; seed <= 24; ++seed)
+    {
+        const uint64_t spread = spreads[seed % 4];
+        CompareWithMap(MakeRing(64, int64_t(1) << (seed % 12)), seed, 20000, spread);
+        CompareWithMap(MakeRing(4096, 8192), seed + 100, 4000, spread);
+    }
+}
+
+TEST(RingCalendarSchedulerTest, WidthAdaptsToTheEvents)
+{
+    // 64 events a bucket at the start: it narrows until a bucket reached
+    // holds at most 12 on average; then one event every 64 steps: it widens
+    // until one holds at least 3 (the bounds in the .cc). Only the speed
+    // depends on it.
+    Ptr<RingCalendarScheduler> s = MakeRing(64, 64);
+    const uint64_t start = s->GetBucketWidthSteps();
+    uint32_t uid = 4;
+    // `rounds` times: `count` events `gap` steps apart from `first` (each
+    // round after the last), inserted, then all popped.
+    auto run = [&s, &uid](int rounds, uint64_t first, uint64_t count, uint64_t gap) {
+        for (int round = 0; round < rounds; ++round)
+        {
+            for (uint64_t k = 0; k < count; ++k)
+            {
+                Scheduler::Event e;
+                e.key.m_ts = first + uint64_t(round) * 64 * 64 + k * gap;
+                e.key.m_uid = uid++;
+                e.key.m_context = 0;
+                e.impl = new Noop();
+                s->Insert(e);
+            }
+            while (!s->IsEmpty())
+            {
+                s->RemoveNext().impl->Unref();
+            }
+        }
+    };
+    run(40, 0, 64 * 64, 1);
+    // 64 a bucket at 64 steps, halved while above 12: 8 at 8 steps.
+    EXPECT_EQ(start, 64u);
+    EXPECT_EQ(s->GetBucketWidthSteps(), 8u);
+    run(400, 1000000, 64, 64);
+    // One event a bucket reached up to 64 steps, two at 128: doubled while
+    // below 3, so 4 at 256 steps.
+    EXPECT_EQ(s->GetBucketWidthSteps(), 256u);
+}
+
+TEST(RingCalendarSchedulerTest, BucketsMustBeAPowerOfTwo)
+{
+    ObjectFactory f("ns3::RingCalendarScheduler");
+    f.Set("Buckets", UintegerValue(100));
+    EXPECT_THROW(f.Create<RingCalendarScheduler>(), std::invalid_argument);
+}
+
+class InASimulator : public ::testing::TestWithParam<const char*>
+{
+};
+
+INSTANTIATE_TEST_SUITE_P(EventQueues,
+                         InASimulator,
+                         ::testing::Values("ns3::LazyHeapScheduler", "ns3::RingCalendarScheduler"));
+
+TEST_P(InASimulator, RemovedEventsNeitherRunNorCount)
+{
+    Simulator::SetScheduler(ObjectFactory(GetParam()));
+    g_ran.clear();
+    const uint64_t before = Simulator::GetEventCount();
+    Simulator::Schedule(NanoSeconds(5), &Record, 1);
+    EventId removed = Simulator::Schedule(NanoSeconds(3), &Record, 2);
+    EventId cancelled = Simulator::Schedule(NanoSeconds(4), &Record, 3);
+    Simulator::Schedule(NanoSeconds(5), &Record, 4); // same time as 1: after it
+    Simulator::Schedule(NanoSeconds(1), [&removed]() { Simulator::Remove(removed); });
+    Simulator::Schedule(NanoSeconds(2), [&cancelled]() { Simulator::Cancel(cancelled); });
+    EventId late = Simulator::Schedule(Seconds(1), &Record, 5);
+    Simulator::Schedule(NanoSeconds(6), [&late]() { Simulator::Remove(late); });
+    Simulator::Run();
+    EXPECT_EQ(g_ran, (std::vector<int>{1, 4}));
+    // Executed by ns-3's count: 1, 4, the three lambdas and the cancelled
+    // event (ns-3 pops a cancelled event and counts it); not the two removed.
+    EXPECT_EQ(Simulator::GetEventCount() - before, 6u);
+    EXPECT_EQ(Simulator::Now(), NanoSeconds(6));
+    Simulator::Destroy();
+}
