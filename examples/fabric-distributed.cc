@@ -53,6 +53,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 using namespace ns3;
 
@@ -224,7 +225,21 @@ main(int argc, char** argv)
 
     if (!topology.empty())
     {
-        RunPreset(topology, partition, packets, shifts, rank);
+        try
+        {
+            RunPreset(topology, partition, packets, shifts, rank);
+        }
+        catch (const std::invalid_argument& e) // a bad preset or partition (InputError)
+        {
+            std::cerr << e.what() << "\n";
+#ifdef NS3_MPI
+            if (MpiInterface::IsEnabled())
+            {
+                MPI_Abort(MpiInterface::GetCommunicator(), 2);
+            }
+#endif
+            return 2;
+        }
     }
     else
     {
