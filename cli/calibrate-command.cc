@@ -62,9 +62,10 @@ void
 DeclareCalibrateFlags(hockney::Flags& flags)
 {
     flags.Add("input", "", "measurement files, comma-separated: nccl-tests output, perftest output, CSV")
-        .Add("model", "alphabeta,scurve,protocol,loggp", "models to fit: alphabeta, scurve, protocol, loggp")
+        .Add("model", "alphabeta,scurve,protocol,loggp", "models to fit: alphabeta, scurve, protocol, loggp, launch (the software floor above NCCL's latencies)")
         .Add("collective", "", "keep only this collective; also the collective of logs that name none")
         .Add("ranks", "", "ranks of logs without rank lines whose busbw / algbw do not tell")
+        .Add("gpus-per-node", "", "launch: GPUs a node, for logs without rank lines (default: the hosts the log names, else one)")
         .AddSwitch("in-place", "fit the in-place columns instead of the out-of-place ones")
         .Add("o", "", "LogGP send/receive overhead o if known (splits the fitted 2o + L)")
         .Add("resamples", "200", "bootstrap resamples for the confidence intervals")
@@ -83,6 +84,14 @@ ParseCalibrationOptions(const hockney::Flags& flags)
     if (flags.IsSet("ranks"))
     {
         opt.ranks = static_cast<uint32_t>(ns3::units::ParseCount(flags.Get("ranks"), "--ranks"));
+    }
+    if (flags.IsSet("gpus-per-node"))
+    {
+        opt.gpusPerNode = static_cast<uint32_t>(ns3::units::ParseCount(flags.Get("gpus-per-node"), "--gpus-per-node"));
+        if (opt.gpusPerNode == 0)
+        {
+            throw ns3::InputError("--gpus-per-node", "expected at least 1 GPU a node, got 0");
+        }
     }
     opt.inPlace = flags.GetSwitch("in-place");
     if (flags.IsSet("o"))

@@ -208,3 +208,26 @@ TEST(CalibrateCli, ParameterFileDrivesModelAndCompare)
     hockney::ExpectBadInput("compare --topology=dgx-h100 --calibration=" + file + " --alpha=1us", "--calibration");
     std::remove(file.c_str());
 }
+
+TEST(CalibrateCli, LaunchFromTheTwoNodeLogAndItsBadGpusPerNode)
+{
+    // i309 A (2 nodes x 8 GPUs, a bare log without rank lines): with
+    // --gpus-per-node=8 the floor is Tree's 25.2 us (collective.md); the
+    // log's 13 out-of-place times below 64 KiB (68.52, 24.96, 24.93, 25.29,
+    // 25.68, 94.40, 32.35, 29.75, 28.19, 30.24, 32.12, 32.74, 34.10 us)
+    // weighted by 1/T^2 give sum w (T - 25.2) / sum w = 4.319 us by hand;
+    // within 0.01 us (the log's times have two decimals of a us).
+    std::string path = HOCKNEY_SOURCE_DIR "/validation/data/raw/i309_A.txt";
+    auto r = Calibrate("--input=" + path + " --model=launch --gpus-per-node=8 --format=json --resamples=20");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto rows = nlohmann::json::parse(r.out).at("rows");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].at("samples"), 13);
+    EXPECT_NEAR(rows[0].at("launch_overhead_s").get<double>(), 4.319e-6, 0.01e-6);
+    EXPECT_NE(rows[0].at("form").get<std::string>().find("2 node(s)"), std::string::npos);
+    // 0 GPUs a node: exit 2, one line naming the flag.
+    auto bad = Calibrate("--input=" + path + " --model=launch --gpus-per-node=0");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--gpus-per-node"), std::string::npos) << bad.err;
+    EXPECT_EQ(Lines(bad.err), 1u) << bad.err;
+}

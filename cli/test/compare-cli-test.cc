@@ -178,6 +178,53 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
     }
 }
 
+TEST(CompareCli, NegativeSizesSayASizeWasExpected)
+{
+    // A negative chunk or message size, as a flag or as a scenario number or
+    // string, is one line naming the flag or field and what a size is; never
+    // a JSON type ("expected a string") it did not need to be.
+    const std::string hier = "--topology=rail-h100-4n --collective=allreduce --algorithm=hierarchical "
+                             "--backends=closed --bytes=16MB ";
+    const std::string sizeExpected = "expected a size like 4096";
+    const std::vector<std::pair<std::string, std::string>> flags = {
+        {hier + "--chunk-bytes=-1MB", "--chunk-bytes"},
+        {hier + "--chunk-bytes=-1", "--chunk-bytes"},
+        {"--bytes=-5", "--bytes"},
+    };
+    for (const auto& [args, flag] : flags)
+    {
+        Result r = RunHockney("compare " + args);
+        EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+        EXPECT_NE(r.err.find(flag + ": " + sizeExpected), std::string::npos) << args << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    const std::string base = R"("topology": "rail-h100-4n", "collective": "allreduce", "algorithm": "hierarchical",
+        "backends": ["closed"], )";
+    const std::vector<std::pair<std::string, std::string>> fields = {
+        {R"("sizes": ["16MB"], "chunk_bytes": -1048576)", "scenario.chunk_bytes"},
+        {R"("sizes": ["16MB"], "chunk_bytes": -1.5)", "scenario.chunk_bytes"},
+        {R"("sizes": ["16MB"], "chunk_bytes": "-1MB")", "scenario.chunk_bytes"},
+        {R"("sizes": ["16MB"], "chunk_bytes": null)", "scenario.chunk_bytes"},
+        {R"("sizes": ["16MB"], "chunk_bytes": 1e30)", "scenario.chunk_bytes"},
+        {R"("sizes": ["16MB", -5])", "scenario.sizes[1]"},
+    };
+    for (size_t i = 0; i < fields.size(); ++i)
+    {
+        const std::string path = WriteScenario("negative" + std::to_string(i), "{" + base + fields[i].first + "}");
+        Result r = RunHockney("compare --scenario=" + path);
+        std::remove(path.c_str());
+        EXPECT_EQ(r.status, 2) << fields[i].first << ": " << r.err;
+        EXPECT_NE(r.err.find(fields[i].second + ": " + sizeExpected), std::string::npos)
+            << fields[i].first << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    // 0 is a chunk size: the --slices chunks, unpipelined (doc/collective.md).
+    const std::string zero = WriteScenario("zero-chunk", "{" + base + R"("sizes": ["16MB"], "chunk_bytes": 0})");
+    Result r = RunHockney("compare --scenario=" + zero);
+    std::remove(zero.c_str());
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(CompareCli, PacketBackendRowsCarryCountersAndErrors)
 {
     // Ring allreduce of 64 KB on 2 GPUs of a DGX H100: 2 steps in which each

@@ -104,6 +104,32 @@ TEST(FaultsCli, LossyLinkBesideALinkDownCountsEachCause)
     EXPECT_EQ(p["status"], "complete");
 }
 
+TEST(FaultsCli, EveryRowSaysWhichFaultsItsBackendSaw)
+{
+    // Only the packet fabric sees a link_down; gbn prices the lossy_link and
+    // nothing else; alphabeta and flow run the fault-free algebra (flow's
+    // routes and rates are the fault-free topology's). Without faults no row
+    // has the column (as before faults existed).
+    const std::string mixed =
+        Scenario("seen", R"([{"type": "lossy_link", "link": ["host2", "leaf1"], "drop_rate": 0.01},
+                             {"type": "link_down", "link": ["host1", "leaf0"], "at": "5us", "up_at": "30us",
+                              "on_down": "blackhole"}])");
+    const nlohmann::json rows = Rows("--scenario=" + mixed + " --backends=alphabeta,flow,gbn,packet");
+    EXPECT_EQ(Backend(rows, "packet")["faults_seen"], "lossy_link,link_down");
+    EXPECT_EQ(Backend(rows, "gbn")["faults_seen"], "lossy_link");
+    EXPECT_EQ(Backend(rows, "alphabeta")["faults_seen"], "none");
+    EXPECT_EQ(Backend(rows, "flow")["faults_seen"], "none");
+    const nlohmann::json slow = Rows(
+        "--scenario=" + Scenario("seen-slow", R"([{"type": "slow_link", "link": ["host1", "leaf0"], "rate_factor": 0.5}])") +
+        " --backends=flow,gbn");
+    EXPECT_EQ(Backend(slow, "flow")["faults_seen"], "none");
+    EXPECT_EQ(Backend(slow, "gbn")["faults_seen"], "none");
+    for (const auto& r : Rows("--scenario=" + Scenario("seen-clean", "[]") + " --backends=alphabeta,flow,gbn"))
+    {
+        EXPECT_FALSE(r.contains("faults_seen")) << r.dump();
+    }
+}
+
 TEST(FaultsCli, PfcStormNamesTheNic)
 {
     const nlohmann::json rows =

@@ -154,6 +154,12 @@ MakeRow(const ComparisonSetup& setup,
     {
         row.Set(key, value);
     }
+    if (!c.fabric.faults.empty() && !row.Has("faults_seen"))
+    {
+        // The analytic backends run the fault-free algebra; a backend that
+        // models a fault type says so in its columns (packet, gbn).
+        row.Set("faults_seen", "none");
+    }
     return row;
 }
 

@@ -132,6 +132,10 @@ class GoBackNBackend : public ComparisonBackend
         a.time = ClosedTime(lossy, setup.config.model.softwareOverhead);
         a.parameters = &point;
         a.columns.Set("gbn_efficiency", eta);
+        if (!setup.fabric.faults.empty())
+        {
+            a.columns.Set("faults_seen", FaultsSeen(setup.fabric.faults, {"lossy_link"}));
+        }
         return a;
     }
 };

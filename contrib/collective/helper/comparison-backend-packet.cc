@@ -244,6 +244,11 @@ class PacketBackend : public ComparisonBackend
             .Set("bytes_delivered", k.bytesDelivered)
             .Set("drops", k.drops);
         SetDropColumns(a.columns, k, fabric.faults);
+        if (!fabric.faults.empty())
+        {
+            a.columns.Set("faults_seen",
+                          FaultsSeen(fabric.faults, {"link_down", "slow_link", "pfc_storm", "lossy_link"}));
+        }
         a.columns.Set("pfc_pauses", k.pfcPauses)
             .Set("ecn_marks", k.ecnMarks)
             .Set("cnps", k.cnps)

@@ -422,6 +422,26 @@ ApplyLossyLinks(const std::vector<ScenarioFault>& faults, FabricNetwork& network
 }
 
 std::string
+FaultsSeen(const std::vector<ScenarioFault>& faults, const std::vector<std::string>& modelled)
+{
+    std::vector<std::string> seen;
+    for (const ScenarioFault& f : faults)
+    {
+        if (std::find(modelled.begin(), modelled.end(), f.type) != modelled.end() &&
+            std::find(seen.begin(), seen.end(), f.type) == seen.end())
+        {
+            seen.push_back(f.type);
+        }
+    }
+    std::string out;
+    for (const std::string& t : seen)
+    {
+        out += (out.empty() ? "" : ",") + t;
+    }
+    return out.empty() ? "none" : out;
+}
+
+std::string
 DescribeFaults(const std::vector<ScenarioFault>& faults)
 {
     std::string out;

@@ -4,8 +4,10 @@
 // checked, an InputError naming "scenario.fabric.faults[i].FIELD"), resolved
 // against the topology's node names and links, and handed to the packet
 // fabric (FabricFaultInjector). Only the packet backend sees them: the
-// analytic backends run the fault-free algebra, so a comparison says how far
-// the algebra is from the packets under the fault.
+// analytic backends, flow included (fault-free routes and link rates), run
+// the fault-free algebra, so a comparison says how far the algebra is from
+// the packets under the fault; each row names what its backend modelled
+// (FaultsSeen: the column faults_seen).
 //
 //   {"type": "link_down", "link": ["leaf0", "spine0"], "at": "20us",
 //    "up_at": "80us", "on_down": "reroute" | "blackhole"}
@@ -97,6 +99,12 @@ bool HasLossyLinks(const std::vector<ScenarioFault>& faults);
 /// Installs each lossy_link's loss on both devices of its link of \p network
 /// (before the network's streams are assigned: they are seeded with the run).
 void ApplyLossyLinks(const std::vector<ScenarioFault>& faults, FabricNetwork& network);
+
+/// A row's faults_seen: the types of \p faults (in their order, each once)
+/// that are among \p modelled, the fault types a backend models,
+/// comma-separated; "none" when none is (the analytic backends run the
+/// fault-free algebra; gbn prices lossy_link only; packet sees all).
+std::string FaultsSeen(const std::vector<ScenarioFault>& faults, const std::vector<std::string>& modelled);
 
 /// "link_down leaf0-spine0 at 20 us, up at 80 us (reroute); ..." for messages.
 std::string DescribeFaults(const std::vector<ScenarioFault>& faults);

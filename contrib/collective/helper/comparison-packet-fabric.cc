@@ -16,12 +16,6 @@
 namespace ns3
 {
 
-namespace
-{
-/// Eager limit of NCCL's endpoints: every message below it (all) goes eager.
-constexpr uint64_t kNcclEagerLimit = UINT64_MAX / 2;
-} // namespace
-
 void
 ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 {
@@ -58,6 +52,12 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     ConfigurePacket(t, f);
     t->SetSeed(seed);
+    if (HasLossyLinks(f.faults))
+    {
+        // On the wires before Build seeds the run: the error models take
+        // their streams with the switches' markers, in the one AssignStreams.
+        t->SetWireSetup([faults = f.faults](FabricNetwork& network) { ApplyLossyLinks(faults, network); });
+    }
     const PacketTransport::CongestionControlFactory cc = MakeCongestionControl(f);
     try
     {
@@ -71,11 +71,6 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     {
         throw InputError("--topology", e.what());
     }
-    // The wires' error models are installed after Build, which already fixed
-    // the switches' streams from the seed: assign again so the models get
-    // theirs (nothing has drawn yet, so the markers' streams are unchanged).
-    ApplyLossyLinks(f.faults, *t->GetNetwork());
-    t->GetNetwork()->AssignStreams(seed);
     Ptr<FabricWatchdog> w = t->InstallWatchdog();
     if (watchdog)
     {

@@ -14,14 +14,22 @@
 #include "topology-parameters.h"
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 
 namespace ns3
 {
 
+/// RdmaEndpoint::EagerLimit and RendezvousLimit of NCCL's endpoints
+/// (ComparisonFabric::ncclEndpoints): every message goes eager, into a
+/// pre-registered buffer, without a rendezvous. A user's
+/// --ns3::RdmaEndpoint:: value of either still wins (ApplyUserAttributes).
+inline constexpr uint64_t kNcclEagerLimit = UINT64_MAX / 2;
+
 /// Applies the transfer units and, on the ideal fabric, the zero endpoint and
-/// NIC costs to a transport about to be built.
+/// NIC costs to a transport about to be built; NCCL's endpoints' costs and
+/// limits (kNcclEagerLimit).
 void ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f);
 
 /// The fabric of one packet run: the random seed set (\p seed, 0 read as

@@ -4,6 +4,7 @@
 #include "collective-algorithm-registry.h"
 #include "collective-closed-form.h"
 #include "comparison-packet-fabric.h"
+#include "fabric-switch-reduction.h"
 #include "input-error.h"
 #include "rdma-nic.h"
 #include "topology-layout.h"
@@ -84,11 +85,28 @@ Worst(const PointToPointParameters& a, const PointToPointParameters& b)
     return PointToPointParameters{std::max(a.alpha, b.alpha), std::min(a.beta, b.beta)};
 }
 
+// Every message of an NVLS point goes through the switch's reduction unit:
+// each level's beta is at most its rate (switchRate, 0: no cap); the flat
+// parameters are the worst of the levels.
+void
+CapAtSwitchRate(ComparisonPoint& pt)
+{
+    if (pt.switchRate.GetBitRate() > 0)
+    {
+        for (PointToPointParameters& p : pt.level)
+        {
+            p.beta = std::min(p.beta, pt.switchRate);
+        }
+    }
+    pt.flat = Worst(pt.level[0], pt.level[1]);
+}
+
 // NVLS needs ranks 0..ranks-1 each on one NVLink port into the same
 // NVSwitch (the topology builder gives every NVLink switch its in-switch
 // reduction, FabricSwitchReduction); "" if they are, else what is wrong.
+// \p tier, when given, is set to the common switch's tier.
 std::string
-NvlsTopologyProblem(const TopologyGraph* graph, uint32_t ranks)
+NvlsTopologyProblem(const TopologyGraph* graph, uint32_t ranks, const TopologyTier** tier = nullptr)
 {
     if (!graph)
     {
@@ -121,6 +139,10 @@ NvlsTopologyProblem(const TopologyGraph* graph, uint32_t ranks)
                    " are on different ones; --ranks at most the GPUs of one server)";
         }
         common = found;
+    }
+    if (tier && common >= 0)
+    {
+        *tier = graph->NodeTier(static_cast<uint32_t>(common));
     }
     return "";
 }
@@ -328,7 +350,15 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
             }
         }
     }
-    pt.flat = Worst(pt.level[0], pt.level[1]);
+    const TopologyTier* nvswitch = nullptr;
+    if (algorithm == "nvls" && !setup.given && setup.graph && NvlsTopologyProblem(setup.graph.get(), setup.ranks, &nvswitch).empty() &&
+        nvswitch)
+    {
+        // The rate the packet fabric's switch reduces at (the topology
+        // builder's ReductionRate): NVLS's effective bandwidth, below the link's.
+        pt.switchRate = NvlsReductionRate(nvswitch->laneRate);
+    }
+    CapAtSwitchRate(pt);
     pt.params = setup.given ? "given" : "derived";
     return pt;
 }
@@ -522,7 +552,7 @@ CalibratedPoint(const ComparisonSetup& setup, const ComparisonPoint& pt, Calibra
     {
         calibrated.level[1] = calibrated.level[0];
     }
-    calibrated.flat = Worst(calibrated.level[0], calibrated.level[1]);
+    CapAtSwitchRate(calibrated);
     return calibrated;
 }
 

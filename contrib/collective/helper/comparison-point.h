@@ -81,6 +81,11 @@ struct ComparisonPoint
     /// applies (ComparisonSetup::nccl); unset: none.
     std::optional<NcclEndpoint> endpoint;
     bool large = false;  ///< more than kLargeScheduleOps messages
+    /// In-switch reduction (NVLS): the rate the switch's reduction unit adds
+    /// a port's contributions at (NvlsReductionRate of the NVSwitch's lanes,
+    /// the packet fabric's ReductionRate); the point's betas (derived or
+    /// calibrated) are at most this. 0: no switch group, or no limit.
+    DataRate switchRate{0};
 };
 
 /// The point of \p bytes with the derived (or given) parameters; its spec is

@@ -93,6 +93,24 @@ Bool(const nlohmann::json& v, const std::string& field)
     return v.get<bool>();
 }
 
+// A size: bytes as a JSON integer >= 0, or a number or string the command
+// line's parser reads ("4KB", 4096.0), so that a negative or fractional
+// number gets the flags' message ("expected a size like 4096, 4KB or 1MiB
+// (not negative)"), not one about JSON types.
+uint64_t
+Size(const nlohmann::json& v, const std::string& field)
+{
+    if (v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0))
+    {
+        return v.get<uint64_t>();
+    }
+    if (!v.is_string() && !v.is_number())
+    {
+        throw InputError(field, "expected a size like 4096, \"4KB\" or \"1MiB\", got " + v.dump());
+    }
+    return units::ParseBytes(Text(v, field), field);
+}
+
 std::vector<uint64_t>
 Sizes(const nlohmann::json& v, const std::string& field)
 {
@@ -108,15 +126,7 @@ Sizes(const nlohmann::json& v, const std::string& field)
     {
         for (size_t i = 0; i < v.size(); ++i)
         {
-            const std::string f = field + "[" + std::to_string(i) + "]";
-            if (v[i].is_number_unsigned() || (v[i].is_number_integer() && v[i].get<int64_t>() >= 0))
-            {
-                out.push_back(v[i].get<uint64_t>());
-            }
-            else
-            {
-                out.push_back(units::ParseBytes(String(v[i], f), f));
-            }
+            out.push_back(Size(v[i], field + "[" + std::to_string(i) + "]"));
         }
     }
     else
@@ -299,10 +309,7 @@ ApplyRunShape(const nlohmann::json& j, const std::string& s, ComparisonConfig& c
     }
     if (j.contains("chunk_bytes"))
     {
-        const nlohmann::json& v = j.at("chunk_bytes");
-        c.chunkBytes = v.is_number_integer() && v.get<int64_t>() >= 0
-                           ? v.get<uint64_t>()
-                           : units::ParseBytes(String(v, s + ".chunk_bytes"), s + ".chunk_bytes");
+        c.chunkBytes = Size(j.at("chunk_bytes"), s + ".chunk_bytes");
     }
     if (j.contains("root"))
     {

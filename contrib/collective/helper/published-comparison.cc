@@ -105,9 +105,10 @@ BackendsField(const nlohmann::json& j, const std::string& where)
     return ParseBackends(joined, where + ".backends");
 }
 
-/// "algorithm": a name, or a list of names of which the first this build
-/// knows is used (["nvls", "ring"]: NVLS once it is registered), so that
-/// the cases follow the algorithms the build has.
+/// "algorithm": a name, "auto" (NCCL's choice per size, as a run with
+/// NCCL_ALGO unset makes it), or a list of names of which the first this
+/// build knows is used (["nvls", "ring"]: NVLS once it is registered), so
+/// that the cases follow the algorithms the build has.
 std::string
 AlgorithmField(const nlohmann::json& j, CollectiveKind collective, const std::string& where)
 {
@@ -115,7 +116,10 @@ AlgorithmField(const nlohmann::json& j, CollectiveKind collective, const std::st
     if (!v.is_array())
     {
         const std::string name = StringField(j, "algorithm", where);
-        CanonicalAlgorithm(collective, name, where + ".algorithm");
+        if (NormalizeAlgorithmName(name) != "auto")
+        {
+            CanonicalAlgorithm(collective, name, where + ".algorithm");
+        }
         return name;
     }
     std::string tried;

@@ -22,6 +22,10 @@ Predict(const std::string& model, MeasurementKind kind, const Params& p, const F
     {
         return AlphaBetaModel::BaseTime(p[0], p[1], pt.m);
     }
+    if (model == "launch")
+    {
+        return (p[0] + pt.floorS) / pt.steps;
+    }
     if (model == "scurve")
     {
         return AlphaBetaModel::BaseTime(p[0], AlphaBetaModel::SCurveBandwidth(p[1], pt.m, p[2]), pt.m);
@@ -282,11 +286,37 @@ Percentile(std::vector<double> v, double q)
     return v[i] + (pos - i) * (v[j] - v[i]);
 }
 
+// launch: the one constant of T = launch + floor, least squares on the
+// relative error: sum_i w_i (T_i - floor_i) / sum_i w_i with w_i = 1/T_i^2
+// (unconstrained; the caller reports a negative value). Two samples at
+// least: one cannot tell a launch from noise.
+RawFit
+FitLaunch(const Points& pts)
+{
+    if (pts.size() < 2)
+    {
+        return RawFit();
+    }
+    double num = 0;
+    double den = 0;
+    for (const FitPoint& pt : pts)
+    {
+        const double w = 1.0 / (pt.timeS * pt.timeS);
+        num += w * (pt.timeS - pt.floorS);
+        den += w;
+    }
+    return Accepted("launch", MeasurementKind::LATENCY, {num / den}, pts);
+}
+
 } // namespace
 
 RawFit
 FitModel(const std::string& model, MeasurementKind kind, const Points& pts)
 {
+    if (model == "launch")
+    {
+        return FitLaunch(pts);
+    }
     if (model == "alphabeta")
     {
         return FitAlphaBeta(pts);

@@ -23,6 +23,7 @@ namespace calibration
 //   alphabeta [alpha, beta]   scurve [alpha, beta_max, n0]
 //   protocol  [alpha_eager, rtt, pipeline, beta, n1, n2]
 //   loggp     latency [2o+L, G]   throughput [floor, G]
+//   launch    [launch]: T = launch + floor (FitPoint::floorS), per step / steps
 using Params = std::vector<double>;
 
 struct RawFit
@@ -42,7 +43,7 @@ size_t DistinctSizes(const Points& pts);
 std::vector<uint64_t> SortedSizes(const Points& pts);
 
 // The least-squares fit of \p model ("alphabeta", "scurve", "protocol",
-// "loggp"); ok false when the points cannot give one.
+// "loggp", "launch"); ok false when the points cannot give one.
 RawFit FitModel(const std::string& model, MeasurementKind kind, const Points& pts);
 
 // Percentile intervals of every parameter over resamples of the points. For

@@ -28,6 +28,7 @@ struct FitPoint
     double steps = 1;
     uint64_t bytes = 0;   // the log's size
     double timeS = 0;     // the log's time
+    double floorS = 0;    // launch: NCCL's latency floor of the collective (NcclLatencyFloor)
     std::string where;
 };
 

@@ -77,6 +77,7 @@ CalibrationFit::ToRow() const
     AddParameterFields(row, "g_s", gS);
     AddParameterFields(row, "G_s_per_byte", GSPerByte);
     AddParameterFields(row, "two_o_plus_L_s", twoOPlusLS);
+    AddParameterFields(row, "launch_overhead_s", launchOverheadS);
     SetNumberOrNull(row, "crossover_bytes", crossoverBytes);
     SetNumberOrNull(row, "error_rms", rmsError);
     SetNumberOrNull(row, "error_max", maxError);

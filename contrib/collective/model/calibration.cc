@@ -10,6 +10,7 @@
 #include "calibration-diagnostics.h"
 #include "calibration-fits.h"
 #include "input-error.h"
+#include "nccl-protocol.h"
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -107,9 +109,9 @@ CheckModels(const CalibrationOptions& opt)
 {
     for (const auto& m : opt.models)
     {
-        if (m != "alphabeta" && m != "scurve" && m != "protocol" && m != "loggp")
+        if (m != "alphabeta" && m != "scurve" && m != "protocol" && m != "loggp" && m != "launch")
         {
-            throw InputError("--model", "expected alphabeta, scurve, protocol or loggp, got '" + m + "'");
+            throw InputError("--model", "expected alphabeta, scurve, protocol, loggp or launch, got '" + m + "'");
         }
     }
 }
@@ -210,6 +212,10 @@ struct GroupData
     Points pts;
     std::set<std::string> files;
     std::vector<std::string> common; ///< diagnostics of every model's fit
+    uint32_t hosts = 1;              ///< the most hosts a log of the group names (1 when none does)
+    bool hostsKnown = false;         ///< a log of the group has rank lines
+    bool singleProcess = false;      ///< a log of the group is a single-process run
+    bool processesKnown = false;     ///< a log of the group says how it was launched
 };
 
 // Each sample as `steps` messages of m bytes taking T / steps each.
@@ -258,6 +264,14 @@ PrepareGroup(const MeasurementSet& set,
     std::set<size_t> srcIdx;
     AddPoints(g, samples, srcIdx);
     SourceDiagnostics(set, srcIdx, g.common);
+    for (size_t i : srcIdx)
+    {
+        const MeasurementSource& src = set.sources[i];
+        g.hosts = std::max(g.hosts, src.hosts);
+        g.hostsKnown = g.hostsKnown || src.hosts > 0;
+        g.singleProcess = g.singleProcess || src.SingleProcess();
+        g.processesKnown = g.processesKnown || src.processes > 0 || src.gpusPerThread > 0 || src.threads > 0;
+    }
     if (key.collective == "p2p")
     {
         for (const auto& f : g.files)
@@ -437,9 +451,83 @@ SetResiduals(CalibrationFit& fit, const Points& pts, const Params& p)
     }
 }
 
+// launch: the software floor, T = launch + NCCL's latency floor
+// (NcclLatencyFloor over the group's hosts) on the sizes below 64 KiB,
+// where the floor is the time; the launch is what the log has above
+// NCCL's own latencies (a single process's serialized kernel launches).
+CalibrationFit
+FitLaunchGroup(const GroupData& g, const CalibrationOptions& opt)
+{
+    CalibrationFit fit = NewFit(g, "launch");
+    const uint64_t below = 64 * 1024;
+    std::optional<Time> floor;
+    const uint32_t nodes =
+        opt.gpusPerNode ? std::max<uint32_t>(1, (g.key.ranks + opt.gpusPerNode - 1) / opt.gpusPerNode) : g.hosts;
+    if (!opt.gpusPerNode && !g.hostsKnown && g.key.ranks > 1)
+    {
+        fit.diagnostics.push_back("launch: the log names no hosts: one node assumed (give --gpus-per-node)");
+    }
+    try
+    {
+        floor = NcclLatencyFloor(ParseCollectiveKind(g.key.collective, "--collective"), g.key.ranks, nodes);
+    }
+    catch (const InputError&)
+    {
+        // p2p and sendrecv: no collective, no NCCL floor (below).
+    }
+    Points pts;
+    for (FitPoint pt : g.pts)
+    {
+        if (floor && pt.bytes < below)
+        {
+            pt.floorS = floor->GetSeconds();
+            pts.push_back(pt);
+        }
+    }
+    fit.samples = static_cast<uint32_t>(pts.size());
+    if (!floor)
+    {
+        fit.diagnostics.push_back("launch: NCCL's latency floor is known for allreduce, allgather and "
+                                  "reducescatter only");
+        return fit;
+    }
+    fit.form = "T = launch + " + Fmt(floor->GetMicroSeconds()) + " us (NCCL's LL latency, " +
+               std::to_string(g.key.ranks) + " ranks on " + std::to_string(nodes) + " node(s)), sizes < 64 KiB";
+    RawFit raw = FitModel("launch", g.key.kind, pts);
+    if (!raw.ok)
+    {
+        fit.diagnostics.push_back("launch: no admissible fit (" + std::to_string(pts.size()) +
+                                  " samples below 64 KiB; need 2)");
+        return fit;
+    }
+    fit.ok = true;
+    auto ci = Bootstrap("launch", g.key.kind, pts, raw, opt, fit.resamples);
+    if (raw.p[0] < 0)
+    {
+        fit.diagnostics.push_back("launch: the log's floor is below NCCL's latencies (" + Fmt(raw.p[0] * 1e6) +
+                                  " us): no launch overhead, held at 0");
+        raw.p[0] = 0;
+    }
+    fit.launchOverheadS.value = raw.p[0];
+    fit.launchOverheadS.lo = ci[0].first;
+    fit.launchOverheadS.hi = ci[0].second;
+    fit.diagnostics.push_back(
+        g.singleProcess    ? "launch: a single-process run: the host launches every GPU's kernel in turn; "
+                             "use it as --launch-overhead for single-process runs only"
+        : g.processesKnown ? "launch: one process per GPU: expected near 0 (NCCL's baseLat is the floor)"
+                           : "launch: the log does not say how it was launched (single-process runs have a "
+                             "launch of tens of us, one process per GPU about 0)");
+    SetResiduals(fit, pts, raw.p);
+    return fit;
+}
+
 CalibrationFit
 FitGroup(const GroupData& g, const std::string& model, const CalibrationOptions& opt)
 {
+    if (model == "launch")
+    {
+        return FitLaunchGroup(g, opt);
+    }
     CalibrationFit fit = NewFit(g, model);
     RawFit raw = g.pts.empty() ? RawFit() : FitModel(model, g.key.kind, g.pts);
     if (!raw.ok)

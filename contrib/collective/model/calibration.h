@@ -16,6 +16,10 @@
 //   loggp      latency data: T = 2o + L + (n-1) G ; bandwidth-test data: the
 //              per-message interval max(o, g + (n-1) G) read as max(g_floor,
 //              (n-1) G) (breakpoint searched, each side linear)
+//   launch     the software floor: T = launch + NCCL's latency floor of the
+//              collective (nccl-protocol.h, NcclLatencyFloor) on the sizes
+//              below 64 KiB (one constant, relative least squares); not in
+//              the default list
 //
 // Every model is evaluated through the analytic module's formula functions
 // (AlphaBetaModel::BaseTime, SCurveBandwidth, ProtocolAlpha, LogGpModel::
@@ -84,7 +88,7 @@ struct BandError
 
 struct CalibrationOptions
 {
-    /// Models to fit: any of "alphabeta", "scurve", "protocol", "loggp".
+    /// Models to fit: any of "alphabeta", "scurve", "protocol", "loggp", "launch".
     std::vector<std::string> models{"alphabeta", "scurve", "protocol", "loggp"};
     /// Keep only this collective; also the collective of samples whose log names
     /// none. "" keeps all; a log that names none is then read as p2p when it has
@@ -97,6 +101,9 @@ struct CalibrationOptions
     uint32_t resamples = 200;
     uint64_t seed = 1;
     double confidence = 0.95;
+    /// launch: GPUs a node, for the nodes of NCCL's latency floor (0: the
+    /// hosts the log's rank lines name, one when they name none).
+    uint32_t gpusPerNode = 0;
     /// LogGP's o when known from elsewhere (seconds; < 0: unknown), to split 2o + L.
     double overheadS = -1;
 };
@@ -131,6 +138,7 @@ struct CalibrationFit
     ParameterEstimate gS;
     ParameterEstimate GSPerByte;
     ParameterEstimate twoOPlusLS;         ///< 2o + L, what latency data identify
+    ParameterEstimate launchOverheadS;    ///< launch: the collective's launch above NCCL's latencies
     double crossoverBytes = NAN;          ///< n* of the fitted alpha-beta models (per step)
 
     std::vector<CalibrationResidual> residuals;

@@ -2,6 +2,7 @@
 #include "collective-executor.h"
 
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/enum.h"
 #include "ns3/uinteger.h"
 #include "ns3/log.h"
@@ -69,6 +70,18 @@ CollectiveExecutor::GetTypeId()
                           UintegerValue(kNcclRingChannels * kNcclSimpleStepBytes),
                           MakeUintegerAccessor(&CollectiveExecutor::m_simpleChunkBytes),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("LlCopyRate",
+                          "LL: the sending GPU's data rate through the protocol (NCCL's llMaxBw, one Hopper "
+                          "node: 141 GB/s); a message is delivered no earlier than its data is copied. 0 = no cap.",
+                          DataRateValue(NcclCopyRate(NcclProtocol::LL)),
+                          MakeDataRateAccessor(&CollectiveExecutor::m_llCopyRate),
+                          MakeDataRateChecker())
+            .AddAttribute("Ll128CopyRate",
+                          "LL128: the sending GPU's data rate through the protocol (NCCL's perChMaxRingLL128Bw, "
+                          "Hopper 36.7 GB/s, x 16 channels: 587.2 GB/s). 0 = no cap.",
+                          DataRateValue(NcclCopyRate(NcclProtocol::LL128)),
+                          MakeDataRateAccessor(&CollectiveExecutor::m_ll128CopyRate),
+                          MakeDataRateChecker())
             .AddTraceSource("OpStart",
                             "An op was handed to the transport.",
                             MakeTraceSourceAccessor(&CollectiveExecutor::m_opStartTrace),
@@ -90,7 +103,9 @@ CollectiveExecutor::CollectiveExecutor()
       m_check(true),
       m_protocol(static_cast<int>(NcclProtocol::SIMPLE)),
       m_gpusPerNode(0),
-      m_simpleChunkBytes(kNcclRingChannels * kNcclSimpleStepBytes)
+      m_simpleChunkBytes(kNcclRingChannels * kNcclSimpleStepBytes),
+      m_llCopyRate(NcclCopyRate(NcclProtocol::LL)),
+      m_ll128CopyRate(NcclCopyRate(NcclProtocol::LL128))
 {
 }
 
@@ -112,6 +127,9 @@ CollectiveExecutor::GetEndpoint() const
     e.interStep = m_netStepLatency;
     e.gpusPerNode = m_gpusPerNode;
     e.simpleChunkBytes = m_simpleChunkBytes;
+    e.copyRate = e.protocol == NcclProtocol::LL      ? m_llCopyRate
+                 : e.protocol == NcclProtocol::LL128 ? m_ll128CopyRate
+                                                     : DataRate(0);
     return e;
 }
 
@@ -124,6 +142,14 @@ CollectiveExecutor::SetEndpoint(const NcclEndpoint& e)
     m_netStepLatency = e.interStep;
     m_gpusPerNode = e.gpusPerNode;
     m_simpleChunkBytes = e.simpleChunkBytes;
+    if (e.protocol == NcclProtocol::LL)
+    {
+        m_llCopyRate = e.copyRate;
+    }
+    else if (e.protocol == NcclProtocol::LL128)
+    {
+        m_ll128CopyRate = e.copyRate;
+    }
 }
 
 void
@@ -151,6 +177,8 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     m_opStart.assign(n, Time(0));
     m_legsLeft.assign(n, 0);
     m_opDelivered.assign(n, Time(0));
+    m_copyEnd.assign(n, Time(0));
+    m_copyFree.assign(m_schedule->GetRanks(), Simulator::Now());
     m_delivered = 0;
     m_start = Simulator::Now();
     m_end = m_start;
@@ -231,9 +259,14 @@ CollectiveExecutor::Send(uint32_t i)
 {
     const ScheduleOp& op = m_schedule->GetOps()[i];
     const uint64_t wire = m_endpoint.WireBytes(op.bytes);
+    // The sender's GPU copies the data at the protocol's rate, one message
+    // after the other, while the wire carries it.
+    const Time copyStart = std::max(Simulator::Now(), m_copyFree[op.src]);
+    m_copyEnd[i] = copyStart + m_endpoint.CopyTime(op.bytes);
+    m_copyFree[op.src] = m_copyEnd[i];
     if (op.group != ScheduleOp::kNoSwitchGroup)
     {
-        m_transport->SendThroughSwitch(op.src, op.dst, wire, m_groups[op.group], [this, i]() { Delivered(i); });
+        m_transport->SendThroughSwitch(op.src, op.dst, wire, m_groups[op.group], [this, i]() { Arrived(i); });
         return;
     }
     // A PXN op's two legs start together: NCCL's proxy posts each chunk to
@@ -246,10 +279,21 @@ CollectiveExecutor::Send(uint32_t i)
         m_transport->Send(src, dst, wire, [this, i]() {
             if (--m_legsLeft[i] == 0)
             {
-                Delivered(i);
+                Arrived(i);
             }
         });
     }
+}
+
+void
+CollectiveExecutor::Arrived(uint32_t i)
+{
+    if (Simulator::Now() < m_copyEnd[i])
+    {
+        Simulator::Schedule(m_copyEnd[i] - Simulator::Now(), &CollectiveExecutor::Delivered, this, i);
+        return;
+    }
+    Delivered(i);
 }
 
 void

@@ -15,7 +15,12 @@
 // launch + NCCL's base latency), every message waits its step latency at the
 // sender (StepLatency inside a node, NetStepLatency across nodes, nodes of
 // GpusPerNode consecutive ranks; Simple: once per SimpleChunkBytes it spans)
-// and goes to the transport as its protocol's wire bytes (Protocol). The
+// and goes to the transport as its protocol's wire bytes (Protocol). With
+// LL or LL128 the sending GPU moves the message's data at most at the
+// protocol's copy rate (LlCopyRate, Ll128CopyRate: NCCL's llMaxBw and LL128
+// per-channel maxima): a rank's messages share its copy rate in the order
+// they are sent, and a message is delivered no earlier than its copy ends,
+// whatever the transport (the wire and the copy run together). The
 // defaults (Simple, zero latencies) send the schedule's bytes at once.
 #ifndef HOCKNEY_COLLECTIVE_EXECUTOR_H
 #define HOCKNEY_COLLECTIVE_EXECUTOR_H
@@ -24,6 +29,7 @@
 #include "collective-transport.h"
 #include "nccl-protocol.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -93,6 +99,8 @@ class CollectiveExecutor : public Object
   private:
     void Launch(uint32_t op);
     void Send(uint32_t op);
+    /// The transport delivered \p op: Delivered now, or when its copy ends.
+    void Arrived(uint32_t op);
     void Delivered(uint32_t op);
 
     const CollectiveSchedule* m_schedule;
@@ -105,6 +113,8 @@ class CollectiveExecutor : public Object
     std::vector<Time> m_opStart;
     std::vector<uint32_t> m_legsLeft;                // per op: legs not yet delivered (PXN: 2)
     std::vector<Time> m_opDelivered;
+    std::vector<Time> m_copyEnd;                     // per op: its data moved by the sender's GPU
+    std::vector<Time> m_copyFree;                    // per rank: its GPU's copy is free from
     uint32_t m_delivered;
     Time m_start;
     Time m_end;
@@ -117,6 +127,8 @@ class CollectiveExecutor : public Object
     Time m_netStepLatency;
     uint32_t m_gpusPerNode;
     uint64_t m_simpleChunkBytes;
+    DataRate m_llCopyRate;
+    DataRate m_ll128CopyRate;
     NcclEndpoint m_endpoint; // built from the attributes at Start
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opStartTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opDeliveredTrace;

@@ -74,6 +74,15 @@ NcclWireEfficiency(NcclProtocol p)
     return p == NcclProtocol::LL ? 0.5 : p == NcclProtocol::LL128 ? 120.0 / 128.0 : 1.0;
 }
 
+DataRate
+NcclCopyRate(NcclProtocol p)
+{
+    const uint64_t bytesPerSecond = p == NcclProtocol::LL      ? kNcclLlCopyBytesPerSecond
+                                    : p == NcclProtocol::LL128 ? kNcclLl128CopyBytesPerSecond
+                                                               : 0;
+    return DataRate(8 * bytesPerSecond);
+}
+
 namespace
 {
 
@@ -147,6 +156,33 @@ NcclTuningLatencies(const std::string& algorithm, NcclProtocol p)
                          NanoSeconds(std::llround(row.net[c] * 1000))};
 }
 
+std::optional<Time>
+NcclLatencyFloor(CollectiveKind kind, uint32_t ranks, uint32_t nodes)
+{
+    const bool allReduce = kind == CollectiveKind::ALL_REDUCE;
+    if (ranks < 2 || !(allReduce || kind == CollectiveKind::ALL_GATHER || kind == CollectiveKind::REDUCE_SCATTER))
+    {
+        return std::nullopt;
+    }
+    nodes = std::max<uint32_t>(1, std::min(nodes, ranks));
+    const NcclLatencies ring = *NcclTuningLatencies("ring", NcclProtocol::LL);
+    const int64_t steps = allReduce ? 2 * (ranks - 1) : ranks - 1;
+    const int64_t interSteps = allReduce ? 2 * (nodes - 1) : nodes - 1;
+    Time floor = ring.base + ring.intra * (steps - interSteps) + ring.inter * interSteps;
+    if (allReduce)
+    {
+        const NcclLatencies tree = *NcclTuningLatencies("tree", NcclProtocol::LL);
+        int64_t log2Nodes = 0;
+        while ((2u << log2Nodes) <= nodes)
+        {
+            ++log2Nodes;
+        }
+        const int64_t local = ranks / nodes - 1;
+        floor = std::min(floor, tree.base + (tree.intra * local + tree.inter * log2Nodes) * 2);
+    }
+    return floor;
+}
+
 bool
 NcclEndpoint::CrossesNodes(uint32_t a, uint32_t b) const
 {
@@ -167,6 +203,12 @@ NcclEndpoint::StepDelay(bool inter, uint64_t bytes) const
     return step * static_cast<int64_t>(chunks);
 }
 
+Time
+NcclEndpoint::CopyTime(uint64_t bytes) const
+{
+    return copyRate.GetBitRate() > 0 ? copyRate.CalculateBytesTxTime(bytes) : Time(0);
+}
+
 std::optional<NcclEndpoint>
 MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, uint32_t gpusPerNode, uint32_t channels)
 {
@@ -180,6 +222,7 @@ MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, 
     e.launch = hostLaunch + lat->base;
     e.intraStep = lat->intra;
     e.interStep = lat->inter;
+    e.copyRate = NcclCopyRate(p);
     if (NcclFamily(algorithm) == "nvls")
     {
         // NCCL charges NVLS's hardware latency once per collective (its
@@ -253,7 +296,7 @@ NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, con
     return EndpointClosedForm(spec, endpoint, [&](double inter, uint32_t level, double bytes) {
         const auto data = static_cast<uint64_t>(std::ceil(bytes));
         return Mix(inter, endpoint.StepDelay(false, data), endpoint.StepDelay(true, data)) +
-               p2p(level, static_cast<double>(endpoint.WireBytes(data)));
+               std::max(p2p(level, static_cast<double>(endpoint.WireBytes(data))), endpoint.CopyTime(data));
     });
 }
 
@@ -286,7 +329,8 @@ NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const P
     const uint32_t nodes = multiNode ? (spec.ranks + endpoint.gpusPerNode - 1) / endpoint.gpusPerNode : 1;
     const double factor = NcclTuningBandwidthFactor(spec.algorithm, endpoint.protocol, spec.collective, nodes);
     return EndpointClosedForm(spec, endpoint, [&](double inter, uint32_t level, double bytes) {
-        return Mix(inter, endpoint.intraStep, endpoint.interStep) + p2p(level, bytes / factor);
+        return Mix(inter, endpoint.intraStep, endpoint.interStep) +
+               std::max(p2p(level, bytes / factor), endpoint.CopyTime(static_cast<uint64_t>(std::ceil(bytes))));
     });
 }
 

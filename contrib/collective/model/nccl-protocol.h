@@ -12,6 +12,15 @@
 //   Simple  full lines; each step (NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB per
 //           channel) ends with a memory fence and a flag write the receiver
 //           polls: efficiency 1, one synchronisation per step
+// Copy rate: LL and LL128 move data with the GPU's threads (stores of data
+// and flag, and the receiver's polling loads), not with bulk copies, so a
+// GPU moves at most so many data bytes per second through them whatever the
+// link: NCCL's tuning model caps Ring LL's bus bandwidth at llMaxBw (141 GB/s
+// on one Hopper node, 282 Blackwell) and Ring LL128's at
+// perChMaxRingLL128Bw per channel (36.7 GB/s Hopper, 40 Blackwell) x its
+// channels (16 on 8 x H100); a ring allreduce's bus bandwidth is each rank's
+// data rate per step, so these are per-GPU data rates. Simple uses bulk
+// copies at the link's rate: no cap.
 // Per-step latency: NCCL's tuning model (src/graph/tuning.cc, the values in
 // validation/data/nccl_tuning_constants.csv): a base latency per collective
 // (baseLat) and a hardware latency per algorithm step (hwLat) by link kind,
@@ -29,6 +38,7 @@
 #include "collective-algorithms.h"
 #include "collective-closed-form.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -70,6 +80,15 @@ constexpr uint64_t kNcclSimpleStepBytes = 524288;
 /// kNcclRingChannels x kNcclSimpleStepBytes / channels bytes.
 constexpr uint32_t kNcclRingChannels = 16;
 
+/// LL's per-GPU copy rate: NCCL's llMaxBw for one Hopper node (tuning.cc,
+/// validation/data/nccl_tuning_bw_constants.csv), 141 GB/s of data.
+constexpr uint64_t kNcclLlCopyBytesPerSecond = 141000000000ULL;
+/// LL128's per-GPU copy rate: perChMaxRingLL128Bw for Hopper (36.7 GB/s a
+/// channel) x the kNcclRingChannels (16) channels of 8 x H100: 587.2 GB/s.
+constexpr uint64_t kNcclLl128CopyBytesPerSecond = 587200000000ULL;
+/// The per-GPU copy rate of \p p (the two above; 0, no cap, for Simple).
+DataRate NcclCopyRate(NcclProtocol p);
+
 /// NCCL's algorithm family of a registered algorithm: "ring", "tree"
 /// (also by an alias "double-binary-tree") or "nvls" by its name or
 /// aliases; "" for an algorithm NCCL does not have (rhd, hierarchical, ...).
@@ -89,6 +108,16 @@ struct NcclLatencies
 /// algorithm is priced with Ring's (NCCL has no row for it).
 std::optional<NcclLatencies> NcclTuningLatencies(const std::string& algorithm, NcclProtocol p);
 
+/// NCCL's latency floor of \p kind on \p ranks over \p nodes nodes
+/// (ncclTopoTuneModel's latencies with LL, the protocol of the smallest
+/// sizes): Ring baseLat + (nsteps - nInterSteps) hwLat[NVLink] +
+/// nInterSteps hwLat[NET], nsteps 2(N-1) for AllReduce and N-1 for
+/// AllGather / ReduceScatter (nInterSteps the same over nodes); for
+/// AllReduce the lower of that and Tree's baseLat + 2 ((N/nodes - 1)
+/// hwLat[NVLink] + log2(nodes) hwLat[NET]). nullopt for the other
+/// collectives (NCCL prices them otherwise) or fewer than 2 ranks.
+std::optional<Time> NcclLatencyFloor(CollectiveKind kind, uint32_t ranks, uint32_t nodes);
+
 /// The endpoint costs the executor applies (CollectiveExecutor's attributes
 /// Protocol, LaunchOverhead, StepLatency, NetStepLatency, GpusPerNode,
 /// SimpleChunkBytes carry the same fields).
@@ -100,6 +129,7 @@ struct NcclEndpoint
     Time interStep;             ///< per step across nodes
     uint32_t gpusPerNode = 0;   ///< ranks per node (0: one node)
     uint64_t simpleChunkBytes = kNcclRingChannels * kNcclSimpleStepBytes; ///< Simple: bytes per synchronisation
+    DataRate copyRate{0};       ///< the sending GPU's data rate through the protocol (0: no cap)
 
     /// Whether ranks \p a and \p b sit on different nodes (rank / gpusPerNode).
     bool CrossesNodes(uint32_t a, uint32_t b) const;
@@ -107,12 +137,14 @@ struct NcclEndpoint
     /// links: the step latency, for Simple once per chunk it spans.
     Time StepDelay(bool inter, uint64_t bytes) const;
     uint64_t WireBytes(uint64_t bytes) const { return NcclWireBytes(protocol, bytes); }
+    /// The time the sender's GPU takes to move \p bytes of data at copyRate (0 without a cap).
+    Time CopyTime(uint64_t bytes) const;
 };
 
 /// The endpoint of \p algorithm with \p p on a node of \p gpusPerNode ranks:
 /// NCCL's latencies, launch = \p hostLaunch + baseLat, \p channels schedule
 /// channels (Simple chunk kNcclRingChannels x 512 KiB / channels, at least
-/// 512 KiB). NVLS: its hwLat once, in the launch, no step latency (NCCL's
+/// 512 KiB), the protocol's copy rate (NcclCopyRate). NVLS: its hwLat once, in the launch, no step latency (NCCL's
 /// NVLS latency is per collective). nullopt where NCCL has no such pair.
 std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
                                              NcclProtocol p,
@@ -121,7 +153,8 @@ std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
                                              uint32_t channels);
 
 /// The closed form with the endpoint: launch + ClosedFormTime with
-/// T(l, m) = StepDelay(l, m) + p2p(l, wire bytes of m). A flat algorithm
+/// T(l, m) = StepDelay(l, m) + max(p2p(l, wire bytes of m), CopyTime(m)):
+/// the wire and the GPU's copy run together, the slower one sets the pace. A flat algorithm
 /// (not usesNodes) of L critical steps on nodes of G ranks is charged the
 /// network's step latency on ceil(L/G) of its steps and NVLink's on the rest
 /// (the executor charges only the messages that cross).
@@ -137,7 +170,8 @@ double NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, C
 
 /// NCCL's tuning model for \p spec (what its choice compares, not what
 /// runs): launch + ClosedFormTime with T(l, m) = step latency of l (once
-/// per step: NCCL's latency x steps) + p2p(l, m / factor) (its bytes / bw),
+/// per step: NCCL's latency x steps) + max(p2p(l, m / factor), CopyTime(m))
+/// (its bytes / bw, with bw at most llMaxBw or LL128's per-channel maxima),
 /// the factor NcclTuningBandwidthFactor's.
 Time NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p);
 

@@ -118,6 +118,12 @@ PacketTransport::SetSeed(uint32_t seed)
 }
 
 void
+PacketTransport::SetWireSetup(std::function<void(FabricNetwork&)> setup)
+{
+    m_wireSetup = std::move(setup);
+}
+
+void
 PacketTransport::DoDispose()
 {
     m_messenger = nullptr;
@@ -174,6 +180,10 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
         m_network->SetAttribute("EcmpSeed", UintegerValue(std::max<uint32_t>(*m_seed, 1) - 1));
     }
     m_network->Build(description);
+    if (m_wireSetup)
+    {
+        m_wireSetup(*m_network);
+    }
     if (m_seed)
     {
         // Fixed streams: an ECN marker's own would be the next free one of

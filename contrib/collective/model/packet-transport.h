@@ -89,9 +89,15 @@ class PacketTransport : public CollectiveTransport
     /// 1 hashes as EcmpSeed 0; the user's --ns3::FabricNetwork::EcmpSeed or
     /// FabricSwitch::EcmpSeed wins) and the RED draws of every ECN marker
     /// (FabricNetwork::AssignStreams from stream number \p seed, so that they
-    /// do not depend on what else the process created before). Without it,
-    /// Build() seeds nothing: ns-3's defaults.
+    /// do not depend on what else the process created before; then those of
+    /// the wires' error models SetWireSetup installs). Without it, Build()
+    /// seeds nothing: ns-3's defaults.
     void SetSeed(uint32_t seed);
+    /// What Build() installs on the network's wires once it is built and
+    /// before it seeds the run (SetSeed): the error models of lossy links
+    /// (fabric.faults lossy_link), whose random streams are then assigned
+    /// with the switches' in the one AssignStreams. Set before Build().
+    void SetWireSetup(std::function<void(FabricNetwork&)> setup);
     /// Builds the fabric and the ranks' endpoints (all of the topology's
     /// endpoints, rank = endpoint order). \p cc is copied to every NIC (null:
     /// no congestion control). Throws std::invalid_argument naming the field
@@ -168,6 +174,7 @@ class PacketTransport : public CollectiveTransport
     uint32_t m_nvlinkUnit;
     uint32_t m_pcieUnit;
     std::optional<uint32_t> m_seed; ///< SetSeed's; unset: Build() seeds nothing
+    std::function<void(FabricNetwork&)> m_wireSetup; ///< SetWireSetup's
 };
 
 } // namespace ns3

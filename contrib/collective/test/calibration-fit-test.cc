@@ -428,3 +428,71 @@ TEST(CalibrationFit, RealTogetherRingLog)
     // beta is the per-link bandwidth: busbw plateau 368 GB/s (last row) within 10 %.
     EXPECT_NEAR(ab.betaBps.value, 368e9, 0.1 * 368e9);
 }
+
+TEST(CalibrationFit, LaunchIsTheFloorAboveNcclsLatencies)
+{
+    // 8 ranks on one host (hosts 0 = unknown: one), allreduce: NCCL's LL
+    // floor is Ring's 6.6 + 14 x 0.6 = 15.0 us (Tree's 6.8 + 2 x 7 x 0.6 =
+    // 15.2 is higher). Exact data T = 20 us + 15 us + S / 100 GB/s: the
+    // sizes below 64 KiB give the launch, 20 us plus the weighted mean of
+    // S / 100 GB/s (at most 32 KiB / 100 GB/s = 0.33 us): within 0.35 us.
+    const auto sizes = PowersOfTwo(3, 20);
+    auto set = Synthetic("allreduce", 8, sizes, [](double s) { return 35e-6 + s / 100e9; }, 0.0, 1);
+    const auto fits = Calibrate(set, Models({"launch"}));
+    const auto& f = Only(fits, "launch");
+    ASSERT_TRUE(f.ok);
+    EXPECT_EQ(f.samples, 13u); // 8 B .. 32 KiB
+    EXPECT_NEAR(f.launchOverheadS.value, 20e-6, 0.35e-6);
+    EXPECT_LE(f.launchOverheadS.lo, f.launchOverheadS.value);
+    EXPECT_GE(f.launchOverheadS.hi, f.launchOverheadS.value);
+    EXPECT_EQ(f.residuals.size(), 13u);
+
+    // Two hosts x 8 GPUs: NCCL's floor is Tree's 6.8 + 2 (7 x 0.6 + 5.0) =
+    // 25.2 us (Ring's 6.6 + 28 x 0.6 + 2 x 2.7 = 28.8). A log at 25.2 us +
+    // 3 us gives 3 us (exact, no size term: 1e-12 s is rounding only).
+    set = Synthetic("allreduce", 16, sizes, [](double) { return 28.2e-6; }, 0.0, 1);
+    set.sources[0].hosts = 2;
+    const auto twoFits = Calibrate(set, Models({"launch"}));
+    const auto& two = Only(twoFits, "launch");
+    EXPECT_NEAR(two.launchOverheadS.value, 3e-6, 1e-12);
+    // The same log without rank lines: one node assumed (Ring's 6.6 + 30 x
+    // 0.6 = 24.6 us is then the floor, a 3.6 us launch) and said, unless
+    // --gpus-per-node gives the nodes.
+    set.sources[0].hosts = 0;
+    const auto oneFits = Calibrate(set, Models({"launch"}));
+    EXPECT_NEAR(Only(oneFits, "launch").launchOverheadS.value, 3.6e-6, 1e-12);
+    EXPECT_TRUE(HasDiagnostic(Only(oneFits, "launch"), "give --gpus-per-node"));
+    CalibrationOptions byNode = Models({"launch"});
+    byNode.gpusPerNode = 8;
+    const auto nodeFits = Calibrate(set, byNode);
+    EXPECT_NEAR(Only(nodeFits, "launch").launchOverheadS.value, 3e-6, 1e-12);
+
+    // Below NCCL's latencies (a log faster than its model): held at 0, said.
+    set = Synthetic("allreduce", 8, sizes, [](double) { return 10e-6; }, 0.0, 1);
+    const auto lowFits = Calibrate(set, Models({"launch"}));
+    const auto& low = Only(lowFits, "launch");
+    EXPECT_EQ(low.launchOverheadS.value, 0.0);
+    EXPECT_TRUE(HasDiagnostic(low, "no launch overhead"));
+
+    // AllToAll: NCCL has no such floor; no fit, said.
+    set = Synthetic("alltoall", 8, sizes, [](double) { return 30e-6; }, 0.0, 1);
+    const auto a2aFits = Calibrate(set, Models({"launch"}));
+    const auto& a2a = Only(a2aFits, "launch");
+    EXPECT_FALSE(a2a.ok);
+    EXPECT_TRUE(HasDiagnostic(a2a, "allreduce, allgather and reducescatter only"));
+}
+
+TEST(CalibrationFit, LaunchOfTheTogetherRingLog)
+{
+    // The published single-process 8 x H100 ring curve: its 13 sizes below
+    // 64 KiB take 35.0-38.3 us against NCCL's 15.0 us floor, so the launch is
+    // their weighted mean less 15 us: 36.3 - 15.0 = 21.3 us by hand from the
+    // out-of-place column (mean of the 13 times 36.32 us; the 1/T^2 weights
+    // make it 36.27 us). Within 0.3 us.
+    std::string path = HOCKNEY_SOURCE_DIR "/validation/data/nccl_allreduce_ring_8xH100_nvswitch_together.csv";
+    const auto fits = Calibrate(ReadMeasurementFile(path), Models({"launch"}));
+    const auto& f = Only(fits, "launch");
+    ASSERT_TRUE(f.ok);
+    EXPECT_NEAR(f.launchOverheadS.value, 21.3e-6, 0.3e-6);
+    EXPECT_TRUE(HasDiagnostic(f, "single-process"));
+}

@@ -158,6 +158,21 @@ TEST_F(CollectiveNvlsTest, LargePacketRunApproachesTheClosedFormAtTheReductionRa
     EXPECT_NEAR(t, closed, 0.01 * closed) << t;
 }
 
+TEST_F(CollectiveNvlsTest, ClosedFormRunsAtTheReductionRate)
+{
+    // The closed backend's beta for NVLS is the switch's reduction rate,
+    // 18 x 20.6 GB/s x 0.85 x 8/9 = 280.16 GB/s, below the link's derived
+    // 423.5 GB/s: at 128 MB, T = alpha + 128e6 / 280.16e9 with the row's
+    // own alpha (exact up to the picosecond rounding of the closed form:
+    // 1e-9 relative). The link's beta would give 302 us against 457 us.
+    std::vector<ResultRow> rows = RunComparison(DgxNvls({128000000}, {"closed"}));
+    ASSERT_EQ(rows.size(), 1u);
+    const double rate = 18 * 20.6e9 * 0.85 * 8 / 9;
+    EXPECT_NEAR(rows[0].GetDouble("beta_Bps"), rate, 1.0); // DataRate keeps whole bits per second
+    const double hand = rows[0].GetDouble("alpha_s") + 128e6 / rate;
+    EXPECT_NEAR(rows[0].GetDouble("time_s"), hand, 1e-9 * hand);
+}
+
 TEST_F(CollectiveNvlsTest, PacketBusbwAtOneGiBIsWithinTenPercentOfNcclsPublishedCurve)
 {
     // NCCL 2.26.2 on 8 x H100 (nccl-tests out-of-place, NVLS): 467.55 GB/s

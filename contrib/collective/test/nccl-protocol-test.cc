@@ -114,6 +114,59 @@ TEST_F(NcclProtocolTest, ExecutorMatchesHandFormsPerProtocol)
     }
 }
 
+TEST_F(NcclProtocolTest, LlMovesDataAtItsCopyRate)
+{
+    // Ring allreduce, 8 ranks, 9.6 MB, LL, on links of 6.4 Tb/s (800 GB/s):
+    // each step's 1.2 MB message is 2.4 MB on the wire, 2 us + 3 us, but
+    // the GPU copies LL at 141 GB/s (NCCL's llMaxBw, Hopper, one node):
+    // 1.2e6 / 141e9 = 8.511 us. The copy sets the pace of every step:
+    // 6.6 + 14 (0.6 + 8.511) us. The wire-only time would be 6.6 + 14 x 5.6:
+    // 35 us less. Tolerance: ns-3's Time holds the copy time in whole
+    // picoseconds (8.510638 us), under 1 ps a step: 14 ps.
+    const auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "ring", 8, 9600000);
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 0, 1);
+    EXPECT_EQ(e.copyRate, DataRate("141GB/s"));
+    const double hand = 6.6e-6 + 14 * (0.6e-6 + 1.2e6 / 141e9);
+    Ptr<AnalyticTransport> t = CreateObject<AnalyticTransport>();
+    t->Install(8, hockney::AlphaBeta(MicroSeconds(2), DataRate("6400Gbps")), AnalyticChannel::NONE);
+    Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+    exec->SetEndpoint(e);
+    EXPECT_NEAR(exec->Run(BuildSchedule(spec), t).GetSeconds(), hand, 14e-12);
+    Simulator::Destroy();
+    const double closed =
+        NcclClosedFormTime(spec, e, [](uint32_t, double b) { return AlphaBetaTime(MicroSeconds(2), DataRate("6400Gbps"), b); })
+            .GetSeconds();
+    EXPECT_NEAR(closed, hand, 14e-12);
+    // LL128's cap is 36.7 GB/s x 16 channels; Simple has none.
+    EXPECT_EQ(MakeNcclEndpoint("ring", NcclProtocol::LL128, Time(0), 0, 1)->copyRate, DataRate("587.2GB/s"));
+    EXPECT_EQ(MakeNcclEndpoint("ring", NcclProtocol::SIMPLE, Time(0), 0, 1)->copyRate.GetBitRate(), 0u);
+}
+
+TEST_F(NcclProtocolTest, ARanksMessagesShareItsCopyRate)
+{
+    // Rank 0 sends 1.41 MB to rank 1 and to rank 2 at once, LL, on 800 GB/s
+    // links (2 us + 2.82 MB / 800 GB/s = 5.525 us on the wire, each on its
+    // own link): the GPU copies one after the other at 141 GB/s, 10 us
+    // each, so the second is delivered at 20 us (+ the 0.6 us step latency
+    // both wait first); one message alone would end at 10.6 us.
+    CollectiveSchedule sched("two sends", 3);
+    const uint32_t c = sched.AddChunk(1410000);
+    sched.AddContribution(0, c);
+    sched.AddNeed(1, c);
+    sched.AddNeed(2, c);
+    sched.AddOp(0, 1, {c}, false, {}, 0);
+    sched.AddOp(0, 2, {c}, false, {}, 0);
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 0, 1);
+    e.launch = Time(0);
+    Ptr<AnalyticTransport> t = CreateObject<AnalyticTransport>();
+    t->Install(3, hockney::AlphaBeta(MicroSeconds(2), DataRate("6400Gbps")), AnalyticChannel::NONE);
+    Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+    exec->SetEndpoint(e);
+    const double hand = 0.6e-6 + 2 * 1410000 / 141e9;
+    EXPECT_NEAR(exec->Run(sched, t).GetSeconds(), hand, TOL * hand);
+    Simulator::Destroy();
+}
+
 TEST_F(NcclProtocolTest, SimpleSynchronisesOncePerChunk)
 {
     // 8 ranks, 160 MiB: each step's message is 20 MiB = 2.5 chunks of 8 MiB

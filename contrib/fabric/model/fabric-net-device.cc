@@ -842,6 +842,7 @@ FabricNetDevice::ReceiveControl(FabricControlFrame frame)
     {
         ShowControlFrame(frame, m_phyRxEndTrace);
     }
+    SettleFolded(); // frames on a link arrive in order: a folded one before this
     ++m_counters.controlRx;
     m_fc->ReceiveControl(frame);
 }
@@ -884,8 +885,23 @@ FabricNetDevice::FoldLateControl()
         return;
     }
     m_lateOffered = false;
-    ++m_counters.controlRx;
+    // Received at m_lateAt, not now: counted from then on (SettleFolded),
+    // and not at all if the link goes down before (NotifyLinkState), so
+    // that the counters are the unfolded run's at every instant.
+    SettleFolded();
+    m_folded = true;
+    m_foldedAt = m_lateAt;
     Simulator::Remove(m_lateEvent);
+}
+
+void
+FabricNetDevice::SettleFolded()
+{
+    if (m_folded && Simulator::Now() >= m_foldedAt)
+    {
+        m_folded = false;
+        ++m_counters.controlRx;
+    }
 }
 
 void
@@ -970,8 +986,15 @@ FabricNetDevice::NotifyLinkState(bool up)
     }
     m_linkUp = up;
     // An offered frame still on the wire is lost with the link (its own
-    // event finds the link's token changed); never fold it.
+    // event finds the link's token changed); never fold it. A folded one
+    // still on the wire is lost too (also at its own arrival time, as the
+    // flow control drops it: FabricCreditFlowControl::NotifyLinkState).
     m_lateOffered = false;
+    if (!up && m_folded && Simulator::Now() <= m_foldedAt)
+    {
+        m_folded = false;
+    }
+    SettleFolded();
     m_fc->NotifyLinkState(up);
     TryTransmit();
 }
@@ -980,6 +1003,10 @@ FabricPortCounters
 FabricNetDevice::GetCounters() const
 {
     FabricPortCounters c = m_counters;
+    if (m_folded && Simulator::Now() >= m_foldedAt)
+    {
+        ++c.controlRx; // a folded frame that has arrived (SettleFolded)
+    }
     for (uint8_t k = 0; k < kFabricClasses; ++k)
     {
         if ((m_pausedMask >> k) & 1u)

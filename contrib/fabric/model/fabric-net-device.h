@@ -360,6 +360,8 @@ class FabricNetDevice : public NetDevice
     void UpdateMaxQueue();
     /// OfferLateControl: folds the offered frame if its condition holds now.
     void FoldLateControl();
+    /// Counts a folded frame in controlRx once its arrival time has come.
+    void SettleFolded();
 
     Ptr<Node> m_node;
     Ptr<FabricChannel> m_channel;
@@ -394,6 +396,10 @@ class FabricNetDevice : public NetDevice
     Time m_lateAt;
     EventId m_lateEvent;
     bool m_lateOffered{false};
+    /// A folded frame not yet counted in controlRx: it arrives at m_foldedAt
+    /// (lost if the link goes down before).
+    Time m_foldedAt;
+    bool m_folded{false};
     TxSource m_source;
     uint8_t m_sourceMask{0};
     uint8_t m_sourceClasses{0xFF}; ///< SetTxSourceClasses
