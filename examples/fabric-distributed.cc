@@ -15,17 +15,37 @@
 // --output): the lines of all ranks, sorted, are those of one process
 // (cmake/hockney-mpi-compare.cmake checks it, ctest mpi.*).
 //
+// --topology=PRESET builds a preset instead (FabricNetwork, nodes owned as
+// its Partition attribute says, "auto" by default; the lookahead on stderr):
+// every endpoint sends --packets packets to each of the next --shifts
+// endpoints at once, all in lockstep, so that packets of different links
+// arrive at a switch on the same picosecond - the ties that need the fabric's
+// tie keys (fabric-channel.h) to come out as in one process. Rank 0 also
+// writes the run's event count, summed over ranks without what MPI adds (a
+// receipt per crossing and the other ranks' nodes' initialization,
+// FabricRemoteChannel::GetMpiOnlyEvents, and each other rank's stop event) -
+// with the granted time window only: the null-message
+// algorithm's own events (null messages) are counted by ns-3 with the run's.
+//
 // Run: mpirun -np 2 build/bin/fabric-distributed --sync=gtw|nullmsg
+//      mpirun -np 4 build/bin/fabric-distributed --topology=roce-leafspine
 //
 // ctest-args: --packets=20
 #include "fabric-helper.h"
 #include "fabric-net-device.h"
 #include "fabric-switch.h"
+#include "lazy-heap-scheduler.h"
+#include "topology-builder.h"
+#include "topology-presets.h"
 
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #ifdef NS3_MPI
+#include "fabric-remote-channel.h"
+
 #include "ns3/mpi-interface.h"
+
+#include <mpi.h>
 #endif
 
 #include <cstdlib>
@@ -33,6 +53,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 using namespace ns3;
 
@@ -49,50 +70,16 @@ std::map<uint32_t, HostRx> g_rx;
 void
 Received(Ptr<FabricNetDevice> dev, Ptr<Packet> p, const FabricHeader& h)
 {
-    HostRx& r = g_rx[dev->GetFabricAddress()];
+    HostRx& r = g_rx[h.GetDestination()];
     ++r.packets;
     r.bytes += p->GetSize() - FabricHeader::kSerializedSize;
     r.last = Simulator::Now();
 }
-} // namespace
 
-int
-main(int argc, char** argv)
+/// The two switches and four hosts of the header, node v owned by rank v mod N.
+void
+RunTwoSwitches(uint32_t packets, bool symmetric, uint32_t rank, uint32_t ranks)
 {
-    Time::SetResolution(Time::PS);
-    uint32_t rank = 0;
-    uint32_t ranks = 1;
-    std::string sync = "gtw";
-    // The synchronisation algorithm is chosen before MPI starts: look for it first.
-    for (int i = 1; i < argc; ++i)
-    {
-        if (std::string(argv[i]) == "--sync=nullmsg")
-        {
-            sync = "nullmsg";
-        }
-    }
-#ifdef NS3_MPI
-    if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE"))
-    {
-        GlobalValue::Bind("SimulatorImplementationType",
-                          StringValue(sync == "nullmsg" ? "ns3::NullMessageSimulatorImpl"
-                                                        : "ns3::DistributedSimulatorImpl"));
-        MpiInterface::Enable(&argc, &argv);
-        rank = MpiInterface::GetSystemId();
-        ranks = MpiInterface::GetSize();
-    }
-#endif
-    uint32_t packets = 50;
-    bool symmetric = false;
-    std::string output;
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("packets", "packets of 4096 B each sender sends", packets);
-    cmd.AddValue("sync", "gtw (granted time window) or nullmsg (null messages), under mpirun", sync);
-    cmd.AddValue("symmetric", "H1 sends to H2 as well: its packets reach S0 at the same picoseconds as H0's",
-                 symmetric);
-    cmd.AddValue("output", "file prefix: each rank writes PREFIX.rankR (default: stdout)", output);
-    cmd.Parse(argc, argv);
-
     auto owner = [ranks](uint32_t v) { return v % ranks; };
     std::vector<Ptr<FabricSwitch>> sw{CreateObject<FabricSwitch>(owner(0)), CreateObject<FabricSwitch>(owner(1))};
     std::vector<Ptr<Node>> host;
@@ -146,6 +133,118 @@ main(int argc, char** argv)
             }
         });
     }
+}
+
+/// A preset built by FabricNetwork, partitioned by \p partition.
+void
+RunPreset(const std::string& name, const std::string& partition, uint32_t packets, uint32_t shifts, uint32_t rank)
+{
+    static Ptr<FabricNetwork> net; // lives until Simulator::Destroy
+    net = CreateObject<FabricNetwork>();
+    net->SetAttribute("Partition", StringValue(partition));
+    net->Build(MakePreset(name));
+    if (net->GetPartition().ranks > 1 && rank == 0)
+    {
+        std::cerr << "partition " << partition << ": " << net->GetPartition().Describe() << "\n";
+    }
+    const uint32_t n = net->GetNEndpoints();
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        for (Ptr<FabricNetDevice> d : net->GetEndpointDevices(r))
+        {
+            d->SetFabricReceiveCallback(MakeCallback(&Received));
+        }
+    }
+    for (uint32_t src = 0; src < n; ++src)
+    {
+        Ptr<Node> node = net->GetEndpointNode(src);
+        if (node->GetSystemId() != rank)
+        {
+            continue;
+        }
+        Simulator::ScheduleWithContext(node->GetId(), Seconds(0), [net = net, src, n, packets, shifts]() {
+            for (uint32_t k = 1; k <= shifts && k < n; ++k)
+            {
+                const uint32_t dst = (src + k) % n;
+                const uint32_t flow = src * n + dst;
+                Ptr<FabricNetDevice> dev = net->GetEgressDevice(src, dst, flow);
+                for (uint32_t i = 0; i < packets; ++i)
+                {
+                    dev->SendFabric(Create<Packet>(dev->GetMtu()), FabricHeader(src, dst, flow, 3));
+                }
+            }
+        });
+    }
+}
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    Time::SetResolution(Time::PS);
+    uint32_t rank = 0;
+    uint32_t ranks = 1;
+    std::string sync = "gtw";
+    // The synchronisation algorithm is chosen before MPI starts: look for it first.
+    for (int i = 1; i < argc; ++i)
+    {
+        if (std::string(argv[i]) == "--sync=nullmsg")
+        {
+            sync = "nullmsg";
+        }
+    }
+#ifdef NS3_MPI
+    if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE"))
+    {
+        GlobalValue::Bind("SimulatorImplementationType",
+                          StringValue(sync == "nullmsg" ? "ns3::NullMessageSimulatorImpl"
+                                                        : "ns3::DistributedSimulatorImpl"));
+        MpiInterface::Enable(&argc, &argv);
+        rank = MpiInterface::GetSystemId();
+        ranks = MpiInterface::GetSize();
+    }
+#endif
+    uint32_t packets = 50;
+    bool symmetric = false;
+    std::string output;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("packets", "packets of 4096 B each sender sends", packets);
+    cmd.AddValue("sync", "gtw (granted time window) or nullmsg (null messages), under mpirun", sync);
+    cmd.AddValue("symmetric", "H1 sends to H2 as well: its packets reach S0 at the same picoseconds as H0's",
+                 symmetric);
+    cmd.AddValue("output", "file prefix: each rank writes PREFIX.rankR (default: stdout)", output);
+    std::string topology;
+    std::string partition = "auto";
+    uint32_t shifts = 1;
+    cmd.AddValue("topology", "a topology preset to build instead of the two switches", topology);
+    cmd.AddValue("partition", "with --topology: auto, pod or rank-map:FILE (FabricNetwork::Partition)", partition);
+    cmd.AddValue("shifts", "with --topology: each endpoint sends to the next this many endpoints", shifts);
+    cmd.Parse(argc, argv);
+    // Every run on the scheduler whose tie keys order equal times alike.
+    Simulator::SetScheduler(ObjectFactory("ns3::LazyHeapScheduler"));
+
+    if (!topology.empty())
+    {
+        try
+        {
+            RunPreset(topology, partition, packets, shifts, rank);
+        }
+        catch (const std::invalid_argument& e) // a bad preset or partition (InputError)
+        {
+            std::cerr << e.what() << "\n";
+#ifdef NS3_MPI
+            if (MpiInterface::IsEnabled())
+            {
+                MPI_Abort(MpiInterface::GetCommunicator(), 2);
+            }
+#endif
+            return 2;
+        }
+    }
+    else
+    {
+        RunTwoSwitches(packets, symmetric, rank, ranks);
+    }
     // The null-message algorithm cannot tell that every rank has run out of
     // events (ns-3's distributed.rst): it needs a stop time, which every
     // mode gets so that their runs are the same.
@@ -175,6 +274,20 @@ main(int argc, char** argv)
     {
         os << "host " << address << " received " << r.packets << " " << r.bytes << " last_ps "
            << r.last.GetPicoSeconds() << "\n";
+    }
+    // The run's events over all ranks, without what only MPI runs have (see
+    // the header); granted time window only.
+    uint64_t events = Simulator::GetEventCount();
+#ifdef NS3_MPI
+    if (ranks > 1)
+    {
+        uint64_t mine = events - FabricRemoteChannel::GetMpiOnlyEvents() - (rank > 0 ? 1 : 0);
+        MPI_Allreduce(&mine, &events, 1, MPI_UINT64_T, MPI_SUM, MpiInterface::GetCommunicator());
+    }
+#endif
+    if (rank == 0 && sync == "gtw")
+    {
+        os << "events " << events << "\n";
     }
     if (output.empty())
     {

@@ -17,7 +17,15 @@
 // Order: events leave in (time, uid) order, as with every ns-3 scheduler
 // (Scheduler::EventKey's operator<), so a run's events execute in the same
 // order and its outputs are identical (lazy-heap-scheduler-test.cc checks the
-// order against MapScheduler).
+// order against MapScheduler) - except, with TieKeys on (the default), events
+// inserted with a tie key (TieKey): at equal times they leave before every event without one, in
+// the order of their keys. The fabric's links give each arrival a key (its
+// link, direction and per-direction sequence number, FabricChannel) so that
+// a node sees the packets that arrive at the same picosecond in an order
+// that does not depend on which MPI rank sent them or when that rank's
+// message was received: ns-3's uid is the order of scheduling, which under
+// the distributed simulator is the order MPI messages happened to be read
+// (contrib/fabric/doc/fabric.md, "Past one machine: MPI").
 #ifndef HOCKNEY_LAZY_HEAP_SCHEDULER_H
 #define HOCKNEY_LAZY_HEAP_SCHEDULER_H
 
@@ -43,15 +51,42 @@ class LazyHeapScheduler : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
+    /// With TieKeys false: (time, uid) order, every key ignored.
+    void SetTieKeys(bool on) { m_tieKeys = on; }
+
     /// Events in the heap, removed ones not yet dropped included (for tests).
     size_t GetHeapSize() const { return m_heap.size(); }
 
+    /// The tie key of the events scheduled while it lives (one at a time:
+    /// the simulator inserts an event as it is scheduled). Events of equal
+    /// time leave keyed ones first, by (major, minor), then the others by
+    /// uid. Other schedulers ignore it.
+    class TieKey
+    {
+      public:
+        TieKey(uint64_t major, uint64_t minor);
+        ~TieKey();
+        TieKey(const TieKey&) = delete;
+        TieKey& operator=(const TieKey&) = delete;
+    };
+
   private:
+    /// An event and its tie key (kNoKey for an event without one).
+    struct Entry
+    {
+        Event ev;
+        uint64_t major;
+        uint64_t minor;
+    };
+    static constexpr uint64_t kNoKey = ~uint64_t(0);
+    struct Later;
+
     /// Drops removed events from the top of the heap.
     void DropRemoved() const;
     void PopTop() const;
 
-    mutable std::vector<Event> m_heap;              ///< min-heap on (time, uid)
+    bool m_tieKeys{true};                           ///< attribute TieKeys
+    mutable std::vector<Entry> m_heap;              ///< min-heap on (time, tie key, uid)
     mutable std::unordered_set<uint32_t> m_removed; ///< uids of removed events still in m_heap
 };
 

@@ -26,10 +26,10 @@ FabricHelper::CreateSwitch() const
 }
 
 Ptr<FabricSwitch>
-FabricHelper::CreateSwitch(Time forwardingLatency, bool cutThrough) const
+FabricHelper::CreateSwitch(Time forwardingLatency, bool cutThrough, uint32_t systemId) const
 {
-    NS_LOG_FUNCTION(this << forwardingLatency << cutThrough);
-    Ptr<FabricSwitch> sw = CreateObject<FabricSwitch>();
+    NS_LOG_FUNCTION(this << forwardingLatency << cutThrough << systemId);
+    Ptr<FabricSwitch> sw = CreateObject<FabricSwitch>(systemId);
     sw->SetAttribute("ForwardingLatency", TimeValue(forwardingLatency));
     sw->SetAttribute("CutThrough", BooleanValue(cutThrough));
     return sw;

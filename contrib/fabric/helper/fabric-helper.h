@@ -82,7 +82,8 @@ class FabricHelper
     /// A switch with ns-3 attributes set on FabricSwitch (optional pairs
     /// name/value as in ObjectFactory::Set).
     Ptr<FabricSwitch> CreateSwitch() const;
-    Ptr<FabricSwitch> CreateSwitch(Time forwardingLatency, bool cutThrough) const;
+    /// A switch owned by MPI rank \p systemId (ns-3's system id; 0 in one process).
+    Ptr<FabricSwitch> CreateSwitch(Time forwardingLatency, bool cutThrough, uint32_t systemId = 0) const;
 
     /// Connects a and b (either may be a FabricSwitch or a plain Node) by a
     /// new channel; the devices join the nodes (and the switches' ports).

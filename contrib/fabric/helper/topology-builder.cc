@@ -7,7 +7,11 @@
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#endif
 
 #include <algorithm>
 #include <stdexcept>
@@ -118,7 +122,15 @@ FabricNetwork::GetTypeId()
                           "Stall time of the watchdog InstallWatchdog() starts.",
                           TimeValue(MicroSeconds(100)),
                           MakeTimeAccessor(&FabricNetwork::m_watchdogStall),
-                          MakeTimeChecker(PicoSeconds(1)));
+                          MakeTimeChecker(PicoSeconds(1)))
+            .AddAttribute("Partition",
+                          "Under MPI with more than one rank: which rank owns each node "
+                          "(topology-partition.h): auto (each leaf/ToR with its hosts, each "
+                          "server whole, spines spread), pod, or rank-map:FILE. One process: "
+                          "unused.",
+                          StringValue("auto"),
+                          MakeStringAccessor(&FabricNetwork::m_partitionMode),
+                          MakeStringChecker());
     return tid;
 }
 
@@ -176,18 +188,28 @@ FabricNetwork::Build(const TopologyDescription& description)
     }
     m_graph = std::make_unique<TopologyGraph>(description);
     const TopologyGraph& g = *m_graph;
+    uint32_t ranks = 1;
+#ifdef NS3_MPI
+    if (MpiInterface::IsEnabled())
+    {
+        ranks = MpiInterface::GetSize();
+    }
+#endif
+    m_partition = ranks > 1 ? PartitionTopology(g, ranks, m_partitionMode, "--ns3::FabricNetwork::Partition")
+                            : TopologyPartition{1, std::vector<uint32_t>(g.NodeCount(), 0), 0, Time(0)};
     FabricHelper helper;
     for (uint32_t v = 0; v < g.NodeCount(); ++v)
     {
         Ptr<Node> node;
+        const uint32_t systemId = m_partition.owner[v];
         if (IsEndpointKind(g.Node(v).kind))
         {
-            node = CreateObject<Node>();
+            node = CreateObject<Node>(systemId);
         }
         else
         {
             const TopologyTier* t = g.NodeTier(v);
-            Ptr<FabricSwitch> sw = helper.CreateSwitch(t->forwardingLatency, t->cutThrough);
+            Ptr<FabricSwitch> sw = helper.CreateSwitch(t->forwardingLatency, t->cutThrough, systemId);
             sw->SetAttribute("EcmpSeed", UintegerValue(m_ecmpSeed));
             // INT hops at network switches only (FabricSwitch::IntStamping).
             sw->SetAttribute("IntStamping", BooleanValue(t->protocol != "pcie" && t->protocol != "nvlink"));

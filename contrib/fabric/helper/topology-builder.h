@@ -20,6 +20,10 @@
 // network): nodes are created in topology order
 // (ns-3 node id = GetNode(0)->GetId() + topology id), links in link order, so
 // every switch's port i is its i-th link, the same on every run and rank.
+// Under ns-3's distributed simulator (MpiInterface enabled with N > 1 ranks)
+// each node is created with the system id the Partition attribute gives it
+// (topology-partition.h) and a link between two ranks is a
+// FabricRemoteChannel; in one process every node is rank 0's.
 // A NIC is modelled as a two-port FabricSwitch between its PCIe link and its
 // network link (forwarding latency and store-and-forward from its tier).
 #ifndef HOCKNEY_TOPOLOGY_BUILDER_H
@@ -27,6 +31,7 @@
 
 #include "fabric-helper.h"
 #include "topology-graph.h"
+#include "topology-partition.h"
 
 #include "ns3/node-container.h"
 #include "ns3/object.h"
@@ -61,6 +66,8 @@ class FabricNetwork : public Object
     void Build(const TopologyDescription& description);
 
     const TopologyGraph& GetTopology() const;
+    /// Which rank owns each node (one rank in one process).
+    const TopologyPartition& GetPartition() const { return m_partition; }
 
     uint32_t GetNEndpoints() const;
     /// The ns-3 node of a topology node id.
@@ -148,6 +155,8 @@ class FabricNetwork : public Object
     uint32_t m_pcieUnit{0};   ///< attribute PcieTransferUnitBytes
     Time m_watchdogStall;
     Ptr<FabricWatchdog> m_watchdog; ///< the last one InstallWatchdog started
+    std::string m_partitionMode;    ///< attribute Partition
+    TopologyPartition m_partition;
 };
 
 } // namespace ns3

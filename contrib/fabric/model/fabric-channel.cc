@@ -4,6 +4,7 @@
 #include "fabric-log.h"
 #include "fabric-net-device.h"
 #include "fabric-pooled-event.h"
+#include "lazy-heap-scheduler.h"
 
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -17,6 +18,11 @@ NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 
 namespace
 {
+/// Channels created so far by the process: a channel's creation order. Every
+/// MPI rank builds the whole topology in the same order, so that this order
+/// is the same on every rank and in one process.
+uint64_t g_channels = 0;
+
 // A packet's arrival at the peer port, built in place. ns-3's MakeEvent takes
 // its arguments by value and copies the FabricHeader (an ns3::Header, whose
 // constructor and virtual destructor are out of line and logged) three times
@@ -113,7 +119,11 @@ FabricChannel::GetTypeId()
     return tid;
 }
 
-FabricChannel::FabricChannel() = default;
+FabricChannel::FabricChannel()
+    : m_id(g_channels++)
+{
+}
+
 FabricChannel::~FabricChannel() = default;
 
 void
@@ -159,37 +169,45 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const Fa
                         Time txTime, Time headerTime, const FabricControlFrame* ride)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << src << txTime);
-    FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
-    Time rxEnd = Simulator::Now() + m_delay + txTime;
-    const bool cutThrough = peer->IsCutThrough();
-    Time at = m_delay + (cutThrough ? headerTime : txTime);
-    if (ride && !cutThrough)
+    const uint32_t dir = Direction(src);
+    FabricNetDevice* peer = PeekPointer(m_dev[1 - dir]);
+    const Time now = Simulator::Now();
+    const Time at = now + m_delay + (peer->IsCutThrough() ? headerTime : txTime);
+    ScheduleArrival(peer, dir, NextSequence(dir), std::move(packet), header, at, now + m_delay + txTime, ride,
+                    Token());
+}
+
+void
+FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq, Ptr<Packet> packet,
+                               const FabricHeader& header, Time at, Time rxEnd, const FabricControlFrame* ride,
+                               uint64_t token)
+{
+    const Time now = Simulator::Now();
+    const uint32_t context = peer->GetNode()->GetId();
+    LazyHeapScheduler::TieKey key(TieMajor(dir), seq * 2);
+    if (ride && !peer->IsCutThrough())
     {
         // The frame would arrive in an event of its own at the same time,
         // scheduled right after this packet's (nothing can run between the
         // two): one event doing both in that order is the same simulation.
         Simulator::ScheduleWithContext(
-            peer->GetNode()->GetId(), at,
-            new ArrivalWithControlEvent(this, Token(), peer, std::move(packet), header, rxEnd, *ride));
+            context, at - now, new ArrivalWithControlEvent(this, token, peer, std::move(packet), header, rxEnd, *ride));
         return;
     }
     if (ride)
     {
         // Scheduled in the same order as an arrival and a TransmitControl.
-        const uint32_t context = peer->GetNode()->GetId();
-        auto* arrival =
-            new ArrivalWithLateControlEvent(this, Token(), peer, std::move(packet), header, rxEnd, *ride);
-        Simulator::ScheduleWithContext(context, at, arrival);
+        auto* arrival = new ArrivalWithLateControlEvent(this, token, peer, std::move(packet), header, rxEnd, *ride);
+        Simulator::ScheduleWithContext(context, at - now, arrival);
         // ScheduleWithContext returns no EventId (ns-3.37), and the arrival
-        // may remove this event: it is scheduled in the sender's context
+        // may remove this event: it is scheduled in the current context
         // (the same time and order; the context only names the node in log
         // lines, and the next hop's arrival is scheduled in its own).
-        arrival->frameEvent =
-            Simulator::Schedule(m_delay + txTime, &FabricChannel::DeliverControl, this, peer, *ride, Token());
+        LazyHeapScheduler::TieKey late(TieMajor(dir), seq * 2 + 1);
+        arrival->frameEvent = Simulator::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
         return;
     }
-    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at,
-                                   new ArrivalEvent(this, Token(), peer, std::move(packet), header, rxEnd));
+    Simulator::ScheduleWithContext(context, at - now, new ArrivalEvent(this, token, peer, std::move(packet), header, rxEnd));
 }
 
 void
@@ -265,9 +283,18 @@ void
 FabricChannel::TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind) << src << txTime);
-    FabricNetDevice* peer = PeekPointer(m_dev[PeekPointer(m_dev[0]) == src ? 1 : 0]);
-    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), m_delay + txTime,
-                                   &FabricChannel::DeliverControl, this, peer, frame, Token());
+    const uint32_t dir = Direction(src);
+    ScheduleControlArrival(PeekPointer(m_dev[1 - dir]), dir, NextSequence(dir), frame,
+                           Simulator::Now() + m_delay + txTime, Token());
+}
+
+void
+FabricChannel::ScheduleControlArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq,
+                                      const FabricControlFrame& frame, Time at, uint64_t token)
+{
+    LazyHeapScheduler::TieKey key(TieMajor(dir), seq * 2);
+    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at - Simulator::Now(), &FabricChannel::DeliverControl,
+                                   this, peer, frame, token);
 }
 
 std::size_t

@@ -11,6 +11,15 @@
 // link-local frame is lost if the link was down when it started, or went
 // down before it arrived (at its header on a cut-through port); the
 // receiving port counts a lost DATA packet as a link_down drop.
+//
+// Equal times: every arrival (packet, riding frame, link-local frame) is
+// scheduled with a tie key (LazyHeapScheduler::TieKey): the link's creation
+// order and direction, then the direction's sequence number of what was sent.
+// At the same picosecond a node thus takes what arrives before its own
+// events, and arrivals in the order of their links and of their sending: an
+// order that is the same whether the link's far end is in this process or on
+// another MPI rank (FabricRemoteChannel), where ns-3's uid, the order of
+// scheduling, is the order MPI messages happened to be read.
 #ifndef HOCKNEY_FABRIC_CHANNEL_H
 #define HOCKNEY_FABRIC_CHANNEL_H
 
@@ -78,16 +87,37 @@ class FabricChannel : public Channel
   protected:
     void DoDispose() override;
 
+    /// 0 if \p src is the first device attached, 1 otherwise.
+    uint32_t Direction(const FabricNetDevice* src) const { return PeekPointer(m_dev[0]) == src ? 0 : 1; }
+    /// The next sequence number of direction \p dir (what leaves src now).
+    uint64_t NextSequence(uint32_t dir) { return m_sequence[dir]++; }
+    /// Schedules what Transmit sends to \p peer in direction \p dir as
+    /// sent \p seq-th: the packet at \p at (absolute), its last bit at
+    /// \p rxEnd, a frame riding in it if any; \p token as Token() when it
+    /// left. FabricRemoteChannel calls it on the receiving rank.
+    void ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq, Ptr<Packet> packet,
+                         const FabricHeader& header, Time at, Time rxEnd, const FabricControlFrame* ride,
+                         uint64_t token);
+    /// The same for a link-local frame arriving at \p at.
+    void ScheduleControlArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq, const FabricControlFrame& frame,
+                                Time at, uint64_t token);
+    /// Token of what leaves now: the down count while up, kLost while down.
+    uint64_t Token() const { return m_up ? m_downs : kLost; }
+
   private:
     /// Token of what leaves now: the down count while up, kLost while down.
     static constexpr uint64_t kLost = ~uint64_t(0);
-    uint64_t Token() const { return m_up ? m_downs : kLost; }
+    /// The tie key of the \p sub-th event (0 packet or frame, 1 a frame
+    /// riding in a packet to a cut-through port) of the \p seq-th sending.
+    uint64_t TieMajor(uint32_t dir) const { return m_id * 2 + dir; }
     void DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token);
 
     Time m_delay;
     bool m_up{true};
     uint64_t m_downs{0}; ///< times the link went down
     Ptr<FabricNetDevice> m_dev[2];
+    uint64_t m_id;             ///< creation order among the process's channels (tie keys)
+    uint64_t m_sequence[2]{};  ///< per direction: what was sent so far (tie keys)
 };
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 #include "ns3/mpi-interface.h"
 #include "ns3/mpi-receiver.h"
+#include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
@@ -17,6 +18,11 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("HockneyFabricRemoteChannel");
 NS_OBJECT_ENSURE_REGISTERED(FabricCrossingHeader);
 NS_OBJECT_ENSURE_REGISTERED(FabricRemoteChannel);
+
+namespace
+{
+uint64_t g_receipts = 0; ///< FabricRemoteChannel::GetReceipts
+} // namespace
 
 TypeId
 FabricCrossingHeader::GetTypeId()
@@ -37,14 +43,16 @@ FabricCrossingHeader::GetInstanceTypeId() const
 uint32_t
 FabricCrossingHeader::GetSerializedSize() const
 {
-    return 1 + 8 + FabricHeader::kSerializedSize + 1 + 4 + 2 + 8 * kFabricClasses;
+    return 1 + 8 + 8 + 8 + FabricHeader::kSerializedSize + 1 + 4 + 2 + 8 * kFabricClasses;
 }
 
 void
 FabricCrossingHeader::Serialize(Buffer::Iterator i) const
 {
     i.WriteU8(what);
+    i.WriteHtonU64(static_cast<uint64_t>(at.GetTimeStep()));
     i.WriteHtonU64(static_cast<uint64_t>(rxEnd.GetTimeStep()));
+    i.WriteHtonU64(sequence);
     header.Serialize(i);
     i.Next(FabricHeader::kSerializedSize);
     i.WriteU8(frame.kind);
@@ -61,7 +69,9 @@ FabricCrossingHeader::Deserialize(Buffer::Iterator start)
 {
     Buffer::Iterator i = start;
     what = i.ReadU8();
+    at = TimeStep(static_cast<int64_t>(i.ReadNtohU64()));
     rxEnd = TimeStep(static_cast<int64_t>(i.ReadNtohU64()));
+    sequence = i.ReadNtohU64();
     header.Deserialize(i);
     i.Next(FabricHeader::kSerializedSize);
     frame.kind = static_cast<FabricHeader::Kind>(i.ReadU8());
@@ -77,7 +87,7 @@ FabricCrossingHeader::Deserialize(Buffer::Iterator start)
 void
 FabricCrossingHeader::Print(std::ostream& os) const
 {
-    os << "what=" << unsigned(what) << " rxEnd=" << rxEnd << " ";
+    os << "what=" << unsigned(what) << " at=" << at << " rxEnd=" << rxEnd << " seq=" << sequence << " ";
     header.Print(os);
 }
 
@@ -97,6 +107,27 @@ FabricRemoteChannel::IsLocal(const FabricNetDevice* device)
     return device->GetNode()->GetSystemId() == MpiInterface::GetSystemId();
 }
 
+uint64_t
+FabricRemoteChannel::GetReceipts()
+{
+    return g_receipts;
+}
+
+uint64_t
+FabricRemoteChannel::GetMpiOnlyEvents()
+{
+    uint64_t n = g_receipts;
+    for (uint32_t v = 0; v < NodeList::GetNNodes(); ++v)
+    {
+        Ptr<Node> node = NodeList::GetNode(v);
+        if (node->GetSystemId() != MpiInterface::GetSystemId())
+        {
+            n += 1 + node->GetNDevices();
+        }
+    }
+    return n;
+}
+
 void
 FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
                               Time txTime, Time headerTime, const FabricControlFrame* ride)
@@ -109,22 +140,20 @@ FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, co
     }
     // As FabricChannel::Transmit: the packet at its header (cut-through
     // receiver) or its last bit, a riding frame with the last bit.
-    const bool cutThrough = peer->IsCutThrough();
+    const uint32_t dir = Direction(src);
     FabricCrossingHeader c;
     c.what = FabricCrossingHeader::kPacket;
+    c.at = Simulator::Now() + GetDelay() + (peer->IsCutThrough() ? headerTime : txTime);
     c.rxEnd = Simulator::Now() + GetDelay() + txTime;
+    c.sequence = NextSequence(dir);
     c.header = header;
-    if (ride && !cutThrough)
+    if (ride)
     {
         c.what |= FabricCrossingHeader::kFrame;
         c.frame = *ride;
     }
     // The sender may keep its packet (retransmission): the crossing is a copy.
-    Send(peer, packet->Copy(), c, GetDelay() + (cutThrough ? headerTime : txTime));
-    if (ride && cutThrough)
-    {
-        TransmitControl(*ride, src, txTime);
-    }
+    Send(peer, packet->Copy(), c);
 }
 
 void
@@ -138,33 +167,49 @@ FabricRemoteChannel::TransmitControl(const FabricControlFrame& frame, const Fabr
     }
     FabricCrossingHeader c;
     c.what = FabricCrossingHeader::kFrame;
+    c.at = Simulator::Now() + GetDelay() + txTime;
+    c.rxEnd = c.at;
+    c.sequence = NextSequence(Direction(src));
     c.frame = frame;
-    Send(peer, Create<Packet>(), c, GetDelay() + txTime);
+    Send(peer, Create<Packet>(), c);
 }
 
 void
-FabricRemoteChannel::Send(FabricNetDevice* peer, Ptr<Packet> packet, const FabricCrossingHeader& crossing, Time at)
+FabricRemoteChannel::Send(FabricNetDevice* peer, Ptr<Packet> packet, const FabricCrossingHeader& crossing)
 {
+    // Due one step early (see the header); the lookahead, Delay, holds if
+    // what crosses takes at least one step to serialize.
+    const Time due = crossing.at - TimeStep(1);
+    NS_ABORT_MSG_IF(due < Simulator::Now() + GetDelay(),
+                    "FabricRemoteChannel: a crossing with no serialization time (due "
+                        << crossing.at << ", sent " << Simulator::Now() << ", delay " << GetDelay() << ")");
     packet->AddHeader(crossing);
-    MpiInterface::SendPacket(packet, Simulator::Now() + at, peer->GetNode()->GetId(), peer->GetIfIndex());
+    MpiInterface::SendPacket(packet, due, peer->GetNode()->GetId(), peer->GetIfIndex());
 }
 
 void
 FabricRemoteChannel::Arrive(FabricNetDevice* device, Ptr<Packet> packet)
 {
+    ++g_receipts;
     FabricCrossingHeader c;
     packet->RemoveHeader(c);
-    if ((c.what & FabricCrossingHeader::kPacket) && (c.what & FabricCrossingHeader::kFrame))
+    auto* channel = static_cast<FabricRemoteChannel*>(PeekPointer(device->GetChannel()));
+    channel->Schedule(device, packet, c);
+}
+
+void
+FabricRemoteChannel::Schedule(FabricNetDevice* device, Ptr<Packet> packet, const FabricCrossingHeader& c)
+{
+    // The direction the far end sent in: towards device.
+    const uint32_t dir = 1 - Direction(device);
+    if (c.what & FabricCrossingHeader::kPacket)
     {
-        device->ReceiveWithControl(packet, c.header, c.rxEnd, c.frame);
-    }
-    else if (c.what & FabricCrossingHeader::kPacket)
-    {
-        device->Receive(packet, c.header, c.rxEnd);
+        ScheduleArrival(device, dir, c.sequence, std::move(packet), c.header, c.at, c.rxEnd,
+                        (c.what & FabricCrossingHeader::kFrame) ? &c.frame : nullptr, Token());
     }
     else
     {
-        device->ReceiveControl(c.frame);
+        ScheduleControlArrival(device, dir, c.sequence, c.frame, c.at, Token());
     }
 }
 

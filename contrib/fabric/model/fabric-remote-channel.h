@@ -6,11 +6,21 @@
 // MPI"). Every rank builds the whole topology, each node with the system id
 // (rank) that owns it; a packet or link-local frame whose receiving port is on
 // this rank goes as on a FabricChannel, one whose receiving port is on another
-// rank is serialised and handed to MpiInterface::SendPacket for the time it
-// would have been delivered, and the MpiReceiver aggregated on the receiving
-// port (InstallReceiver) delivers it there as FabricChannel would. The
-// channel's Delay is the lookahead: every crossing arrives at least Delay
-// after it left.
+// rank is serialised and handed to MpiInterface::SendPacket, and the
+// MpiReceiver aggregated on the receiving port (InstallReceiver) schedules
+// there what FabricChannel would have scheduled, with the same tie key
+// (fabric-channel.h, "Equal times"). The channel's Delay is the lookahead:
+// every crossing arrives at least Delay after it left.
+//
+// One time step early: the MPI message is due one step (1 ps) before the
+// arrival, and its receipt schedules the arrival one step later with its tie
+// key. ns-3's interfaces schedule a received message at its due time in the
+// order messages were read, after any event of that time the rank has run
+// already; the arrival itself must run before the node's own events of its
+// picosecond, as in one process. The step comes out of the serialization
+// time of what crosses (at least one step: Send checks), so the lookahead
+// stays Delay. Each receipt is an event one process does not have
+// (GetReceipts: the runs' event counts subtract them).
 //
 // What crosses: the packet (its bytes and tags, Packet::Serialize), the
 // FabricHeader as the sender's port had it, the time its last bit arrives
@@ -35,10 +45,11 @@ class FabricNetDevice;
 
 /**
  * \brief What a packet or frame carries across ranks besides its own bytes:
- * the FabricHeader, the last-bit time, the frame. Serialized layout (network
- * order): u8 what (bit 0 packet, bit 1 frame), u64 last-bit time in
- * simulator time steps, the FabricHeader (16 B), then the frame: u8 kind,
- * u32 source, u16 class-enable, 8 x u64 values.
+ * the FabricHeader, the arrival and last-bit times, the sequence number, the
+ * frame. Serialized layout (network order): u8 what (bit 0 packet, bit 1
+ * frame), u64 arrival time and u64 last-bit time in simulator time steps, u64
+ * the direction's sequence number, the FabricHeader (16 B), then the frame:
+ * u8 kind, u32 source, u16 class-enable, 8 x u64 values.
  */
 class FabricCrossingHeader : public Header
 {
@@ -53,7 +64,9 @@ class FabricCrossingHeader : public Header
     void Print(std::ostream& os) const override;
 
     uint8_t what{0};
-    Time rxEnd;
+    Time at;       ///< when it arrives (its header at a cut-through port)
+    Time rxEnd;    ///< when its last bit arrives
+    uint64_t sequence{0};
     FabricHeader header;
     FabricControlFrame frame;
 };
@@ -72,13 +85,25 @@ class FabricRemoteChannel : public FabricChannel
     static void InstallReceiver(Ptr<FabricNetDevice> device);
     /// True if \p device's node is this rank's (MpiInterface::GetSystemId).
     static bool IsLocal(const FabricNetDevice* device);
+    /// MPI messages this process received from other ranks so far (each an
+    /// event of its own, one step before the arrival it schedules).
+    static uint64_t GetReceipts();
+    /// The events this rank ran that one process does not: GetReceipts, and
+    /// the initialization events ns-3 schedules at time 0 for every node
+    /// and device (Node::Initialize, NetDevice::Initialize) of the nodes
+    /// other ranks own (every rank builds the whole topology). A run's
+    /// events summed over ranks minus this, summed, are one process's
+    /// (plus the one stop event each rank schedules, if any).
+    static uint64_t GetMpiOnlyEvents();
 
   private:
     /// Hands \p crossing (and the packet after it, if any) to \p peer on
-    /// its rank at \p at from now.
-    void Send(FabricNetDevice* peer, Ptr<Packet> packet, const FabricCrossingHeader& crossing, Time at);
+    /// its rank, due one step before crossing.at.
+    void Send(FabricNetDevice* peer, Ptr<Packet> packet, const FabricCrossingHeader& crossing);
     /// The MpiReceiver's callback: what a rank sent to \p device.
     static void Arrive(FabricNetDevice* device, Ptr<Packet> packet);
+    /// Schedules what \p c says arrives at \p device (on this rank).
+    void Schedule(FabricNetDevice* device, Ptr<Packet> packet, const FabricCrossingHeader& c);
 };
 
 } // namespace ns3
