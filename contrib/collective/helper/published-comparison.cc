@@ -116,6 +116,8 @@ AlgorithmField(const nlohmann::json& j, CollectiveKind collective, const std::st
     if (!v.is_array())
     {
         const std::string name = StringField(j, "algorithm", where);
+        // "auto": NCCL's choice per size (compare's --algorithm=auto), what
+        // a log run with NCCL's default algorithm selection measured.
         if (NormalizeAlgorithmName(name) != "auto")
         {
             CanonicalAlgorithm(collective, name, where + ".algorithm");

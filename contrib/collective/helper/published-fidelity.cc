@@ -86,7 +86,9 @@ PointsOf(const std::vector<ResultRow>& rows, const std::map<uint64_t, double>& m
             continue;
         }
         const uint64_t bytes = static_cast<uint64_t>(r.GetDouble("bytes"));
-        out.push_back({bytes, measured.at(bytes), r.GetDouble("time_s")});
+        const std::string ran =
+            r.Has("protocol") ? r.GetString("algorithm") + "/" + r.GetString("protocol") : std::string();
+        out.push_back({bytes, measured.at(bytes), r.GetDouble("time_s"), ran});
     }
     return out;
 }
@@ -187,6 +189,17 @@ RunCurve(const PublishedCase& pc,
     calibrated.fabric.wallLimit = wallLimit;
     const std::vector<FidelityPoint> calibratedPoints =
         Answer(calibrated, measured, "calibration", note, progress);
+    // NCCL's choice (algorithm "auto", protocol "auto") differs by size:
+    // the note names what ran, so that a cell can be read against the log.
+    std::string ran;
+    for (const FidelityPoint& p : packetPoints.empty() ? calibratedPoints : packetPoints)
+    {
+        ran += p.ran.empty() ? "" : (ran.empty() ? "" : ", ") + units::FormatBytes(p.bytes) + " " + p.ran;
+    }
+    if (!ran.empty())
+    {
+        note << "ran: " << ran << ". ";
+    }
     return FidelityRows(base, pc.fidelity.goal, packetPoints, calibratedPoints, note.str());
 }
 

@@ -60,6 +60,9 @@ struct FidelityPoint
     uint64_t bytes = 0;
     double measuredSeconds = 0;
     double predictedSeconds = 0;
+    /// What ran, where the model leaves it to NCCL's choice: "algorithm/protocol"
+    /// as the row names them (empty without the endpoint model).
+    std::string ran;
 };
 
 /// The four band rows of one curve from its packet and calibrated points:

@@ -82,6 +82,13 @@ CollectiveExecutor::GetTypeId()
                           DataRateValue(NcclCopyRate(NcclProtocol::LL128)),
                           MakeDataRateAccessor(&CollectiveExecutor::m_ll128CopyRate),
                           MakeDataRateChecker())
+            .AddAttribute("NetStepsInFlight",
+                          "Steps in flight on one network connection (a rank pair across nodes): the next "
+                          "message across it waits for the delivery of the one this many before it, then its "
+                          "NetStepLatency; 0 = no limit (the latency overlaps the NIC's queue).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&CollectiveExecutor::m_netStepsInFlight),
+                          MakeUintegerChecker<uint32_t>())
             .AddTraceSource("OpStart",
                             "An op was handed to the transport.",
                             MakeTraceSourceAccessor(&CollectiveExecutor::m_opStartTrace),
@@ -105,7 +112,8 @@ CollectiveExecutor::CollectiveExecutor()
       m_gpusPerNode(0),
       m_simpleChunkBytes(kNcclRingChannels * kNcclSimpleStepBytes),
       m_llCopyRate(NcclCopyRate(NcclProtocol::LL)),
-      m_ll128CopyRate(NcclCopyRate(NcclProtocol::LL128))
+      m_ll128CopyRate(NcclCopyRate(NcclProtocol::LL128)),
+      m_netStepsInFlight(1)
 {
 }
 
@@ -180,6 +188,7 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     m_copyEnd.assign(n, Time(0));
     m_copyFree.assign(m_schedule->GetRanks(), Simulator::Now());
     m_delivered = 0;
+    m_connections.clear();
     m_start = Simulator::Now();
     m_end = m_start;
     for (uint32_t i = 0; i < n; ++i)
@@ -239,11 +248,25 @@ void
 CollectiveExecutor::Launch(uint32_t i)
 {
     const ScheduleOp& op = m_schedule->GetOps()[i];
+    const bool crosses = m_endpoint.CrossesNodes(op.src, op.dst);
+    if (crosses && m_netStepsInFlight > 0)
+    {
+        // NCCL's proxy posts a connection's steps in order and a step's
+        // flag and credit travel with it: with the window full, the op
+        // waits for a delivery on its connection (Delivered releases it).
+        NetConnection& c = m_connections[{op.src, op.dst}];
+        if (c.inFlight >= m_netStepsInFlight)
+        {
+            c.waiting.push_back(i);
+            return;
+        }
+        ++c.inFlight;
+    }
     m_opStart[i] = Simulator::Now();
     m_opStartTrace(i, op.src, op.dst, op.bytes);
     // The sender's step latency is an endpoint delay: the message reaches
     // the transport (and the wire) only after it.
-    const Time delay = m_endpoint.StepDelay(m_endpoint.CrossesNodes(op.src, op.dst), op.bytes);
+    const Time delay = m_endpoint.StepDelay(crosses, op.bytes);
     if (delay.IsZero())
     {
         Send(i);
@@ -304,6 +327,19 @@ CollectiveExecutor::Delivered(uint32_t i)
     m_end = std::max(m_end, m_opDelivered[i]);
     ++m_delivered;
     m_opDeliveredTrace(i, op.src, op.dst, op.bytes);
+    if (m_netStepsInFlight > 0 && m_endpoint.CrossesNodes(op.src, op.dst))
+    {
+        // The connection's next waiting op goes first, before the ops this
+        // delivery makes ready (which queue behind it).
+        NetConnection& c = m_connections[{op.src, op.dst}];
+        --c.inFlight;
+        if (!c.waiting.empty())
+        {
+            const uint32_t next = c.waiting.front();
+            c.waiting.pop_front();
+            Launch(next);
+        }
+    }
     if (!m_opCompletedTrace.IsEmpty())
     {
         m_opCompletedTrace(

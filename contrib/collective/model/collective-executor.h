@@ -20,8 +20,14 @@
 // protocol's copy rate (LlCopyRate, Ll128CopyRate: NCCL's llMaxBw and LL128
 // per-channel maxima): a rank's messages share its copy rate in the order
 // they are sent, and a message is delivered no earlier than its copy ends,
-// whatever the transport (the wire and the copy run together). The
-// defaults (Simple, zero latencies) send the schedule's bytes at once.
+// whatever the transport (the wire and the copy run together). A
+// network connection (a pair of ranks on different nodes) has at most
+// NetStepsInFlight steps in flight (default 1): the next message across it
+// starts its step latency when the previous one has been delivered, so the
+// network's step latency adds to its transfer instead of hiding behind the
+// NIC's queue (NCCL's tuning model, latency x steps + bytes / bw, and the
+// multi-node curves at >= 64 MB: doc/collective.md). The defaults (Simple,
+// zero latencies, one node) send the schedule's bytes at once.
 #ifndef HOCKNEY_COLLECTIVE_EXECUTOR_H
 #define HOCKNEY_COLLECTIVE_EXECUTOR_H
 
@@ -35,7 +41,9 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <map>
 #include <vector>
 
 namespace ns3
@@ -129,6 +137,15 @@ class CollectiveExecutor : public Object
     uint64_t m_simpleChunkBytes;
     DataRate m_llCopyRate;
     DataRate m_ll128CopyRate;
+    uint32_t m_netStepsInFlight;
+    /// A network connection (src, dst across nodes): its steps in flight
+    /// and the ops waiting for a slot, in the order they became ready.
+    struct NetConnection
+    {
+        uint32_t inFlight = 0;
+        std::deque<uint32_t> waiting;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, NetConnection> m_connections;
     NcclEndpoint m_endpoint; // built from the attributes at Start
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opStartTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opDeliveredTrace;

@@ -245,7 +245,9 @@ namespace
 {
 
 /// launch + ClosedFormTime of \p spec with T(level, m) = \p step(inter, level, m),
-/// inter: the share of the step's latency that is a crossing between nodes.
+/// inter: the share of the step's latency that is a crossing between nodes;
+/// \p connectionWindow: price what the executor runs (one step in flight per
+/// network connection) rather than NCCL's tuning count.
 /// A node-aware algorithm names its crossings (level 1). A flat algorithm's
 /// critical path of L steps follows the data from rank to rank, and ranks
 /// in order cross into the next node once every G (GPUs a node): at worst
@@ -258,6 +260,7 @@ namespace
 Time
 EndpointClosedForm(const CollectiveSpec& spec,
                    const NcclEndpoint& endpoint,
+                   bool connectionWindow,
                    const std::function<Time(double inter, uint32_t level, double bytes)>& step)
 {
     const CollectiveAlgorithm& a = CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
@@ -267,6 +270,14 @@ EndpointClosedForm(const CollectiveSpec& spec,
     {
         const double steps = static_cast<double>(CriticalPath(spec).size());
         flatShare = steps > 0 ? std::min(1.0, std::ceil(steps / endpoint.gpusPerNode) / steps) : 0.0;
+        // What runs (the executor's window of one step in flight per network
+        // connection): a ring's crossing carries one message every step, in
+        // sequence, so its L messages, each at the network's latency, are
+        // the critical path. NCCL's tuning model counts 2(K - 1) (above).
+        if (connectionWindow && NcclFamily(spec.algorithm) == "ring")
+        {
+            flatShare = 1.0;
+        }
     }
     return endpoint.launch + ClosedFormTime(spec, [&](uint32_t level, double bytes) {
                return step(a.usesNodes ? (level == 1 ? 1.0 : 0.0) : flatShare, level, bytes);
@@ -293,7 +304,7 @@ Mix(double inter, Time intra, Time crossing)
 Time
 NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p)
 {
-    return EndpointClosedForm(spec, endpoint, [&](double inter, uint32_t level, double bytes) {
+    return EndpointClosedForm(spec, endpoint, true, [&](double inter, uint32_t level, double bytes) {
         const auto data = static_cast<uint64_t>(std::ceil(bytes));
         return Mix(inter, endpoint.StepDelay(false, data), endpoint.StepDelay(true, data)) +
                std::max(p2p(level, static_cast<double>(endpoint.WireBytes(data))), endpoint.CopyTime(data));
@@ -328,7 +339,7 @@ NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const P
     const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
     const uint32_t nodes = multiNode ? (spec.ranks + endpoint.gpusPerNode - 1) / endpoint.gpusPerNode : 1;
     const double factor = NcclTuningBandwidthFactor(spec.algorithm, endpoint.protocol, spec.collective, nodes);
-    return EndpointClosedForm(spec, endpoint, [&](double inter, uint32_t level, double bytes) {
+    return EndpointClosedForm(spec, endpoint, false, [&](double inter, uint32_t level, double bytes) {
         return Mix(inter, endpoint.intraStep, endpoint.interStep) +
                std::max(p2p(level, bytes / factor), endpoint.CopyTime(static_cast<uint64_t>(std::ceil(bytes))));
     });

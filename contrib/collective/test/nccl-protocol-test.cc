@@ -207,11 +207,30 @@ TEST_F(NcclProtocolTest, FlatRingAcrossNodesPaysTheNetworkOnItsCrossingsOnly)
     const auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "ring", 4, 96000);
     NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 2, 1);
     const double hand = 6.6e-6 + 3 * (0.6e-6 + A + 48000 / B) + 3 * (2.7e-6 + A + 48000 / B);
-    EXPECT_NEAR(RunWithEndpoint(spec, e), hand, TOL * hand);
+    // That chain is the critical path when a network connection takes its
+    // steps as they come (NetStepsInFlight 0).
+    {
+        Ptr<AnalyticTransport> t = CreateObject<AnalyticTransport>();
+        t->Install(4, hockney::AlphaBeta(MicroSeconds(2), DataRate("800Gbps")), AnalyticChannel::NONE);
+        Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+        exec->SetEndpoint(e);
+        exec->SetAttribute("NetStepsInFlight", UintegerValue(0));
+        EXPECT_NEAR(exec->Run(BuildSchedule(spec), t).GetSeconds(), hand, TOL * hand);
+        Simulator::Destroy();
+    }
+    // With one step in flight per connection (the default), the crossing
+    // 1 -> 2 sends one message every step, each when the one before is
+    // delivered: its delivery D(s) = launch + (s + 1) x (2.7 us + A + wire).
+    // The NVLink hop feeding it (0 -> 1, 0.6 us + A + wire) waits for the
+    // other crossing's (3 -> 0) step s - 1, delivered at D(s - 1), and ends
+    // at D(s - 1) + 3.08 us < D(s): the crossing's six messages in sequence
+    // are the critical path, 6 x 5.18 us after the launch.
+    const double windowed = 6.6e-6 + 6 * (2.7e-6 + A + 48000 / B);
+    EXPECT_NEAR(RunWithEndpoint(spec, e), windowed, TOL * windowed);
     const double closed =
         NcclClosedFormTime(spec, e, [](uint32_t, double b) { return AlphaBetaTime(MicroSeconds(2), DataRate("800Gbps"), b); })
             .GetSeconds();
-    EXPECT_NEAR(closed, hand, TOL * hand);
+    EXPECT_NEAR(closed, windowed, TOL * windowed);
 }
 
 TEST_F(NcclProtocolTest, ChoiceTakesTheFastestAndBreaksTiesInOrder)
@@ -318,4 +337,47 @@ TEST_F(NcclProtocolTest, ScenarioFieldsAndTheCollectivesFirstAlgorithm)
     EXPECT_EQ(c.launchOverhead, MicroSeconds(20));
     ComparisonConfig d;
     EXPECT_THROW(ApplyScenario(nlohmann::json::parse(R"({"protocol": "ll64"})"), d), InputError);
+}
+
+TEST_F(NcclProtocolTest, ANetworkConnectionHasItsWindowOfStepsInFlight)
+{
+    // 2 nodes x 2 GPUs (ranks 0 1 | 2 3), LL, a contention-free channel: two
+    // independent 48000 B messages 0 -> 2 (across nodes, one connection) and
+    // two 0 -> 1 (inside the node). Each message takes its step latency,
+    // then alpha + its LL wire bytes (96000) / beta.
+    auto schedule = [](std::vector<std::pair<uint32_t, uint32_t>> pairs) {
+        CollectiveSchedule s("window by hand", 4);
+        for (auto [src, dst] : pairs)
+        {
+            const uint32_t c = s.AddChunk(48000);
+            s.AddContribution(src, c);
+            s.AddNeed(dst, c);
+            s.AddOp(src, dst, {c}, false, {}, 0);
+        }
+        return s;
+    };
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 2, 1);
+    const double launch = 6.6e-6;
+    const double net = 2.7e-6 + A + 96000 / B;
+    const double nvlink = 0.6e-6 + A + 96000 / B;
+    auto run = [&](const CollectiveSchedule& s, uint32_t window) {
+        Ptr<AnalyticTransport> t = CreateObject<AnalyticTransport>();
+        t->Install(4, hockney::AlphaBeta(MicroSeconds(2), DataRate("800Gbps")), AnalyticChannel::NONE);
+        Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+        exec->SetEndpoint(e);
+        exec->SetAttribute("NetStepsInFlight", UintegerValue(window));
+        const double got = exec->Run(s, t).GetSeconds();
+        Simulator::Destroy();
+        return got;
+    };
+    // Default window 1: the second crossing starts its latency when the
+    // first is delivered, two whole steps in sequence.
+    EXPECT_NEAR(run(schedule({{0, 2}, {0, 2}}), 1), launch + 2 * net, TOL * (launch + 2 * net));
+    // Window 2 (or 0, no limit): both at once on the contention-free channel.
+    EXPECT_NEAR(run(schedule({{0, 2}, {0, 2}}), 2), launch + net, TOL * (launch + net));
+    EXPECT_NEAR(run(schedule({{0, 2}, {0, 2}}), 0), launch + net, TOL * (launch + net));
+    // Inside a node there is no connection window: both NVLink messages at once.
+    EXPECT_NEAR(run(schedule({{0, 1}, {0, 1}}), 1), launch + nvlink, TOL * (launch + nvlink));
+    // Two connections (0 -> 2, 1 -> 3) do not wait for each other.
+    EXPECT_NEAR(run(schedule({{0, 2}, {1, 3}}), 1), launch + net, TOL * (launch + net));
 }

@@ -70,14 +70,20 @@ TEST(PublishedCases, ShippedFileParsesIntoTheTenPublishedRuns)
     EXPECT_EQ(cases[0].models[0].packetUpTo, 4000000u);
     EXPECT_EQ(cases[0].models[0].packetUpToFull, 64000000u);
     // 2, 4, 8 nodes of 8 GPUs: 16, 32, 64 ranks; one ring per NIC (8
-    // channels), and the hierarchical algorithm with packet runs up to 1 MiB
-    // (2^20 B) on 2 nodes and none on 8.
+    // channels), the hierarchical algorithm with packet runs up to 1 MiB
+    // (2^20 B) on 2 nodes and none on 8, and what NCCL ran ("nccl": the
+    // ring NCCL_ALGO=Ring forces on 2 nodes, NCCL's choice on 4 and 8;
+    // protocol auto, 8 channels), the model the fidelity table judges.
     for (size_t i = 1; i < 4; ++i)
     {
         EXPECT_EQ(cases[i].ranks, 8u << i) << cases[i].name;
-        ASSERT_EQ(cases[i].models.size(), 2u);
+        ASSERT_EQ(cases[i].models.size(), 3u);
         EXPECT_EQ(cases[i].models[0].channels, 8u);
         EXPECT_EQ(cases[i].models[1].algorithm, "hierarchical");
+        EXPECT_EQ(cases[i].models[2].algorithm, i == 1 ? "ring" : "auto");
+        EXPECT_EQ(cases[i].models[2].protocol, "auto");
+        EXPECT_EQ(cases[i].models[2].channels, 8u);
+        EXPECT_EQ(cases[i].fidelity.model, "nccl");
     }
     EXPECT_EQ(cases[1].models[1].packetUpTo, 1u << 20);
     EXPECT_EQ(cases[1].models[1].packetUpToFull, 16u << 20);
@@ -93,7 +99,7 @@ TEST(PublishedCases, ShippedFileParsesIntoTheTenPublishedRuns)
     EXPECT_EQ(cases[0].fidelity.sizes, (std::vector<uint64_t>{32768, 524288, 4194304, 67108864}));
     EXPECT_EQ(cases[0].fidelity.packetUpTo, UINT64_MAX);
     EXPECT_EQ(cases[2].fidelity.goal, "multi-node");
-    EXPECT_EQ(cases[2].fidelity.packetUpTo, 4u << 20);
+    EXPECT_EQ(cases[2].fidelity.packetUpTo, UINT64_MAX);
     // The NVLS log ran with NCCL_ALGO unset: NCCL's choice, "auto" (kept as written).
     EXPECT_EQ(cases[4].models[0].algorithm, "auto");
     // Every log it names is shipped.
@@ -165,6 +171,9 @@ TEST(PublishedCases, MalformedCasesNameTheirField)
     j = GoodCases();
     j["cases"][0]["models"][0]["algorithm"] = "zigzag";
     EXPECT_NE(ErrorOf(j).find("p.json: cases[0].models[0].algorithm:"), std::string::npos) << ErrorOf(j);
+    // "auto" (NCCL's choice per size) is not a registered name but a model.
+    j["cases"][0]["models"][0]["algorithm"] = "auto";
+    EXPECT_EQ(ParsePublishedCases(j, "p.json")[0].models[0].algorithm, "auto");
 
     j = GoodCases();
     j["cases"][0]["colour"] = "red";
