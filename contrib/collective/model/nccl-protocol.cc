@@ -307,7 +307,8 @@ NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, con
     return EndpointClosedForm(spec, endpoint, true, [&](double inter, uint32_t level, double bytes) {
         const auto data = static_cast<uint64_t>(std::ceil(bytes));
         return Mix(inter, endpoint.StepDelay(false, data), endpoint.StepDelay(true, data)) +
-               std::max(p2p(level, static_cast<double>(endpoint.WireBytes(data))), endpoint.CopyTime(data));
+               std::max(p2p(level, static_cast<double>(endpoint.WireBytes(data))),
+                        endpoint.CopyTime(data * spec.channels));
     });
 }
 
@@ -341,7 +342,8 @@ NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const P
     const double factor = NcclTuningBandwidthFactor(spec.algorithm, endpoint.protocol, spec.collective, nodes);
     return EndpointClosedForm(spec, endpoint, false, [&](double inter, uint32_t level, double bytes) {
         return Mix(inter, endpoint.intraStep, endpoint.interStep) +
-               std::max(p2p(level, bytes / factor), endpoint.CopyTime(static_cast<uint64_t>(std::ceil(bytes))));
+               std::max(p2p(level, bytes / factor),
+                        endpoint.CopyTime(static_cast<uint64_t>(std::ceil(bytes)) * spec.channels));
     });
 }
 

@@ -153,8 +153,10 @@ std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
                                              uint32_t channels);
 
 /// The closed form with the endpoint: launch + ClosedFormTime with
-/// T(l, m) = StepDelay(l, m) + max(p2p(l, wire bytes of m), CopyTime(m)):
-/// the wire and the GPU's copy run together, the slower one sets the pace. A flat algorithm
+/// T(l, m) = StepDelay(l, m) + max(p2p(l, wire bytes of m), CopyTime(C x m)):
+/// the wire and the GPU's copy run together, the slower one sets the pace; m
+/// is one channel's message and the GPU copies all C channels' (the copy
+/// rate is the GPU's, as the executor's copy queue per rank). A flat algorithm
 /// (not usesNodes) of L critical steps on nodes of G ranks is charged the
 /// network's step latency on ceil(L/G) of its steps and NVLink's on the rest
 /// (the executor charges only the messages that cross).
@@ -170,7 +172,7 @@ double NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, C
 
 /// NCCL's tuning model for \p spec (what its choice compares, not what
 /// runs): launch + ClosedFormTime with T(l, m) = step latency of l (once
-/// per step: NCCL's latency x steps) + max(p2p(l, m / factor), CopyTime(m))
+/// per step: NCCL's latency x steps) + max(p2p(l, m / factor), CopyTime(C x m))
 /// (its bytes / bw, with bw at most llMaxBw or LL128's per-channel maxima),
 /// the factor NcclTuningBandwidthFactor's.
 Time NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p);

@@ -137,6 +137,29 @@ TEST_F(NcclProtocolTest, LlMovesDataAtItsCopyRate)
         NcclClosedFormTime(spec, e, [](uint32_t, double b) { return AlphaBetaTime(MicroSeconds(2), DataRate("6400Gbps"), b); })
             .GetSeconds();
     EXPECT_NEAR(closed, hand, 14e-12);
+    // Over 8 channels each step is 8 messages of 150 kB, but the cap is the
+    // GPU's: it still copies 1.2 MB a step, so the closed form keeps the
+    // same hand value (not 8x faster). The executor's copy queue is the
+    // rank's: its 8 copies of a step run back to back (8.511 us) and each
+    // channel's 0.6 us step latency overlaps the other channels' copies, so
+    // by hand 6.6 + 0.6 + 14 x 8.511 us = 126.349 us (the closed form charges
+    // the latency on every step: 13 x 0.6 us more). Tolerance: each of the
+    // 112 copies is held in whole picoseconds (under 1 ps each): 112 ps.
+    auto spec8 = spec;
+    spec8.channels = 8;
+    NcclEndpoint e8 = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 0, 8);
+    e8.launch = e.launch;
+    e8.intraStep = e.intraStep;
+    const double closed8 =
+        NcclClosedFormTime(spec8, e8, [](uint32_t, double b) { return AlphaBetaTime(MicroSeconds(2), DataRate("6400Gbps"), b); })
+            .GetSeconds();
+    EXPECT_NEAR(closed8, hand, 14e-12);
+    Ptr<AnalyticTransport> t8 = CreateObject<AnalyticTransport>();
+    t8->Install(8, hockney::AlphaBeta(MicroSeconds(2), DataRate("6400Gbps")), AnalyticChannel::NONE);
+    Ptr<CollectiveExecutor> exec8 = CreateObject<CollectiveExecutor>();
+    exec8->SetEndpoint(e8);
+    EXPECT_NEAR(exec8->Run(BuildSchedule(spec8), t8).GetSeconds(), 6.6e-6 + 0.6e-6 + 14 * (1.2e6 / 141e9), 112e-12);
+    Simulator::Destroy();
     // LL128's cap is 36.7 GB/s x 16 channels; Simple has none.
     EXPECT_EQ(MakeNcclEndpoint("ring", NcclProtocol::LL128, Time(0), 0, 1)->copyRate, DataRate("587.2GB/s"));
     EXPECT_EQ(MakeNcclEndpoint("ring", NcclProtocol::SIMPLE, Time(0), 0, 1)->copyRate.GetBitRate(), 0u);
