@@ -96,11 +96,12 @@ RingCalendarScheduler::SetBuckets(uint32_t n)
 {
     if (n < 64 || (n & (n - 1)) != 0)
     {
-        throw std::invalid_argument("Buckets: expected a power of two >= 64, got " + std::to_string(n));
+        throw std::invalid_argument("--ns3::RingCalendarScheduler::Buckets: expected a power of two >= 64, got " +
+                                    std::to_string(n));
     }
     if (GetStoredSize() > 0)
     {
-        throw std::invalid_argument("Buckets: expected to be set before any event is inserted");
+        throw std::invalid_argument("--ns3::RingCalendarScheduler::Buckets: expected to be set before any event is inserted");
     }
     m_ring.assign(n, {});
     m_occupied.assign(n / 64, 0);
