@@ -43,7 +43,7 @@ FabricCrossingHeader::GetInstanceTypeId() const
 uint32_t
 FabricCrossingHeader::GetSerializedSize() const
 {
-    return 1 + 8 + 8 + 8 + FabricHeader::kSerializedSize + 1 + 4 + 2 + 8 * kFabricClasses;
+    return 1 + 8 + 8 + 8 + 8 + FabricHeader::kSerializedSize + 1 + 4 + 2 + 8 * kFabricClasses;
 }
 
 void
@@ -53,6 +53,7 @@ FabricCrossingHeader::Serialize(Buffer::Iterator i) const
     i.WriteHtonU64(static_cast<uint64_t>(at.GetTimeStep()));
     i.WriteHtonU64(static_cast<uint64_t>(rxEnd.GetTimeStep()));
     i.WriteHtonU64(sequence);
+    i.WriteHtonU64(token);
     header.Serialize(i);
     i.Next(FabricHeader::kSerializedSize);
     i.WriteU8(frame.kind);
@@ -72,6 +73,7 @@ FabricCrossingHeader::Deserialize(Buffer::Iterator start)
     at = TimeStep(static_cast<int64_t>(i.ReadNtohU64()));
     rxEnd = TimeStep(static_cast<int64_t>(i.ReadNtohU64()));
     sequence = i.ReadNtohU64();
+    token = i.ReadNtohU64();
     header.Deserialize(i);
     i.Next(FabricHeader::kSerializedSize);
     frame.kind = static_cast<FabricHeader::Kind>(i.ReadU8());
@@ -146,6 +148,7 @@ FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, co
     c.at = Simulator::Now() + GetDelay() + (peer->IsCutThrough() ? headerTime : txTime);
     c.rxEnd = Simulator::Now() + GetDelay() + txTime;
     c.sequence = NextSequence(dir);
+    c.token = Token(); // the link as the packet leaves, as FabricChannel::Transmit
     c.header = header;
     if (ride)
     {
@@ -170,6 +173,7 @@ FabricRemoteChannel::TransmitControl(const FabricControlFrame& frame, const Fabr
     c.at = Simulator::Now() + GetDelay() + txTime;
     c.rxEnd = c.at;
     c.sequence = NextSequence(Direction(src));
+    c.token = Token();
     c.frame = frame;
     Send(peer, Create<Packet>(), c);
 }
@@ -205,11 +209,11 @@ FabricRemoteChannel::Schedule(FabricNetDevice* device, Ptr<Packet> packet, const
     if (c.what & FabricCrossingHeader::kPacket)
     {
         ScheduleArrival(device, dir, c.sequence, std::move(packet), c.header, c.at, c.rxEnd,
-                        (c.what & FabricCrossingHeader::kFrame) ? &c.frame : nullptr, Token());
+                        (c.what & FabricCrossingHeader::kFrame) ? &c.frame : nullptr, c.token);
     }
     else
     {
-        ScheduleControlArrival(device, dir, c.sequence, c.frame, c.at, Token());
+        ScheduleControlArrival(device, dir, c.sequence, c.frame, c.at, c.token);
     }
 }
 

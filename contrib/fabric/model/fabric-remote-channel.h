@@ -67,6 +67,7 @@ class FabricCrossingHeader : public Header
     Time at;       ///< when it arrives (its header at a cut-through port)
     Time rxEnd;    ///< when its last bit arrives
     uint64_t sequence{0};
+    uint64_t token{0}; ///< the sender's FabricChannel::Token() as it left (a link_down since: lost)
     FabricHeader header;
     FabricControlFrame frame;
 };

@@ -22,16 +22,17 @@ using namespace ns3;
 
 TEST(FabricRemoteChannel, CrossingHeaderCarriesEveryFieldThroughASerialisedPacket)
 {
-    // u8 what + u64 arrival + u64 last bit + u64 sequence + FabricHeader 16
-    // + u8 kind + u32 source + u16 class-enable + 8 x u64 values
-    // = 1 + 3 x 8 + 16 + 1 + 4 + 2 + 64.
+    // u8 what + u64 arrival + u64 last bit + u64 sequence + u64 link token
+    // + FabricHeader 16 + u8 kind + u32 source + u16 class-enable + 8 x u64
+    // values = 1 + 4 x 8 + 16 + 1 + 4 + 2 + 64.
     FabricCrossingHeader c;
-    EXPECT_EQ(c.GetSerializedSize(), 112u);
+    EXPECT_EQ(c.GetSerializedSize(), 120u);
 
     c.what = FabricCrossingHeader::kPacket | FabricCrossingHeader::kFrame;
     c.at = PicoSeconds(123456780000);
     c.rxEnd = PicoSeconds(123456789012); // 0.12 s: more than 32 bits of ps
     c.sequence = (uint64_t(1) << 40) + 3; // more than 32 bits
+    c.token = ~uint64_t(0) - 1;            // all but one bit set
     c.header = FabricHeader(7, 4000000000u, 99, 5, FabricHeader::CE);
     c.header.SetTransportControl(true);
     c.frame.kind = FabricHeader::PFC_PAUSE;
@@ -49,12 +50,13 @@ TEST(FabricRemoteChannel, CrossingHeaderCarriesEveryFieldThroughASerialisedPacke
     ASSERT_EQ(p->Serialize(wire.data(), wire.size()), 1u);
     Ptr<Packet> q = Create<Packet>(wire.data(), wire.size(), true);
     FabricCrossingHeader d;
-    EXPECT_EQ(q->RemoveHeader(d), 112u);
+    EXPECT_EQ(q->RemoveHeader(d), 120u);
     EXPECT_EQ(q->GetSize(), 1000u);
     EXPECT_EQ(d.what, c.what);
     EXPECT_EQ(d.at, c.at);
     EXPECT_EQ(d.rxEnd, c.rxEnd);
     EXPECT_EQ(d.sequence, c.sequence);
+    EXPECT_EQ(d.token, c.token);
     EXPECT_EQ(d.header.GetSource(), 7u);
     EXPECT_EQ(d.header.GetDestination(), 4000000000u);
     EXPECT_EQ(d.header.GetFlowId(), 99u);
