@@ -151,13 +151,22 @@ main(int argc, char** argv)
     cmd.AddValue("packets-per-window", "packets (64 B) each rank sends its right neighbour per period", packets);
     cmd.AddValue("json", "file rank 0 writes the measurement to (default: stdout)", json);
     cmd.Parse(argc, argv);
+    // A bad value ends every rank with MPI finalised (mpirun would report an
+    // abnormal end otherwise) and exit 2.
+    const auto refuse = [&](const std::string& message) {
+        if (distributed)
+        {
+            MpiInterface::Disable();
+        }
+        return InputError(message);
+    };
     if (windows == 0)
     {
-        return InputError("--windows: expected at least 1");
+        return refuse("--windows: expected at least 1");
     }
     if (!lookahead.IsStrictlyPositive())
     {
-        return InputError("--lookahead: expected a positive time, e.g. 1us");
+        return refuse("--lookahead: expected a positive time, e.g. 1us");
     }
 
     // Node r on rank r; links r - (r+1) mod N (one for 2 ranks), every end
@@ -248,7 +257,13 @@ main(int argc, char** argv)
     }
     else
     {
-        std::ofstream(json) << j.dump(2) << std::endl;
+        std::ofstream out(json);
+        out << j.dump(2) << std::endl;
+        if (!out)
+        {
+            std::cerr << "mpi-sync-bench: --json: could not write " << json << std::endl;
+            return 1;
+        }
     }
     // Conservation: every packet sent across ranks arrived.
     return totalSent == totalReceived ? 0 : 1;
