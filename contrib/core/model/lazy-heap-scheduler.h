@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// ns-3's event queue as a binary heap in one array with lazy removal: the
-// scheduler hockney's packet runs use by default (ComparisonFabric::scheduler,
-// --scheduler).
+// ns-3's event queue as a binary heap in one array with lazy removal, with
+// tie keys (below): the scheduler of partitioned (MPI) runs and of the
+// one-process runs compared with them (--scheduler=ns3::LazyHeapScheduler;
+// packet runs default to RingCalendarScheduler, which has no tie keys).
 //
 // ns-3's default, MapScheduler, is a red-black tree: a node allocated and freed
 // per event and a pointer chase per level. Its HeapScheduler and
@@ -16,7 +17,7 @@
 //
 // Order: events leave in (time, uid) order, as with every ns-3 scheduler
 // (Scheduler::EventKey's operator<), so a run's events execute in the same
-// order and its outputs are identical (lazy-heap-scheduler-test.cc checks the
+// order and its outputs are identical (event-queue-test.cc checks the
 // order against MapScheduler) - except, with TieKeys on (the default), events
 // inserted with a tie key (TieKey): at equal times they leave before every event without one, in
 // the order of their keys. The fabric's links give each arrival a key (its

@@ -107,8 +107,10 @@ class FabricChannel : public Channel
   private:
     /// Token of what leaves now: the down count while up, kLost while down.
     static constexpr uint64_t kLost = ~uint64_t(0);
-    /// The tie key of the \p sub-th event (0 packet or frame, 1 a frame
-    /// riding in a packet to a cut-through port) of the \p seq-th sending.
+    /// The major tie key of direction \p dir of this link (its creation
+    /// order and the direction); the minor is 2 x the direction's sequence
+    /// number of the sending, + 1 for a frame riding in a packet to a
+    /// cut-through port.
     uint64_t TieMajor(uint32_t dir) const { return m_id * 2 + dir; }
     void DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token);
 
