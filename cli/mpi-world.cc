@@ -2,6 +2,7 @@
 #include "mpi-world.h"
 
 #include "input-error.h"
+#include "mpi-launch.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -39,26 +40,12 @@ IsLauncherVariable(const char* entry)
     return false;
 }
 
-#ifndef NS3_MPI
-int
-LaunchedSize()
-{
-    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
-    {
-        if (const char* v = std::getenv(name))
-        {
-            return std::atoi(v);
-        }
-    }
-    return std::getenv("PMIX_RANK") ? 0 : 1; // PMIx alone: the size is MPI's to say
-}
-#endif
 } // namespace
 
 bool
 MpiWorld::Launched()
 {
-    return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_SIZE");
+    return MpiLaunched();
 }
 
 MpiWorld::MpiWorld(int* argc, char*** argv)
@@ -73,7 +60,7 @@ MpiWorld::MpiWorld(int* argc, char*** argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
 #else
-    if (LaunchedSize() != 1)
+    if (MpiLaunchedSize() != 1)
     {
         throw ns3::InputError("mpirun", "this hockney was built without ns-3's mpi module (./hockney setup "
                                         "fetches it); run it as one process");

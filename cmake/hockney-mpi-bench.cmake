@@ -11,6 +11,7 @@ endif()
 add_executable(bench-mpi-sync ${CMAKE_SOURCE_DIR}/benchmarks/mpi/mpi-sync-bench.cc)
 target_link_libraries(bench-mpi-sync PRIVATE hockney-ns3-mpi ns3::libcore ns3::libnetwork
                                              nlohmann_json::nlohmann_json MPI::MPI_CXX)
+target_include_directories(bench-mpi-sync PRIVATE ${CMAKE_SOURCE_DIR}/contrib/core/model)
 file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/mpi-test)
 foreach(sync gtw nullmsg)
   set(_json ${CMAKE_BINARY_DIR}/mpi-test/mpi-sync-bench-${sync}.json)

@@ -35,6 +35,7 @@
 #include "fabric-net-device.h"
 #include "fabric-switch.h"
 #include "lazy-heap-scheduler.h"
+#include "mpi-launch.h"
 #include "topology-builder.h"
 #include "topology-presets.h"
 
@@ -194,12 +195,9 @@ main(int argc, char** argv)
         }
     }
 #ifdef NS3_MPI
-    if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE"))
+    if (hockney::MpiLaunched())
     {
-        GlobalValue::Bind("SimulatorImplementationType",
-                          StringValue(sync == "nullmsg" ? "ns3::NullMessageSimulatorImpl"
-                                                        : "ns3::DistributedSimulatorImpl"));
-        MpiInterface::Enable(&argc, &argv);
+        hockney::EnableMpiSimulator(sync, &argc, &argv);
         rank = MpiInterface::GetSystemId();
         ranks = MpiInterface::GetSize();
     }

@@ -18,6 +18,8 @@
 // (--json) and benchmarks/mpi-speedup-model.py reads it. Built only with ns-3's
 // mpi module (cmake/hockney-mpi-bench.cmake).
 
+#include "mpi-launch.h"
+
 #include "ns3/core-module.h"
 #include "ns3/mpi-interface.h"
 #include "ns3/mpi-receiver.h"
@@ -122,20 +124,12 @@ main(int argc, char** argv)
     {
         return InputError("--sync: expected gtw or nullmsg, got '" + sync + "'");
     }
-    const char* worldSize = std::getenv("OMPI_COMM_WORLD_SIZE");
-    if (!worldSize)
-    {
-        worldSize = std::getenv("PMI_SIZE");
-    }
-    const bool distributed = worldSize && std::atoi(worldSize) > 1;
+    const bool distributed = hockney::MpiLaunchedSize() > 1;
     uint32_t rank = 0;
     uint32_t ranks = 1;
     if (distributed)
     {
-        GlobalValue::Bind("SimulatorImplementationType",
-                          StringValue(sync == "nullmsg" ? "ns3::NullMessageSimulatorImpl"
-                                                        : "ns3::DistributedSimulatorImpl"));
-        MpiInterface::Enable(&argc, &argv);
+        hockney::EnableMpiSimulator(sync, &argc, &argv);
         rank = MpiInterface::GetSystemId();
         ranks = MpiInterface::GetSize();
     }
