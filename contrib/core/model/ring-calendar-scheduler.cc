@@ -3,6 +3,7 @@
 
 #include "ns3/assert.h"
 #include "ns3/event-impl.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -18,23 +19,6 @@ NS_OBJECT_ENSURE_REGISTERED(RingCalendarScheduler);
 
 namespace
 {
-struct Earlier
-{
-    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
-    {
-        return a.key < b.key;
-    }
-};
-
-/// std::push_heap keeps the largest on top, so "later" is larger.
-struct Later
-{
-    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
-    {
-        return b.key < a.key;
-    }
-};
-
 // Adaptation (see the header): checked after this many buckets reached; the
 // width halves above kMaxPerBucket events per bucket reached and doubles
 // below kMinPerBucket. A few events a bucket: moving to the next bucket costs
@@ -70,25 +54,22 @@ RingCalendarScheduler::GetTypeId()
                           TimeValue(NanoSeconds(8)),
                           MakeTimeAccessor(&RingCalendarScheduler::SetInitialWidth,
                                            &RingCalendarScheduler::GetInitialWidth),
-                          MakeTimeChecker());
+                          MakeTimeChecker())
+            .AddAttribute("TieKeys",
+                          "Events of equal time: those with a tie key (the fabric's link "
+                          "arrivals) first, in key order, then the others in scheduling "
+                          "order - an order a run partitioned over MPI ranks keeps, and "
+                          "LazyHeapScheduler's; false: scheduling order only, as every ns-3 scheduler.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RingCalendarScheduler::SetTieKeys,
+                                              &RingCalendarScheduler::GetTieKeys),
+                          MakeBooleanChecker());
     return tid;
 }
 
 RingCalendarScheduler::RingCalendarScheduler()
 {
     SetBuckets(4096);
-}
-
-RingCalendarScheduler::~RingCalendarScheduler()
-{
-    // A removed event still in the heap holds the reference Remove took.
-    for (const Event& e : m_far)
-    {
-        if (m_farRemoved.count(e.key.m_uid))
-        {
-            e.impl->Unref();
-        }
-    }
 }
 
 void
@@ -125,43 +106,16 @@ RingCalendarScheduler::GetInitialWidth() const
 size_t
 RingCalendarScheduler::GetStoredSize() const
 {
-    return m_ringCount + m_far.size();
+    return m_ringCount + m_far.Size();
 }
 
 void
-RingCalendarScheduler::PushFar(const Event& ev) const
+RingCalendarScheduler::Place(const KeyedEvent& e) const
 {
-    m_far.push_back(ev);
-    std::push_heap(m_far.begin(), m_far.end(), Later());
-}
-
-Scheduler::Event
-RingCalendarScheduler::PopFar() const
-{
-    std::pop_heap(m_far.begin(), m_far.end(), Later());
-    Event e = m_far.back();
-    m_far.pop_back();
-    return e;
-}
-
-void
-RingCalendarScheduler::DropFarRemoved() const
-{
-    // Only a cancelled event can have been removed (the simulator cancels
-    // what it removes), so the set is looked up for those alone.
-    while (!m_far.empty() && m_far.front().impl->IsCancelled() && m_farRemoved.erase(m_far.front().key.m_uid))
-    {
-        PopFar().impl->Unref();
-    }
-}
-
-void
-RingCalendarScheduler::Place(const Event& ev) const
-{
-    const uint64_t idx = Index(ev.key.m_ts);
+    const uint64_t idx = Index(e.ev.key.m_ts);
     NS_ASSERT(idx >= m_base && idx < m_base + m_buckets);
     const uint64_t slot = idx & m_mask;
-    m_ring[slot].push_back(ev);
+    m_ring[slot].push_back(e);
     SetOccupied(slot);
     ++m_ringCount;
 }
@@ -170,31 +124,26 @@ void
 RingCalendarScheduler::MigrateFarSlow() const
 {
     const uint64_t end = m_base + m_buckets;
-    while (!m_far.empty() && Index(m_far.front().key.m_ts) < end)
+    while (!m_far.Empty() && Index(m_far.Top().ev.key.m_ts) < end)
     {
-        const Event e = PopFar();
-        if (e.impl->IsCancelled() && m_farRemoved.erase(e.key.m_uid))
-        {
-            e.impl->Unref();
-            continue;
-        }
-        Place(e);
+        Place(m_far.Pop());
     }
 }
 
 void
 RingCalendarScheduler::Insert(const Event& ev)
 {
+    const KeyedEvent e = m_keys.Admit(ev);
     const uint64_t idx = Index(ev.key.m_ts);
     if (idx >= m_base + m_buckets)
     {
-        PushFar(ev);
+        m_far.Push(e);
         return;
     }
     if (idx > m_base)
     {
         const uint64_t slot = idx & m_mask;
-        m_ring[slot].push_back(ev);
+        m_ring[slot].push_back(e);
         SetOccupied(slot);
         ++m_ringCount;
         return;
@@ -204,14 +153,14 @@ RingCalendarScheduler::Insert(const Event& ev)
     // come) is earlier than everything the ring holds, so it goes to the
     // front of the current bucket, which is consumed first.
     const uint64_t slot = m_base & m_mask;
-    std::vector<Event>& b = m_ring[slot];
+    std::vector<KeyedEvent>& b = m_ring[slot];
     if (m_sorted)
     {
-        b.insert(std::upper_bound(b.begin() + m_pos, b.end(), ev, Earlier()), ev);
+        b.insert(std::upper_bound(b.begin() + m_pos, b.end(), e, KeyedEarlier()), e);
     }
     else
     {
-        b.push_back(ev);
+        b.push_back(e);
     }
     SetOccupied(slot);
     ++m_ringCount;
@@ -239,13 +188,13 @@ void
 RingCalendarScheduler::Rebuild(uint32_t shift) const
 {
     NS_LOG_FUNCTION(this << shift);
-    std::vector<Event> all;
+    std::vector<KeyedEvent> all;
     all.reserve(m_ringCount);
     for (size_t w = 0; w < m_occupied.size(); ++w)
     {
         for (uint64_t bits = m_occupied[w]; bits; bits &= bits - 1)
         {
-            std::vector<Event>& b = m_ring[(w << 6) + static_cast<size_t>(__builtin_ctzll(bits))];
+            std::vector<KeyedEvent>& b = m_ring[(w << 6) + static_cast<size_t>(__builtin_ctzll(bits))];
             all.insert(all.end(), b.begin(), b.end());
             b.clear();
         }
@@ -256,11 +205,11 @@ RingCalendarScheduler::Rebuild(uint32_t shift) const
     m_pos = 0;
     m_sorted = false;
     m_ringCount = 0;
-    for (const Event& e : all)
+    for (const KeyedEvent& e : all)
     {
-        if (Index(e.key.m_ts) >= m_base + m_buckets)
+        if (Index(e.ev.key.m_ts) >= m_base + m_buckets)
         {
-            PushFar(e);
+            m_far.Push(e);
         }
         else
         {
@@ -291,18 +240,18 @@ RingCalendarScheduler::MaybeAdapt() const
 }
 
 void
-RingCalendarScheduler::SortBucket(std::vector<Event>& b)
+RingCalendarScheduler::SortBucket(std::vector<KeyedEvent>& b)
 {
     if (b.size() > 16)
     {
-        std::sort(b.begin(), b.end(), Earlier());
+        std::sort(b.begin(), b.end(), KeyedEarlier());
         return;
     }
     for (size_t i = 1; i < b.size(); ++i)
     {
-        const Event e = b[i];
+        const KeyedEvent e = b[i];
         size_t j = i;
-        for (; j > 0 && e.key < b[j - 1].key; --j)
+        for (; j > 0 && KeyedEarlier()(e, b[j - 1]); --j)
         {
             b[j] = b[j - 1];
         }
@@ -316,7 +265,7 @@ RingCalendarScheduler::NormalizeSlow() const
     for (;;)
     {
         const uint64_t slot = m_base & m_mask;
-        std::vector<Event>& b = m_ring[slot];
+        std::vector<KeyedEvent>& b = m_ring[slot];
         if (m_pos < b.size())
         {
             if (!m_sorted)
@@ -342,12 +291,11 @@ RingCalendarScheduler::NormalizeSlow() const
         }
         if (m_ringCount == 0)
         {
-            DropFarRemoved();
-            if (m_far.empty())
+            if (m_far.Empty())
             {
                 return false;
             }
-            m_base = Index(m_far.front().key.m_ts);
+            m_base = Index(m_far.Top().ev.key.m_ts);
         }
         else
         {
@@ -368,7 +316,7 @@ RingCalendarScheduler::PeekNext() const
 {
     const bool any = Normalize();
     NS_ASSERT(any);
-    return m_ring[m_base & m_mask][m_pos];
+    return m_keys.Peek(m_ring[m_base & m_mask][m_pos]);
 }
 
 Scheduler::Event
@@ -376,31 +324,35 @@ RingCalendarScheduler::RemoveNext()
 {
     const bool any = Normalize();
     NS_ASSERT(any);
-    const Event e = m_ring[m_base & m_mask][m_pos++];
+    const KeyedEvent& e = m_ring[m_base & m_mask][m_pos++];
     --m_ringCount;
-    m_lastTs = e.key.m_ts;
-    return e;
+    m_lastTs = e.ev.key.m_ts;
+    return m_keys.Release(e);
 }
 
 void
 RingCalendarScheduler::Remove(const Event& ev)
 {
+    if (m_keys.RanKeyed(ev))
+    {
+        // Run already (tie-keyed-events.h): nothing to remove; the
+        // simulator drops the reference the queue held, which it gave up
+        // when the event left.
+        ev.impl->Ref();
+        return;
+    }
     const uint64_t idx = Index(ev.key.m_ts);
     if (idx >= m_base + m_buckets)
     {
-        // In the heap: dropped when it would leave it. The simulator drops
-        // its reference right after this call (and cancels the event): keep
-        // one until then.
-        ev.impl->Ref();
-        m_farRemoved.insert(ev.key.m_uid);
+        m_far.MarkRemoved(ev); // dropped when it would leave the heap
         return;
     }
     const uint64_t at = std::max(idx, m_base); // see Insert: earlier events wait in the current bucket
     const uint64_t slot = at & m_mask;
-    std::vector<Event>& b = m_ring[slot];
+    std::vector<KeyedEvent>& b = m_ring[slot];
     for (size_t i = at == m_base ? m_pos : 0; i < b.size(); ++i)
     {
-        if (b[i].key.m_uid == ev.key.m_uid)
+        if (b[i].ev.key.m_uid == ev.key.m_uid)
         {
             b.erase(b.begin() + static_cast<std::ptrdiff_t>(i));
             --m_ringCount;

@@ -16,25 +16,30 @@
 // small, whatever the queue's size. Timers far ahead (retransmission checks)
 // wait in the heap and move into the ring as it comes near them.
 //
-// Order: exactly ns-3's (time, uid) order (Scheduler::EventKey's operator<),
-// as with every ns-3 scheduler, so runs and their outputs are identical:
-// buckets hold disjoint time ranges, the ring only times before the heap's,
-// and the bucket being consumed is kept sorted (event-queue-test.cc checks the
-// order against MapScheduler).
+// Order: that of LazyHeapScheduler (tie-keyed-events.h): (time, uid) as
+// every ns-3 scheduler (Scheduler::EventKey's operator<), except that with
+// TieKeys on (the default) events of equal time that carry a tie key (the
+// fabric's link arrivals) leave first, in key order, an order a run
+// partitioned over MPI ranks keeps. Buckets hold disjoint time ranges, the
+// ring only times before the heap's, and the bucket being consumed is kept
+// sorted (event-queue-test.cc checks the order against LazyHeapScheduler with
+// keyed events, and against MapScheduler without).
 //
 // Width: a bucket spans 2^k time steps. The width adapts to the run (it is a
 // speed choice, never a result): when the buckets the simulation reaches hold
 // more than 12 events on average it halves, below 3 it doubles; the ring is
 // rebuilt then (O(queue), rarely). Removal (Simulator::Remove) takes an event out of its bucket at
-// once, or, in the far heap, marks it to be dropped when it would leave.
+// once, or, in the far heap (LazyEventHeap, shared with LazyHeapScheduler),
+// marks it to be dropped when it would leave.
 #ifndef HOCKNEY_RING_CALENDAR_SCHEDULER_H
 #define HOCKNEY_RING_CALENDAR_SCHEDULER_H
+
+#include "tie-keyed-events.h"
 
 #include "ns3/nstime.h"
 #include "ns3/scheduler.h"
 
 #include <cstdint>
-#include <unordered_set>
 #include <vector>
 
 namespace ns3
@@ -45,7 +50,6 @@ class RingCalendarScheduler : public Scheduler
   public:
     static TypeId GetTypeId();
     RingCalendarScheduler();
-    ~RingCalendarScheduler() override;
 
     void Insert(const Event& ev) override;
     bool IsEmpty() const override;
@@ -57,6 +61,11 @@ class RingCalendarScheduler : public Scheduler
     size_t GetStoredSize() const;
     /// The current bucket width in time steps (for tests).
     uint64_t GetBucketWidthSteps() const { return uint64_t(1) << m_shift; }
+    /// With TieKeys false: (time, uid) order, every key ignored.
+    void SetTieKeys(bool on) { m_keys.on = on; }
+    bool GetTieKeys() const { return m_keys.on; }
+    /// Keyed events of the current time that left under another uid (for tests).
+    size_t GetRanKeyedCount() const { return m_keys.GetRanKeyedCount(); }
 
   private:
     void SetBuckets(uint32_t n);
@@ -73,30 +82,27 @@ class RingCalendarScheduler : public Scheduler
     }
     bool NormalizeSlow() const;
     /// Sorts a bucket the simulation reached (few events: by insertion).
-    static void SortBucket(std::vector<Event>& b);
+    static void SortBucket(std::vector<KeyedEvent>& b);
     /// The first bucket index after `from` (absolute) whose bucket holds events.
     uint64_t NextOccupied(uint64_t from) const;
     /// Moves the heap's events that the ring now covers into their buckets.
     void MigrateFar() const
     {
-        if (!m_far.empty() && Index(m_far.front().key.m_ts) < m_base + m_buckets)
+        if (m_far.Size() != 0 && Index(m_far.RawTop().ev.key.m_ts) < m_base + m_buckets)
         {
             MigrateFarSlow();
         }
     }
     void MigrateFarSlow() const;
-    /// Drops removed events from the top of the heap.
-    void DropFarRemoved() const;
-    void PushFar(const Event& ev) const;
-    Event PopFar() const;
-    void Place(const Event& ev) const;
+    void Place(const KeyedEvent& e) const;
     /// Adapts the width to the buckets seen since the last check (current bucket empty).
     void MaybeAdapt() const;
     void Rebuild(uint32_t shift) const;
     void SetOccupied(uint64_t slot) const { m_occupied[slot >> 6] |= uint64_t(1) << (slot & 63); }
     void ClearOccupied(uint64_t slot) const { m_occupied[slot >> 6] &= ~(uint64_t(1) << (slot & 63)); }
 
-    mutable std::vector<std::vector<Event>> m_ring; ///< bucket of index i at i & m_mask
+    TieKeyTracker m_keys;                                ///< attribute TieKeys (on)
+    mutable std::vector<std::vector<KeyedEvent>> m_ring; ///< bucket of index i at i & m_mask
     mutable std::vector<uint64_t> m_occupied;       ///< a bit per non-empty bucket
     uint64_t m_buckets{0};                          ///< m_ring.size(), a power of two
     uint64_t m_mask{0};
@@ -106,8 +112,7 @@ class RingCalendarScheduler : public Scheduler
     mutable bool m_sorted{false};  ///< the current bucket is sorted from m_pos on
     mutable size_t m_ringCount{0}; ///< events in the ring not yet consumed
     mutable uint64_t m_lastTs{0};  ///< time of the last event that left (<= every pending one)
-    mutable std::vector<Event> m_far;                ///< min-heap on (time, uid): index >= m_base + buckets
-    mutable std::unordered_set<uint32_t> m_farRemoved; ///< uids of removed events still in m_far
+    mutable LazyEventHeap m_far;   ///< events of index >= m_base + buckets
     // Adaptation: events in the buckets reached (sorted) since the last check, and those buckets.
     mutable uint64_t m_statEvents{0};
     mutable uint64_t m_statBuckets{0};

@@ -3,13 +3,17 @@
 // hockney's event queues (LazyHeapScheduler, RingCalendarScheduler) against
 // ns-3's MapScheduler (the reference: ns-3's default, a std::map on (time,
 // uid)): the same random inserts, removals, peeks and pops must give the same
-// events in the same order. Then in a simulator: a removed event never runs
-// nor counts, a cancelled one still counts as ns-3 counts it
-// (Simulator::GetEventCount), and the order of equal times is the order of
-// scheduling.
+// events in the same order, when no event has a tie key or TieKeys is off.
+// With keyed events, the calendar against the lazy heap (two implementations
+// of one order, tie-keyed-events.h). Then in a simulator: a removed event
+// never runs nor counts, a cancelled one still counts as ns-3 counts it
+// (Simulator::GetEventCount), the order of equal times, and what ns-3 judges
+// run or pending around keyed events (the uid they leave under, a change of
+// scheduler mid-run).
 #include "lazy-heap-scheduler.h"
 #include "ring-calendar-scheduler.h"
 
+#include "ns3/boolean.h"
 #include "ns3/event-impl.h"
 #include "ns3/map-scheduler.h"
 #include "ns3/object-factory.h"
@@ -39,13 +43,13 @@ class Noop : public EventImpl
 struct Pending
 {
     Scheduler::Event lazy; ///< the event as given to the scheduler under test
-    Scheduler::Event map;  ///< the same key, its own impl, as given to the MapScheduler
+    Scheduler::Event map;  ///< the same key, its own impl, as given to the reference
 };
 
 /// Removes \p p from both schedulers as DefaultSimulatorImpl::Remove does:
 /// Remove, then Cancel and drop the simulator's reference.
 void
-RemoveBoth(Scheduler& lazy, MapScheduler& map, Pending& p)
+RemoveBoth(Scheduler& lazy, Scheduler& map, Pending& p)
 {
     lazy.Remove(p.lazy);
     p.lazy.impl->Cancel();
@@ -68,14 +72,21 @@ Stored(const RingCalendarScheduler& s)
     return s.GetStoredSize();
 }
 
+size_t
+Stored(const MapScheduler&)
+{
+    return 0;
+}
+
 /// Random inserts (times now + [0, spread]), removals, peeks and pops on
-/// `lazy` and on a MapScheduler: the same events leave in the same order.
-template <typename S>
+/// `lazy` and on the reference `map`: the same events leave in the same order,
+/// under the same uid. `keyedPercent` of the inserts carry a tie key (majors
+/// and minors from a small range, so that equal keys happen too).
+template <typename S, typename R>
 void
-CompareWithMap(Ptr<S> lazy, uint64_t seed, int steps, uint64_t spread)
+CompareQueues(Ptr<S> lazy, Ptr<R> map, uint64_t seed, int steps, uint64_t spread, uint64_t keyedPercent)
 {
     std::mt19937_64 rng(seed);
-    Ptr<MapScheduler> map = CreateObject<MapScheduler>();
     std::vector<Pending> pending; // inserted, neither popped nor removed
     uint32_t uid = 4;             // ns-3's first uid after its reserved ones
     uint64_t now = 0;
@@ -91,8 +102,18 @@ CompareWithMap(Ptr<S> lazy, uint64_t seed, int steps, uint64_t spread)
             Pending p{e, e};
             p.lazy.impl = new Noop();
             p.map.impl = new Noop();
-            lazy->Insert(p.lazy);
-            map->Insert(p.map);
+            if (rng() % 100 < keyedPercent)
+            {
+                const uint64_t major = rng() % 5;
+                SchedulerTieKey key(major, rng() % 4);
+                lazy->Insert(p.lazy);
+                map->Insert(p.map);
+            }
+            else
+            {
+                lazy->Insert(p.lazy);
+                map->Insert(p.map);
+            }
             pending.push_back(p);
         }
         else if (r < 65)
@@ -111,6 +132,7 @@ CompareWithMap(Ptr<S> lazy, uint64_t seed, int steps, uint64_t spread)
             if (!map->IsEmpty())
             {
                 ASSERT_EQ(lazy->PeekNext().key.m_uid, map->PeekNext().key.m_uid);
+                ASSERT_EQ(lazy->PeekNext().key.m_ts, map->PeekNext().key.m_ts);
             }
         }
         else
@@ -125,15 +147,20 @@ CompareWithMap(Ptr<S> lazy, uint64_t seed, int steps, uint64_t spread)
             ASSERT_EQ(a.key.m_context, b.key.m_context);
             ASSERT_FALSE(a.impl->IsCancelled());
             now = a.key.m_ts;
+            // The same event (a keyed one may leave under another uid: found by its impl).
+            bool found = false;
             for (size_t k = 0; k < pending.size(); ++k)
             {
-                if (pending[k].lazy.key.m_uid == a.key.m_uid)
+                if (pending[k].lazy.impl == a.impl)
                 {
+                    ASSERT_EQ(pending[k].map.impl, b.impl) << "seed " << seed << " step " << step;
                     pending[k] = pending.back();
                     pending.pop_back();
+                    found = true;
                     break;
                 }
             }
+            ASSERT_TRUE(found);
             a.impl->Unref();
             b.impl->Unref();
         }
@@ -145,11 +172,20 @@ CompareWithMap(Ptr<S> lazy, uint64_t seed, int steps, uint64_t spread)
         const Scheduler::Event a = lazy->RemoveNext();
         const Scheduler::Event b = map->RemoveNext();
         ASSERT_EQ(a.key.m_uid, b.key.m_uid);
+        ASSERT_EQ(a.key.m_ts, b.key.m_ts);
         a.impl->Unref();
         b.impl->Unref();
     }
     EXPECT_TRUE(lazy->IsEmpty());
     EXPECT_EQ(Stored(*lazy), 0u); // every removed event dropped
+    EXPECT_EQ(Stored(*map), 0u);
+}
+
+template <typename S>
+void
+CompareWithMap(Ptr<S> lazy, uint64_t seed, int steps, uint64_t spread)
+{
+    CompareQueues(lazy, CreateObject<MapScheduler>(), seed, steps, spread, 0);
 }
 
 std::vector<int> g_ran;
@@ -197,6 +233,35 @@ TEST(RingCalendarSchedulerTest, SameOrderAsMapScheduler)
         const uint64_t spread = spreads[seed % 4];
         CompareWithMap(MakeRing(64, int64_t(1) << (seed % 12)), seed, 20000, spread);
         CompareWithMap(MakeRing(4096, 8192), seed + 100, 4000, spread);
+    }
+}
+
+TEST(RingCalendarSchedulerTest, SameOrderAsLazyHeapWithTieKeys)
+{
+    // The two implementations of one order (tie-keyed-events.h), a third of
+    // the events keyed: the same events leave in the same order under the
+    // same uids, over the spreads of the test above.
+    const uint64_t spreads[] = {3, 1000, 100000, 1000000000};
+    for (uint64_t seed = 1; seed <= 24; ++seed)
+    {
+        const uint64_t spread = spreads[seed % 4];
+        CompareQueues(MakeRing(64, int64_t(1) << (seed % 12)), CreateObject<LazyHeapScheduler>(), seed, 20000,
+                      spread, 33);
+    }
+}
+
+TEST(RingCalendarSchedulerTest, SameOrderAsMapSchedulerWithTieKeysOff)
+{
+    // TieKeys false: keys ignored, ns-3's (time, uid) order, keyed events or not.
+    const uint64_t spreads[] = {3, 1000, 100000};
+    for (uint64_t seed = 1; seed <= 6; ++seed)
+    {
+        Ptr<RingCalendarScheduler> ring = MakeRing(64, 8);
+        ring->SetAttribute("TieKeys", BooleanValue(false));
+        Ptr<LazyHeapScheduler> lazy = CreateObject<LazyHeapScheduler>();
+        lazy->SetAttribute("TieKeys", BooleanValue(false));
+        CompareQueues(ring, CreateObject<MapScheduler>(), seed, 8000, spreads[seed % 3], 50);
+        CompareQueues(lazy, CreateObject<MapScheduler>(), seed, 8000, spreads[seed % 3], 50);
     }
 }
 
@@ -270,6 +335,19 @@ INSTANTIATE_TEST_SUITE_P(EventQueues,
                          InASimulator,
                          ::testing::Values("ns3::LazyHeapScheduler", "ns3::RingCalendarScheduler"));
 
+/// Each scheduler and the other (SetScheduler mid-run).
+class SwitchedInASimulator : public ::testing::TestWithParam<std::pair<const char*, const char*>>
+{
+};
+
+INSTANTIATE_TEST_SUITE_P(
+    EventQueues,
+    SwitchedInASimulator,
+    ::testing::Values(std::make_pair("ns3::LazyHeapScheduler", "ns3::RingCalendarScheduler"),
+                      std::make_pair("ns3::RingCalendarScheduler", "ns3::LazyHeapScheduler"),
+                      std::make_pair("ns3::RingCalendarScheduler", "ns3::RingCalendarScheduler"),
+                      std::make_pair("ns3::LazyHeapScheduler", "ns3::LazyHeapScheduler")));
+
 TEST_P(InASimulator, RemovedEventsNeitherRunNorCount)
 {
     Simulator::SetScheduler(ObjectFactory(GetParam()));
@@ -292,30 +370,30 @@ TEST_P(InASimulator, RemovedEventsNeitherRunNorCount)
     Simulator::Destroy();
 }
 
-TEST(LazyHeapSchedulerTest, TieKeysOrderEqualTimesBeforeUnkeyedEvents)
+TEST_P(InASimulator, TieKeysOrderEqualTimesBeforeUnkeyedEvents)
 {
     // At 5 ns: two unkeyed events (scheduled first and last), and three keyed
     // ones scheduled in the order (2, 0), (1, 7), (1, 3). By hand: keyed
     // first by (major, minor) - (1, 3), (1, 7), (2, 0) - then the unkeyed in
     // scheduling order; an event at 4 ns with a key still runs first (time
     // wins), and a key lives only while its TieKey does.
-    Simulator::SetScheduler(ObjectFactory("ns3::LazyHeapScheduler"));
+    Simulator::SetScheduler(ObjectFactory(GetParam()));
     g_ran.clear();
     Simulator::Schedule(NanoSeconds(5), &Record, 1);
     {
-        LazyHeapScheduler::TieKey key(2, 0);
+        SchedulerTieKey key(2, 0);
         Simulator::Schedule(NanoSeconds(5), &Record, 2);
     }
     {
-        LazyHeapScheduler::TieKey key(1, 7);
+        SchedulerTieKey key(1, 7);
         Simulator::Schedule(NanoSeconds(5), &Record, 3);
     }
     {
-        LazyHeapScheduler::TieKey key(1, 3);
+        SchedulerTieKey key(1, 3);
         Simulator::Schedule(NanoSeconds(5), &Record, 4);
     }
     {
-        LazyHeapScheduler::TieKey key(0, 0);
+        SchedulerTieKey key(0, 0);
         Simulator::Schedule(NanoSeconds(4), &Record, 5);
     }
     Simulator::Schedule(NanoSeconds(5), &Record, 6);
@@ -324,19 +402,19 @@ TEST(LazyHeapSchedulerTest, TieKeysOrderEqualTimesBeforeUnkeyedEvents)
     Simulator::Destroy();
 }
 
-TEST(LazyHeapSchedulerTest, AKeyedEventCanRemoveAnEarlierScheduledEventOfItsTime)
+TEST_P(InASimulator, AKeyedEventCanRemoveAnEarlierScheduledEventOfItsTime)
 {
     // Event 1 at 5 ns is scheduled before the keyed event 2 of the same time
     // (smaller uid) but runs after it. ns-3 judges an event of the current
     // time expired when its uid is not above the running event's: 2 must
     // still be able to remove 1 (and 1 must read as pending), so nothing
     // but 2 runs. By hand: {2}, and 1 was pending when 2 asked.
-    Simulator::SetScheduler(ObjectFactory("ns3::LazyHeapScheduler"));
+    Simulator::SetScheduler(ObjectFactory(GetParam()));
     g_ran.clear();
     EventId first = Simulator::Schedule(NanoSeconds(5), &Record, 1);
     bool pending = false;
     {
-        LazyHeapScheduler::TieKey key(0, 0);
+        SchedulerTieKey key(0, 0);
         Simulator::Schedule(NanoSeconds(5), [&first, &pending]() {
             Record(2);
             pending = first.IsRunning();
@@ -346,5 +424,167 @@ TEST(LazyHeapSchedulerTest, AKeyedEventCanRemoveAnEarlierScheduledEventOfItsTime
     Simulator::Run();
     EXPECT_EQ(g_ran, (std::vector<int>{2}));
     EXPECT_TRUE(pending);
+    Simulator::Destroy();
+}
+
+TEST_P(InASimulator, AnEventRunBeforeAKeyedOneOfItsTimeStaysRun)
+{
+    // At 5 ns the unkeyed event A runs and schedules, for the same
+    // picosecond, the keyed event K and the unkeyed B. By ns-3's rule (an
+    // event of the current time is run if its uid is not above the running
+    // one's), seen from K: A has run (it ran before K), B is pending; so K's
+    // Remove of A does nothing (A's reference count stays the one our EventId
+    // holds: 1) and its Remove of B removes B. By hand: ran {A, K}.
+    Simulator::SetScheduler(ObjectFactory(GetParam()));
+    g_ran.clear();
+    EventId a;
+    EventId b;
+    bool aRun = false;
+    bool bPending = false;
+    a = Simulator::Schedule(NanoSeconds(5), [&]() {
+        Record(1);
+        {
+            SchedulerTieKey key(0, 0);
+            Simulator::Schedule(Time(0), [&]() {
+                Record(2);
+                aRun = a.IsExpired();
+                bPending = b.IsRunning(); // ns-3.37: "running" is pending
+                Simulator::Remove(a);
+                Simulator::Remove(b);
+            });
+        }
+        b = Simulator::Schedule(Time(0), &Record, 3);
+    });
+    Simulator::Run();
+    EXPECT_EQ(g_ran, (std::vector<int>{1, 2}));
+    EXPECT_TRUE(aRun);
+    EXPECT_TRUE(bPending);
+    EXPECT_EQ(a.PeekEventImpl()->GetReferenceCount(), 1u);
+    EXPECT_EQ(b.PeekEventImpl()->GetReferenceCount(), 1u);
+    Simulator::Destroy();
+}
+
+TEST_P(InASimulator, RemovingAKeyedEventThatRanLeavesTheQueueAlone)
+{
+    // At 5 ns keyed K1 (key 0) runs before keyed K2 (key 1). ns-3 misjudges
+    // K1 pending from K2 (tie-keyed-events.h); K2's Remove of K1 must leave
+    // the queue as it is and K1's references right: after the run, only our
+    // EventId holds K1 (count 1; a Remove that took a reference for a later
+    // drop that never comes would leave 2, one that took none 0), the queue
+    // keeps no trace of it (no keyed event of an earlier time remembered once
+    // the time moved on), and the 6 ns event still runs.
+    ObjectFactory f(GetParam());
+    Simulator::SetScheduler(f);
+    g_ran.clear();
+    EventId k1;
+    {
+        SchedulerTieKey key(0, 0);
+        k1 = Simulator::Schedule(NanoSeconds(5), &Record, 1);
+    }
+    {
+        SchedulerTieKey key(1, 0);
+        Simulator::Schedule(NanoSeconds(5), [&k1]() {
+            Record(2);
+            Simulator::Remove(k1);
+        });
+    }
+    Simulator::Schedule(NanoSeconds(6), &Record, 3);
+    Simulator::Run();
+    EXPECT_EQ(g_ran, (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(k1.PeekEventImpl()->GetReferenceCount(), 1u);
+    Simulator::Destroy();
+}
+
+TEST(TieKeyedEventsTest, RemovingAKeyedEventThatRanMarksNothing)
+{
+    // The same as above on the scheduler itself, as the simulator drives it:
+    // the Remove of a keyed event that left at the current time must not
+    // leave a removal mark (a uid kept for ever), and the event's reference
+    // count must come back to what its holders hold.
+    for (const char* name : {"ns3::LazyHeapScheduler", "ns3::RingCalendarScheduler"})
+    {
+        ObjectFactory f(name);
+        Ptr<Scheduler> s = f.Create<Scheduler>();
+        Scheduler::Event k1;
+        k1.key.m_ts = 5;
+        k1.key.m_uid = 4;
+        k1.key.m_context = 0;
+        k1.impl = new Noop(); // the queue's reference
+        k1.impl->Ref();       // an EventId's
+        Scheduler::Event k2 = k1;
+        k2.key.m_uid = 5;
+        k2.impl = new Noop();
+        {
+            SchedulerTieKey key(0, 0);
+            s->Insert(k1);
+        }
+        {
+            SchedulerTieKey key(1, 0);
+            s->Insert(k2);
+        }
+        const Scheduler::Event left = s->RemoveNext();
+        EXPECT_EQ(left.impl, k1.impl) << name;
+        EXPECT_EQ(left.key.m_uid, uint32_t(EventId::UID::RESERVED)) << name; // no unkeyed event of 5 left
+        left.impl->Unref();                                                   // run: the queue's reference dropped
+        // Simulator::Remove(k1) while k2 would run: K1 still reads pending.
+        s->Remove(k1);
+        k1.impl->Cancel();
+        k1.impl->Unref();
+        EXPECT_EQ(k1.impl->GetReferenceCount(), 1u) << name;
+        const Scheduler::Event next = s->RemoveNext();
+        EXPECT_EQ(next.impl, k2.impl) << name;
+        next.impl->Unref();
+        EXPECT_TRUE(s->IsEmpty()) << name;
+        if (Ptr<LazyHeapScheduler> lazy = DynamicCast<LazyHeapScheduler>(s))
+        {
+            EXPECT_EQ(lazy->GetRemovedMarks(), 0u);
+        }
+        k1.impl->Unref();
+    }
+}
+
+TEST_P(SwitchedInASimulator, KeysAndUidsSurviveAChangeOfScheduler)
+{
+    // At 5 ns, after the unkeyed A ran, A schedules the keyed K for the same
+    // picosecond and the simulator changes its queue (Simulator::
+    // SetScheduler moves the events by RemoveNext and Insert). Pending: K, at
+    // 7 ns the unkeyed U (scheduled first) and the keyed K7b (key 2) and K7a
+    // (key 1), at 6 ns an event that removes K7b. By hand, with the keys kept:
+    // A, K (where A reads run), then at 7 ns K7a before U (keyed first); K7b
+    // removed (it neither runs nor counts); its reference count back to our
+    // EventId's 1. Events counted: A, K, the remover, K7a, U = 5.
+    Simulator::SetScheduler(ObjectFactory(GetParam().first));
+    g_ran.clear();
+    const uint64_t before = Simulator::GetEventCount();
+    EventId a;
+    EventId k7b;
+    bool aRun = false;
+    Simulator::Schedule(NanoSeconds(7), &Record, 5); // U
+    {
+        SchedulerTieKey key(2, 0);
+        k7b = Simulator::Schedule(NanoSeconds(7), &Record, 6);
+    }
+    {
+        SchedulerTieKey key(1, 0);
+        Simulator::Schedule(NanoSeconds(7), &Record, 4);
+    }
+    Simulator::Schedule(NanoSeconds(6), [&k7b]() { Simulator::Remove(k7b); });
+    const char* next = GetParam().second;
+    a = Simulator::Schedule(NanoSeconds(5), [&, next]() {
+        Record(1);
+        {
+            SchedulerTieKey key(0, 0);
+            Simulator::Schedule(Time(0), [&]() {
+                Record(2);
+                aRun = a.IsExpired();
+            });
+        }
+        Simulator::SetScheduler(ObjectFactory(next));
+    });
+    Simulator::Run();
+    EXPECT_EQ(g_ran, (std::vector<int>{1, 2, 4, 5}));
+    EXPECT_TRUE(aRun);
+    EXPECT_EQ(Simulator::GetEventCount() - before, 5u);
+    EXPECT_EQ(k7b.PeekEventImpl()->GetReferenceCount(), 1u);
     Simulator::Destroy();
 }

@@ -4,7 +4,7 @@
 #include "fabric-log.h"
 #include "fabric-net-device.h"
 #include "fabric-pooled-event.h"
-#include "lazy-heap-scheduler.h"
+#include "tie-keyed-events.h"
 
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -184,7 +184,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
 {
     const Time now = Simulator::Now();
     const uint32_t context = peer->GetNode()->GetId();
-    LazyHeapScheduler::TieKey key(TieMajor(dir), seq * 2);
+    SchedulerTieKey key(TieMajor(dir), seq * 2);
     if (ride && !peer->IsCutThrough())
     {
         // The frame would arrive in an event of its own at the same time,
@@ -203,7 +203,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         // may remove this event: it is scheduled in the current context
         // (the same time and order; the context only names the node in log
         // lines, and the next hop's arrival is scheduled in its own).
-        LazyHeapScheduler::TieKey late(TieMajor(dir), seq * 2 + 1);
+        SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
         arrival->frameEvent = Simulator::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
         return;
     }
@@ -292,7 +292,7 @@ void
 FabricChannel::ScheduleControlArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq,
                                       const FabricControlFrame& frame, Time at, uint64_t token)
 {
-    LazyHeapScheduler::TieKey key(TieMajor(dir), seq * 2);
+    SchedulerTieKey key(TieMajor(dir), seq * 2);
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at - Simulator::Now(), &FabricChannel::DeliverControl,
                                    this, peer, frame, token);
 }

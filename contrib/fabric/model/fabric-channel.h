@@ -13,7 +13,7 @@
 // receiving port counts a lost DATA packet as a link_down drop.
 //
 // Equal times: every arrival (packet, riding frame, link-local frame) is
-// scheduled with a tie key (LazyHeapScheduler::TieKey): the link's creation
+// scheduled with a tie key (SchedulerTieKey): the link's creation
 // order and direction, then the direction's sequence number of what was sent.
 // At the same picosecond a node thus takes what arrives before its own
 // events, and arrivals in the order of their links and of their sending: an

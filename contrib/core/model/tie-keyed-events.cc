@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "tie-keyed-events.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace tie_keys
+{
+uint64_t g_major = KeyedEvent::kNoKey;
+uint64_t g_minor = 0;
+} // namespace tie_keys
+
+SchedulerTieKey::SchedulerTieKey(uint64_t major, uint64_t minor)
+{
+    tie_keys::g_major = major;
+    tie_keys::g_minor = minor;
+}
+
+SchedulerTieKey::~SchedulerTieKey()
+{
+    tie_keys::g_major = KeyedEvent::kNoKey;
+    tie_keys::g_minor = 0;
+}
+
+TieKeyTracker::Handoff TieKeyTracker::s_handoff;
+
+Scheduler::Event
+TieKeyTracker::ReleaseKeyed(const KeyedEvent& e)
+{
+    Scheduler::Event out = e.ev;
+    out.key.m_uid = m_lastUnkeyed;
+    m_ranKeyed.push_back(e.ev.key.m_uid);
+    s_handoff = Handoff{e.ev.impl, out, e.ev.key.m_uid, e.major, e.minor, this};
+    return out;
+}
+
+KeyedEvent
+TieKeyTracker::Restore(const Scheduler::Event& ev)
+{
+    const Handoff h = s_handoff;
+    if (ev.key.m_uid != h.left.key.m_uid || ev.key.m_ts != h.left.key.m_ts || ev.key.m_context != h.left.key.m_context)
+    {
+        // Another event at the address of one that left and was freed.
+        return on ? KeyedEvent{ev, tie_keys::g_major, tie_keys::g_minor} : KeyedEvent{ev, KeyedEvent::kNoKey, 0};
+    }
+    // The event that just left another queue (SetScheduler moves every event
+    // by RemoveNext and Insert, one at a time): its own uid and key back.
+    s_handoff.impl = nullptr;
+    Scheduler::Event real = ev;
+    real.key.m_uid = h.uid;
+    if (!m_released && h.from != nullptr && h.from != this)
+    {
+        // The first event handed over, the earliest keyed one pending: it
+        // left the old queue before any unkeyed event of its time, under the
+        // state of the time the simulator is at (or, if it is later, a state
+        // replaced as soon as this queue reaches that time).
+        m_released = true;
+        m_nowTs = h.left.key.m_ts;
+        m_lastUnkeyed = h.left.key.m_uid;
+        m_ranKeyed = h.from->m_ranKeyed;
+    }
+    if (ev.key.m_ts == m_nowTs)
+    {
+        // Handed over, not run.
+        auto it = std::find(m_ranKeyed.begin(), m_ranKeyed.end(), h.uid);
+        if (it != m_ranKeyed.end())
+        {
+            m_ranKeyed.erase(it);
+        }
+    }
+    return on ? KeyedEvent{real, h.major, h.minor} : KeyedEvent{real, KeyedEvent::kNoKey, 0};
+}
+
+bool
+TieKeyTracker::RanKeyed(const Scheduler::Event& ev) const
+{
+    return ev.key.m_ts == m_nowTs && std::find(m_ranKeyed.begin(), m_ranKeyed.end(), ev.key.m_uid) != m_ranKeyed.end();
+}
+
+TieKeyTracker::~TieKeyTracker()
+{
+    if (s_handoff.from == this)
+    {
+        s_handoff = Handoff{};
+    }
+}
+
+LazyEventHeap::~LazyEventHeap()
+{
+    // A removed event still in the heap holds the reference MarkRemoved took.
+    for (const KeyedEvent& e : m_heap)
+    {
+        if (m_removed.count(e.ev.key.m_uid))
+        {
+            e.ev.impl->Unref();
+        }
+    }
+}
+
+namespace
+{
+/// std::push_heap keeps the largest on top, so "later" is larger.
+struct KeyedLater
+{
+    bool operator()(const KeyedEvent& a, const KeyedEvent& b) const { return KeyedEarlier()(b, a); }
+};
+} // namespace
+
+void
+LazyEventHeap::Push(const KeyedEvent& e)
+{
+    m_heap.push_back(e);
+    std::push_heap(m_heap.begin(), m_heap.end(), KeyedLater());
+}
+
+void
+LazyEventHeap::PopTop() const
+{
+    std::pop_heap(m_heap.begin(), m_heap.end(), KeyedLater());
+    m_heap.pop_back();
+}
+
+KeyedEvent
+LazyEventHeap::Pop()
+{
+    DropRemoved();
+    const KeyedEvent e = m_heap.front();
+    PopTop();
+    return e;
+}
+
+void
+LazyEventHeap::DropRemovedSlow() const
+{
+    // Only a cancelled event can have been removed (the simulator cancels
+    // what it removes), so the set is looked up for those alone.
+    while (!m_heap.empty() && m_heap.front().ev.impl->IsCancelled() && m_removed.erase(m_heap.front().ev.key.m_uid))
+    {
+        EventImpl* impl = m_heap.front().ev.impl;
+        PopTop();
+        impl->Unref();
+    }
+}
+
+} // namespace ns3

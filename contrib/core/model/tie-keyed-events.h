@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// What hockney's two event queues (LazyHeapScheduler, RingCalendarScheduler)
+// share: tie keys, the order they define, the uid a keyed event leaves
+// under, and one binary heap with lazy removal (the lazy heap's whole queue,
+// the calendar's far future).
+//
+// Tie keys. ns-3 runs events of equal time in the order they were scheduled
+// (their uid). Under ns-3's distributed simulator that order is the order in
+// which MPI messages happened to be read, so a partitioned run and one
+// process would break ties differently. The fabric's links give each arrival
+// a tie key (its link's creation order and direction, that direction's
+// sequence number: FabricChannel) through SchedulerTieKey; with the
+// schedulers' attribute TieKeys on (the default), events of equal time leave
+// keyed ones first, in (major, minor) order, then the others by uid. The
+// order of arrivals then no longer depends on when they were scheduled.
+//
+// The uid a keyed event leaves under. ns-3's simulators take the uid of the
+// event they run for the current one and judge an event of the same time
+// already run (EventId::IsExpired; Simulator::Remove and Cancel then do
+// nothing) when its uid is not above it. Unkeyed events of one time leave in
+// uid order, so those already run are exactly the ones whose uid is at most
+// the last unkeyed uid that left at this time; every event of this time still
+// pending has a larger uid (a keyed event pending now was scheduled after that
+// unkeyed event left: keyed ones leave first). A keyed event therefore leaves
+// under that uid (EventId::UID::RESERVED if no unkeyed event of this time has
+// left): ns-3 then judges every unkeyed event of this time right, and every
+// pending one pending. What it still misjudges: a keyed event of this time
+// that has run reads as pending; TieKeyTracker::RanKeyed recognises those, so
+// a Remove of one is answered as ns-3 answers an expired event's (the queue
+// is left alone; the reference the simulator drops is given back).
+//
+// Changing the scheduler mid-run (Simulator::SetScheduler) moves the events
+// by RemoveNext and Insert: a keyed event is handed over under its
+// substituted uid, so the new queue takes its real uid, its key and the
+// state above from the old one (between these two schedulers; another
+// scheduler gets the substituted uid and no key).
+#ifndef HOCKNEY_TIE_KEYED_EVENTS_H
+#define HOCKNEY_TIE_KEYED_EVENTS_H
+
+#include "ns3/event-id.h"
+#include "ns3/event-impl.h"
+#include "ns3/scheduler.h"
+
+#include <cstdint>
+#include <unordered_set>
+#include <vector>
+
+namespace ns3
+{
+
+/// The tie key of the events scheduled while it lives (one at a time: the
+/// simulator inserts an event as it is scheduled). Events of equal time leave
+/// keyed ones first, by (major, minor), then the others by uid, in the
+/// schedulers that have TieKeys on; other schedulers ignore it.
+class SchedulerTieKey
+{
+  public:
+    SchedulerTieKey(uint64_t major, uint64_t minor);
+    ~SchedulerTieKey();
+    SchedulerTieKey(const SchedulerTieKey&) = delete;
+    SchedulerTieKey& operator=(const SchedulerTieKey&) = delete;
+};
+
+/// An event and its tie key.
+struct KeyedEvent
+{
+    static constexpr uint64_t kNoKey = ~uint64_t(0); ///< major of an event without a key
+
+    Scheduler::Event ev;
+    uint64_t major;
+    uint64_t minor;
+
+    bool IsKeyed() const { return major != kNoKey; }
+};
+
+/// The order of both schedulers: (time, tie key, uid); an event without a key
+/// (kNoKey) comes after every keyed one of its time.
+struct KeyedEarlier
+{
+    bool operator()(const KeyedEvent& a, const KeyedEvent& b) const
+    {
+        if (a.ev.key.m_ts != b.ev.key.m_ts)
+        {
+            return a.ev.key.m_ts < b.ev.key.m_ts;
+        }
+        if (a.major != b.major)
+        {
+            return a.major < b.major;
+        }
+        if (a.minor != b.minor)
+        {
+            return a.minor < b.minor;
+        }
+        return a.ev.key.m_uid < b.ev.key.m_uid;
+    }
+};
+
+namespace tie_keys
+{
+/// The key SchedulerTieKey set for the events scheduled now (none: kNoKey).
+/// ns-3's simulators run and schedule on one thread.
+extern uint64_t g_major;
+extern uint64_t g_minor;
+} // namespace tie_keys
+
+/// A scheduler's tie-key state (see the top of this file): keys on the way
+/// in, the uid on the way out, events of the current time already run.
+class TieKeyTracker
+{
+  public:
+    TieKeyTracker() = default;
+    ~TieKeyTracker();
+    TieKeyTracker(const TieKeyTracker&) = delete;
+    TieKeyTracker& operator=(const TieKeyTracker&) = delete;
+
+    /// The attribute TieKeys: with false, every key is ignored ((time, uid) order).
+    bool on{true};
+
+    /// \p ev with the key it is scheduled under (or a handed-over event's own).
+    KeyedEvent Admit(const Scheduler::Event& ev)
+    {
+        if (ev.impl == s_handoff.impl)
+        {
+            return Restore(ev);
+        }
+        return on ? KeyedEvent{ev, tie_keys::g_major, tie_keys::g_minor} : KeyedEvent{ev, KeyedEvent::kNoKey, 0};
+    }
+
+    /// The event as the simulator must see it leave (see the top of this file).
+    Scheduler::Event Release(const KeyedEvent& e)
+    {
+        if (e.ev.key.m_ts != m_nowTs)
+        {
+            m_nowTs = e.ev.key.m_ts;
+            m_lastUnkeyed = EventId::UID::RESERVED;
+            m_ranKeyed.clear();
+        }
+        m_released = true;
+        if (!e.IsKeyed())
+        {
+            m_lastUnkeyed = e.ev.key.m_uid;
+            return e.ev;
+        }
+        return ReleaseKeyed(e);
+    }
+
+    /// The uid \p e would leave under now (PeekNext).
+    Scheduler::Event Peek(const KeyedEvent& e) const
+    {
+        Scheduler::Event out = e.ev;
+        if (e.IsKeyed())
+        {
+            out.key.m_uid = e.ev.key.m_ts == m_nowTs ? m_lastUnkeyed : uint32_t(EventId::UID::RESERVED);
+        }
+        return out;
+    }
+
+    /// Whether \p ev (as Simulator::Remove names it) is a keyed event of the
+    /// current time that has left already (ns-3 misjudges it pending).
+    bool RanKeyed(const Scheduler::Event& ev) const;
+
+    /// Events of the current time that ran under a substituted uid (for tests).
+    size_t GetRanKeyedCount() const { return m_ranKeyed.size(); }
+
+  private:
+    /// The last keyed event that left, as it left, and what the scheduler it
+    /// may be handed to (SetScheduler) needs to restore it.
+    struct Handoff
+    {
+        EventImpl* impl{nullptr};
+        Scheduler::Event left;
+        uint32_t uid{0};
+        uint64_t major{0};
+        uint64_t minor{0};
+        const TieKeyTracker* from{nullptr};
+    };
+    static Handoff s_handoff;
+
+    Scheduler::Event ReleaseKeyed(const KeyedEvent& e);
+    KeyedEvent Restore(const Scheduler::Event& ev);
+
+    uint64_t m_nowTs{~uint64_t(0)};                    ///< time of the last event that left
+    uint32_t m_lastUnkeyed{EventId::UID::RESERVED};    ///< uid of the last unkeyed one of that time
+    std::vector<uint32_t> m_ranKeyed;                  ///< keyed ones of that time that left
+    bool m_released{false};                            ///< an event left (else a handover may set the state)
+};
+
+/// A binary min-heap of keyed events in one array in KeyedEarlier order, with
+/// lazy removal: a removed event stays, marked by its uid, and is dropped when
+/// it reaches the top. Push, Pop and Remove are O(log n) amortised and
+/// allocate nothing per event once the array has grown. ns-3's own heap
+/// schedulers remove by a linear search; the fabric removes often (a port's
+/// superseded wait, a NIC's superseded wake-up, PFC's pause timers).
+class LazyEventHeap
+{
+  public:
+    LazyEventHeap() = default;
+    ~LazyEventHeap();
+    LazyEventHeap(const LazyEventHeap&) = delete;
+    LazyEventHeap& operator=(const LazyEventHeap&) = delete;
+
+    void Push(const KeyedEvent& e);
+    /// Whether no event that is not removed remains.
+    bool Empty() const
+    {
+        DropRemoved();
+        return m_heap.empty();
+    }
+    /// The first event that is not removed (not Empty()).
+    const KeyedEvent& Top() const
+    {
+        DropRemoved();
+        return m_heap.front();
+    }
+    /// Takes Top() out.
+    KeyedEvent Pop();
+    /// Marks \p ev removed. The simulator drops its reference right after
+    /// Scheduler::Remove (and cancels the event): one is kept until the event
+    /// is dropped.
+    void MarkRemoved(const Scheduler::Event& ev)
+    {
+        ev.impl->Ref();
+        m_removed.insert(ev.key.m_uid);
+    }
+    /// Events held, removed ones not yet dropped included.
+    size_t Size() const { return m_heap.size(); }
+    /// The top event, removed or not (Size() > 0): a cheap look at the earliest time.
+    const KeyedEvent& RawTop() const { return m_heap.front(); }
+    /// Removal marks held (for tests: one per removed event still held).
+    size_t RemovedMarks() const { return m_removed.size(); }
+
+  private:
+    void DropRemoved() const
+    {
+        if (!m_heap.empty() && m_heap.front().ev.impl->IsCancelled())
+        {
+            DropRemovedSlow();
+        }
+    }
+    void DropRemovedSlow() const;
+    void PopTop() const;
+
+    mutable std::vector<KeyedEvent> m_heap;         ///< heap on KeyedEarlier, earliest on top
+    mutable std::unordered_set<uint32_t> m_removed; ///< uids of removed events still in m_heap
+};
+
+} // namespace ns3
+
+#endif
