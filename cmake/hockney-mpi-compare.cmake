@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# cmake -DPROGRAM=... -DMPIEXEC=... -DRANKS=N -DARGS="..." -DWORK=DIR -P hockney-mpi-compare.cmake
+# cmake -DPROGRAM=... -DMPIEXEC=... -DRANKS=N -DARGS="..." [-DSEQ_ARGS="..."] -DWORK=DIR -P hockney-mpi-compare.cmake
 #
-# Runs PROGRAM ARGS --output=WORK/seq as one process, then under
+# Runs PROGRAM ARGS SEQ_ARGS --output=WORK/seq as one process, then under
 # `mpirun -np RANKS` with --output=WORK/par, and fails unless the lines every
 # rank wrote (PREFIX.rankR), sorted, are the lines of the one process: a
 # partitioned run that is the sequential run (ctest mpi.*).
 separate_arguments(_args UNIX_COMMAND "${ARGS}")
+separate_arguments(_seq_args UNIX_COMMAND "${SEQ_ARGS}")
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-execute_process(COMMAND ${PROGRAM} ${_args} --output=${WORK}/seq RESULT_VARIABLE rc)
+execute_process(COMMAND ${PROGRAM} ${_args} ${_seq_args} --output=${WORK}/seq RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "one process: exit ${rc}")
 endif()

@@ -34,7 +34,6 @@
 #include "fabric-helper.h"
 #include "fabric-net-device.h"
 #include "fabric-switch.h"
-#include "lazy-heap-scheduler.h"
 #include "mpi-launch.h"
 #include "topology-builder.h"
 #include "topology-presets.h"
@@ -217,9 +216,22 @@ main(int argc, char** argv)
     cmd.AddValue("topology", "a topology preset to build instead of the two switches", topology);
     cmd.AddValue("partition", "with --topology: auto, pod or rank-map:FILE (FabricNetwork::Partition)", partition);
     cmd.AddValue("shifts", "with --topology: each endpoint sends to the next this many endpoints", shifts);
+    std::string scheduler = "ns3::LazyHeapScheduler";
+    cmd.AddValue("scheduler",
+                 "the event queue: ns3::LazyHeapScheduler or ns3::RingCalendarScheduler (the packet runs' "
+                 "default), whose tie keys order equal times alike in one process and on every rank",
+                 scheduler);
     cmd.Parse(argc, argv);
-    // Every run on the scheduler whose tie keys order equal times alike.
-    Simulator::SetScheduler(ObjectFactory("ns3::LazyHeapScheduler"));
+    TypeId schedulerType;
+    if (!TypeId::LookupByNameFailSafe(scheduler, &schedulerType) ||
+        !schedulerType.IsChildOf(TypeId::LookupByName("ns3::Scheduler")))
+    {
+        std::cerr << "--scheduler: expected an ns-3 scheduler type (ns3::LazyHeapScheduler, "
+                     "ns3::RingCalendarScheduler), got '"
+                  << scheduler << "'" << std::endl;
+        return 2;
+    }
+    Simulator::SetScheduler(ObjectFactory(scheduler));
 
     if (!topology.empty())
     {
