@@ -2,26 +2,23 @@
 #include "tie-keyed-events.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace ns3
 {
 
 namespace tie_keys
 {
-uint64_t g_major = KeyedEvent::kNoKey;
-uint64_t g_minor = 0;
+uint64_t g_tie = KeyedEvent::kNoKey;
 } // namespace tie_keys
 
-SchedulerTieKey::SchedulerTieKey(uint64_t major, uint64_t minor)
+void
+SchedulerTieKey::OutOfRange(uint64_t major, uint64_t minor)
 {
-    tie_keys::g_major = major;
-    tie_keys::g_minor = minor;
-}
-
-SchedulerTieKey::~SchedulerTieKey()
-{
-    tie_keys::g_major = KeyedEvent::kNoKey;
-    tie_keys::g_minor = 0;
+    throw std::overflow_error("SchedulerTieKey: expected major < " + std::to_string(kMajorLimit) + " and minor < " +
+                              std::to_string(kMinorLimit) + ", got (" + std::to_string(major) + ", " +
+                              std::to_string(minor) + ")");
 }
 
 TieKeyTracker::Handoff TieKeyTracker::s_handoff;
@@ -32,7 +29,12 @@ TieKeyTracker::ReleaseKeyed(const KeyedEvent& e)
     Scheduler::Event out = e.ev;
     out.key.m_uid = m_lastUnkeyed;
     m_ranKeyed.push_back(e.ev.key.m_uid);
-    s_handoff = Handoff{e.ev.impl, out, e.ev.key.m_uid, e.major, e.minor, this};
+    s_handoff.impl = e.ev.impl;
+    s_handoff.ts = e.ev.key.m_ts;
+    s_handoff.leftUid = m_lastUnkeyed;
+    s_handoff.uid = e.ev.key.m_uid;
+    s_handoff.tie = e.tie;
+    s_handoff.from = this;
     return out;
 }
 
@@ -40,10 +42,10 @@ KeyedEvent
 TieKeyTracker::Restore(const Scheduler::Event& ev)
 {
     const Handoff h = s_handoff;
-    if (ev.key.m_uid != h.left.key.m_uid || ev.key.m_ts != h.left.key.m_ts || ev.key.m_context != h.left.key.m_context)
+    if (ev.key.m_ts != h.ts)
     {
         // Another event at the address of one that left and was freed.
-        return on ? KeyedEvent{ev, tie_keys::g_major, tie_keys::g_minor} : KeyedEvent{ev, KeyedEvent::kNoKey, 0};
+        return KeyedEvent{ev, on ? tie_keys::g_tie : KeyedEvent::kNoKey};
     }
     // The event that just left another queue (SetScheduler moves every event
     // by RemoveNext and Insert, one at a time): its own uid and key back.
@@ -57,8 +59,8 @@ TieKeyTracker::Restore(const Scheduler::Event& ev)
         // state of the time the simulator is at (or, if it is later, a state
         // replaced as soon as this queue reaches that time).
         m_released = true;
-        m_nowTs = h.left.key.m_ts;
-        m_lastUnkeyed = h.left.key.m_uid;
+        m_nowTs = h.ts;
+        m_lastUnkeyed = h.leftUid;
         m_ranKeyed = h.from->m_ranKeyed;
     }
     if (ev.key.m_ts == m_nowTs)
@@ -70,7 +72,7 @@ TieKeyTracker::Restore(const Scheduler::Event& ev)
             m_ranKeyed.erase(it);
         }
     }
-    return on ? KeyedEvent{real, h.major, h.minor} : KeyedEvent{real, KeyedEvent::kNoKey, 0};
+    return KeyedEvent{real, on ? h.tie : KeyedEvent::kNoKey};
 }
 
 bool

@@ -52,26 +52,36 @@ namespace ns3
 /// The tie key of the events scheduled while it lives (one at a time: the
 /// simulator inserts an event as it is scheduled). Events of equal time leave
 /// keyed ones first, by (major, minor), then the others by uid, in the
-/// schedulers that have TieKeys on; other schedulers ignore it.
+/// schedulers that have TieKeys on; other schedulers ignore it. The key is
+/// kept in one 64-bit word (an event in the queue: 32 bytes, not 40; the
+/// queues sort and move them): major below 2^24 - 1, minor below 2^40, else
+/// std::overflow_error (the fabric: major = 2 x link + direction, 8 M links;
+/// minor = 2 x the direction's packets + 1, 5.5e11 packets).
 class SchedulerTieKey
 {
   public:
-    SchedulerTieKey(uint64_t major, uint64_t minor);
+    static constexpr uint32_t kMinorBits = 40;
+    static constexpr uint64_t kMajorLimit = (uint64_t(1) << (64 - kMinorBits)) - 1; ///< majors below it
+    static constexpr uint64_t kMinorLimit = uint64_t(1) << kMinorBits;              ///< minors below it
+
+    SchedulerTieKey(uint64_t major, uint64_t minor); // below: inline, one per link arrival
     ~SchedulerTieKey();
     SchedulerTieKey(const SchedulerTieKey&) = delete;
     SchedulerTieKey& operator=(const SchedulerTieKey&) = delete;
+
+  private:
+    [[noreturn]] static void OutOfRange(uint64_t major, uint64_t minor);
 };
 
 /// An event and its tie key.
 struct KeyedEvent
 {
-    static constexpr uint64_t kNoKey = ~uint64_t(0); ///< major of an event without a key
+    static constexpr uint64_t kNoKey = ~uint64_t(0); ///< the tie of an event without a key
 
     Scheduler::Event ev;
-    uint64_t major;
-    uint64_t minor;
+    uint64_t tie; ///< major << kMinorBits | minor, or kNoKey
 
-    bool IsKeyed() const { return major != kNoKey; }
+    bool IsKeyed() const { return tie != kNoKey; }
 };
 
 /// The order of both schedulers: (time, tie key, uid); an event without a key
@@ -84,13 +94,9 @@ struct KeyedEarlier
         {
             return a.ev.key.m_ts < b.ev.key.m_ts;
         }
-        if (a.major != b.major)
+        if (a.tie != b.tie)
         {
-            return a.major < b.major;
-        }
-        if (a.minor != b.minor)
-        {
-            return a.minor < b.minor;
+            return a.tie < b.tie;
         }
         return a.ev.key.m_uid < b.ev.key.m_uid;
     }
@@ -100,9 +106,22 @@ namespace tie_keys
 {
 /// The key SchedulerTieKey set for the events scheduled now (none: kNoKey).
 /// ns-3's simulators run and schedule on one thread.
-extern uint64_t g_major;
-extern uint64_t g_minor;
+extern uint64_t g_tie;
 } // namespace tie_keys
+
+inline SchedulerTieKey::SchedulerTieKey(uint64_t major, uint64_t minor)
+{
+    if (major >= kMajorLimit || minor >= kMinorLimit)
+    {
+        OutOfRange(major, minor);
+    }
+    tie_keys::g_tie = major << kMinorBits | minor;
+}
+
+inline SchedulerTieKey::~SchedulerTieKey()
+{
+    tie_keys::g_tie = KeyedEvent::kNoKey;
+}
 
 /// A scheduler's tie-key state (see the top of this file): keys on the way
 /// in, the uid on the way out, events of the current time already run.
@@ -120,11 +139,13 @@ class TieKeyTracker
     /// \p ev with the key it is scheduled under (or a handed-over event's own).
     KeyedEvent Admit(const Scheduler::Event& ev)
     {
-        if (ev.impl == s_handoff.impl)
+        // (The fabric's pooled events reuse the block of the event that
+        // just left: the uid tells a handover from them.)
+        if (ev.impl == s_handoff.impl && ev.key.m_uid == s_handoff.leftUid)
         {
             return Restore(ev);
         }
-        return on ? KeyedEvent{ev, tie_keys::g_major, tie_keys::g_minor} : KeyedEvent{ev, KeyedEvent::kNoKey, 0};
+        return KeyedEvent{ev, on ? tie_keys::g_tie : KeyedEvent::kNoKey};
     }
 
     /// The event as the simulator must see it leave (see the top of this file).
@@ -169,10 +190,10 @@ class TieKeyTracker
     struct Handoff
     {
         EventImpl* impl{nullptr};
-        Scheduler::Event left;
-        uint32_t uid{0};
-        uint64_t major{0};
-        uint64_t minor{0};
+        uint64_t ts{0};
+        uint32_t leftUid{0}; ///< the uid it left under
+        uint32_t uid{0};     ///< its own
+        uint64_t tie{0};
         const TieKeyTracker* from{nullptr};
     };
     static Handoff s_handoff;

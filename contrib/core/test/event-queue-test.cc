@@ -588,3 +588,36 @@ TEST_P(SwitchedInASimulator, KeysAndUidsSurviveAChangeOfScheduler)
     EXPECT_EQ(k7b.PeekEventImpl()->GetReferenceCount(), 1u);
     Simulator::Destroy();
 }
+
+TEST(TieKeyedEventsTest, KeysOutsideTheirRangeAreRefused)
+{
+    // One 64-bit word holds a key (tie-keyed-events.h): major below
+    // 2^24 - 1, minor below 2^40. The largest key is still a key, ordered
+    // before an unkeyed event of its time and after a smaller key.
+    EXPECT_THROW(SchedulerTieKey(SchedulerTieKey::kMajorLimit, 0), std::overflow_error);
+    EXPECT_THROW(SchedulerTieKey(0, SchedulerTieKey::kMinorLimit), std::overflow_error);
+    Ptr<RingCalendarScheduler> s = CreateObject<RingCalendarScheduler>();
+    std::vector<Scheduler::Event> in(3);
+    for (uint32_t k = 0; k < 3; ++k)
+    {
+        in[k].key.m_ts = 7;
+        in[k].key.m_uid = 4 + k;
+        in[k].key.m_context = 0;
+        in[k].impl = new Noop();
+    }
+    s->Insert(in[0]); // unkeyed, scheduled first
+    {
+        SchedulerTieKey key(SchedulerTieKey::kMajorLimit - 1, SchedulerTieKey::kMinorLimit - 1);
+        s->Insert(in[1]);
+    }
+    {
+        SchedulerTieKey key(SchedulerTieKey::kMajorLimit - 1, SchedulerTieKey::kMinorLimit - 2);
+        s->Insert(in[2]);
+    }
+    for (uint32_t want : {2u, 1u, 0u})
+    {
+        const Scheduler::Event e = s->RemoveNext();
+        EXPECT_EQ(e.impl, in[want].impl);
+        e.impl->Unref();
+    }
+}
