@@ -395,6 +395,7 @@ class FabricNetDevice : public NetDevice
     Time m_txFreeAt;
     EventId m_txEvent;
     bool m_txPending{false}; ///< m_txEvent is scheduled (cheaper than EventId::IsRunning)
+    Time m_txWakeAt;         ///< when m_txEvent runs (if m_txPending)
     /// OfferLateControl's frame, its arrival time and event, while not folded.
     FabricControlFrame m_lateFrame;
     Time m_lateAt;
