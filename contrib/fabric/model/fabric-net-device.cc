@@ -459,7 +459,7 @@ FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeader& header, uint32_
 void
 FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header,
                                   uint32_t ingressPort, uint32_t ingressWireBytes, Time ready,
-                                  Time rxEnd)
+                                  Time rxEnd, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << ingressPort);
     // An INT packet leaves with one more hop record (StartTransmission
@@ -474,7 +474,6 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header
     // enqueue does not change the decision (it reads the queue, changes
     // neither size nor class), so it is drawn after it, on the Item where it
     // is built.
-    Time now = Simulator::Now();
     if (m_nonEmptyMask == 0 && m_sourceMask == 0 && !m_txPending && now >= m_txFreeAt &&
         ready <= now && m_channel && m_peer && !m_fc->HasControlFrame() &&
         m_fc->GetSendBudget(header.GetPriority()) >= WireBytes(payload + kHdr))

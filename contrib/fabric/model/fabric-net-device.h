@@ -232,9 +232,10 @@ class FabricNetDevice : public NetDevice
     /// Called by FabricSwitch::AddPort.
     void SetSwitch(FabricSwitch* sw, uint32_t portIndex);
     /// Switch egress: queue a forwarded packet; it may start at `ready`;
-    /// its last bit arrived (or will arrive, cut-through) at `rxEnd`.
+    /// its last bit arrived (or will arrive, cut-through) at `rxEnd`;
+    /// `now` is the caller's Simulator::Now() (read once per hop).
     void EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header, uint32_t ingressPort,
-                          uint32_t ingressWireBytes, Time ready, Time rxEnd);
+                          uint32_t ingressWireBytes, Time ready, Time rxEnd, Time now);
     /// Called by the channel in this node's context.
     void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd);
     /// A link-local frame from the peer (channel, this node's context).
