@@ -396,7 +396,7 @@ FabricNetDevice::SendFabric(Ptr<Packet> packet)
         m_macTxDropTrace(packet);
         return false;
     }
-    Enqueue(Item{packet, h, payload, kNoPort, 0, Time(), Time()});
+    Enqueue(packet, h, payload, kNoPort, 0, Time(), Time(), false, Simulator::Now());
     return true;
 }
 
@@ -431,28 +431,35 @@ FabricNetDevice::NotifyTxReady()
 }
 
 void
-FabricNetDevice::Enqueue(Item&& item)
+FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload,
+                         uint32_t ingressPort, uint32_t ingressWireBytes, Time ready, Time rxEnd,
+                         bool markAtEnqueue, Time now)
 {
-    uint8_t c = item.header.GetPriority();
+    uint8_t c = header.GetPriority();
     ClassQueue& q = m_queues[c];
+    Item& item = q.items.emplace_back(std::move(packet), header, payload, ingressPort,
+                                      ingressWireBytes, ready, rxEnd);
+    if (markAtEnqueue)
+    {
+        MarkIfCongested(item, q); // reads the queue ahead of the packet: before the counts below
+    }
     q.bytes += item.payloadBytes;
     q.wireBytes += WireBytes(item.payloadBytes + kHdr);
     m_queuedBytes += item.payloadBytes;
     ++m_queuedPackets;
-    q.items.push_back(std::move(item));
     m_nonEmptyMask |= uint8_t(1u << c);
     if (m_queuedBytes > m_counters.maxQueueBytes)
     {
         m_counters.maxQueueBytes = m_queuedBytes;
     }
     m_queueLengthTrace(c, q.bytes);
-    TryTransmit();
+    TryTransmit(now);
 }
 
 void
 FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header,
                                   uint32_t ingressPort, uint32_t ingressWireBytes, Time ready,
-                                  Time rxEnd)
+                                  Time rxEnd, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << ingressPort);
     // An INT packet leaves with one more hop record (StartTransmission
@@ -460,23 +467,27 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header
     const uint32_t intBytes = m_switch && m_switch->StampsInt() ? IntHeader::GrowthBytes(header) : 0;
     m_counters.intBytes += intBytes;
     uint32_t payload = packet->GetSize() - kHdr + intBytes;
-    Item item{packet, header, payload, ingressPort, ingressWireBytes, ready, rxEnd};
-    if (m_ecn && m_ecn->MarksAtEnqueue())
-    {
-        MarkIfCongested(item, m_queues[header.GetPriority()]);
-    }
+    const bool markAtEnqueue = m_ecn && m_ecn->MarksAtEnqueue();
     // Fast path of an idle port (the common case in an uncongested fabric):
     // nothing queued, nothing to signal, the class may send -> start now,
-    // with exactly the decision the scheduler would take.
-    Time now = Simulator::Now();
+    // with exactly the decision the scheduler would take. The ECN mark at
+    // enqueue does not change the decision (it reads the queue, changes
+    // neither size nor class), so it is drawn after it, on the Item where it
+    // is built.
     if (m_nonEmptyMask == 0 && m_sourceMask == 0 && !m_txPending && now >= m_txFreeAt &&
         ready <= now && m_channel && m_peer && !m_fc->HasControlFrame() &&
         m_fc->GetSendBudget(header.GetPriority()) >= WireBytes(payload + kHdr))
     {
+        Item item(std::move(packet), header, payload, ingressPort, ingressWireBytes, ready, rxEnd);
+        if (markAtEnqueue)
+        {
+            MarkIfCongested(item, m_queues[header.GetPriority()]);
+        }
         StartTransmission(item, now);
         return;
     }
-    Enqueue(std::move(item));
+    Enqueue(std::move(packet), header, payload, ingressPort, ingressWireBytes, ready, rxEnd,
+            markAtEnqueue, now);
 }
 
 bool
@@ -500,13 +511,12 @@ FabricNetDevice::TransmitReadyEvent()
 }
 
 void
-FabricNetDevice::TryTransmit()
+FabricNetDevice::TryTransmit(Time now)
 {
     if (!m_channel || !m_peer)
     {
         return;
     }
-    Time now = Simulator::Now();
     if (now < m_txFreeAt)
     {
         if (m_txPending && m_txWakeAt > m_txFreeAt)
@@ -554,12 +564,12 @@ FabricNetDevice::TryTransmit()
     m_notBefore = Time::Max();
     // TakeFromClass fills this call's own item: the transmission below may
     // re-enter TryTransmit, which then picks into its own.
-    Item item;
+    std::optional<Item> item; // built only when a packet is taken
     m_pickInto = &item;
     m_pickNow = now;
     if (candidates && m_scheduler->Dequeue(*this, candidates))
     {
-        StartTransmission(item, now); // carries a piggybacked frame, if any
+        StartTransmission(*item, now); // carries a piggybacked frame, if any
         return;
     }
     const Time notBefore = m_notBefore;
@@ -602,8 +612,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
             m_notBefore = std::min(m_notBefore, head.ready);
             return false;
         }
-        Item& out = *m_pickInto;
-        out = std::move(head);
+        Item& out = m_pickInto->emplace(std::move(head));
         q.items.pop_front();
         if (q.items.empty())
         {
@@ -637,8 +646,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
     }
     FabricHeader h;
     p->PeekHeader(h);
-    *m_pickInto = Item{p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()};
-    payloadBytes = m_pickInto->payloadBytes;
+    payloadBytes = m_pickInto->emplace(p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()).payloadBytes;
     return true;
 }
 

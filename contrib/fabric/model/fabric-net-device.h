@@ -47,10 +47,12 @@
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
+#include "ns3/simulator.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
 #include <deque>
+#include <optional>
 #include <vector>
 
 namespace ns3
@@ -230,9 +232,10 @@ class FabricNetDevice : public NetDevice
     /// Called by FabricSwitch::AddPort.
     void SetSwitch(FabricSwitch* sw, uint32_t portIndex);
     /// Switch egress: queue a forwarded packet; it may start at `ready`;
-    /// its last bit arrived (or will arrive, cut-through) at `rxEnd`.
+    /// its last bit arrived (or will arrive, cut-through) at `rxEnd`;
+    /// `now` is the caller's Simulator::Now() (read once per hop).
     void EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header, uint32_t ingressPort,
-                          uint32_t ingressWireBytes, Time ready, Time rxEnd);
+                          uint32_t ingressWireBytes, Time ready, Time rxEnd, Time now);
     /// Called by the channel in this node's context.
     void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd);
     /// A link-local frame from the peer (channel, this node's context).
@@ -316,8 +319,26 @@ class FabricNetDevice : public NetDevice
     void DoInitialize() override;
 
   private:
+    // The FabricHeader is an ns3::Header (a polymorphic ObjectBase): each
+    // copy and destruction of an Item costs two out-of-line calls into ns-3,
+    // so Items are built where they stay (emplaced in the class queue, or in
+    // TryTransmit's optional only once a packet is taken), not copied through
+    // temporaries.
     struct Item
     {
+        Item() = default;
+        Item(Ptr<Packet> p, const FabricHeader& h, uint32_t payload, uint32_t ingress,
+             uint32_t ingressWire, Time readyAt, Time rxEndAt)
+            : packet(std::move(p)),
+              header(h),
+              payloadBytes(payload),
+              ingressPort(ingress),
+              ingressWireBytes(ingressWire),
+              ready(readyAt),
+              rxEnd(rxEndAt)
+        {
+        }
+
         Ptr<Packet> packet;
         FabricHeader header;
         uint32_t payloadBytes;     ///< packet size - FabricHeader
@@ -337,7 +358,9 @@ class FabricNetDevice : public NetDevice
     /// ECN: sets CE on an ECT packet if the marker draws a mark for queue q.
     void MarkIfCongested(Item& item, const ClassQueue& q);
 
-    void TryTransmit();
+    void TryTransmit() { TryTransmit(Simulator::Now()); }
+    /// \p now: Simulator::Now() of the caller.
+    void TryTransmit(Time now);
     void TransmitReadyEvent();
     /// The event that runs TransmitReadyEvent (pooled: one per queued packet).
     Ptr<EventImpl> MakeReadyEvent();
@@ -348,7 +371,10 @@ class FabricNetDevice : public NetDevice
     /// \p now: Simulator::Now() of the caller (read once per transmission).
     void ScheduleNext(Time end, Time now);
     void StartTransmission(Item& item, Time now);
-    void Enqueue(Item&& item);
+    /// Appends a packet to its class queue (the Item built in place), with
+    /// the ECN mark at enqueue when \p markAtEnqueue, and tries to send.
+    void Enqueue(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload, uint32_t ingressPort,
+                 uint32_t ingressWireBytes, Time ready, Time rxEnd, bool markAtEnqueue, Time now);
     /// A received packet the ReceiveErrorModel corrupted: counted and dropped.
     void DropCorrupt(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload);
     /// The Sniffer trace, at no cost while nothing is connected to it (by
@@ -383,7 +409,7 @@ class FabricNetDevice : public NetDevice
     FabricLinkType m_linkType{FabricLinkType::ETHERNET};
     SchedulerType m_schedulerType{ROUND_ROBIN};
     Ptr<FabricEgressScheduler> m_scheduler;
-    Item* m_pickInto{nullptr};  ///< where TakeFromClass puts the packet it takes (TryTransmit's)
+    std::optional<Item>* m_pickInto{nullptr}; ///< where TakeFromClass puts the packet it takes (TryTransmit's)
     Time m_notBefore;           ///< earliest forwarding deadline TakeFromClass saw
     Time m_pickNow;             ///< TryTransmit's Simulator::Now(), for TakeFromClass
 

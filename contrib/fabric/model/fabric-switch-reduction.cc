@@ -272,7 +272,7 @@ FabricSwitchReduction::Emit(uint32_t id)
         p->AddHeader(h);
         ++m_counters.copies;
         m_counters.replicatedBytes += bytes;
-        m_switch->GetPort(receivers[i])->EnqueueForwarded(p, h, kFabricReductionIngress, id, now, now);
+        m_switch->GetPort(receivers[i])->EnqueueForwarded(p, h, kFabricReductionIngress, id, now, now, now);
     }
 }
 

@@ -326,8 +326,9 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
     {
         Pause(inPort, c);
     }
-    m_ports[out]->EnqueueForwarded(packet, header, inPort, inWireBytes,
-                                   Simulator::Now() + m_latency, rxEnd);
+    const Time now = Simulator::Now();
+    m_ports[out]->EnqueueForwarded(std::move(packet), header, inPort, inWireBytes, now + m_latency,
+                                   rxEnd, now);
 }
 
 void

@@ -54,7 +54,7 @@ RdmaRateState::SetRate(DataRate r)
     m_rate = r;
     if (!m_rateChanged.IsNull())
     {
-        m_rateChanged();
+        m_rateChanged(qpNumber);
     }
 }
 
@@ -68,7 +68,7 @@ RdmaRateState::SetWindow(uint64_t bytes)
     m_window = bytes;
     if (!m_windowChanged.IsNull())
     {
-        m_windowChanged();
+        m_windowChanged(qpNumber);
     }
 }
 

@@ -76,16 +76,17 @@ class RdmaRateState : public Object
     /// Sets the current sending rate RC and tells the NIC (to re-pace).
     void SetRate(DataRate r);
     void SetTargetRate(DataRate r) { m_targetRate = r; }
-    /// The NIC's hook, called whenever the rate changes.
-    void SetRateChangedCallback(Callback<void> cb) { m_rateChanged = cb; }
+    /// The NIC's hook, called with qpNumber whenever the rate changes (one
+    /// callback serves all of a NIC's QPs: none is bound per QP).
+    void SetRateChangedCallback(Callback<void, uint32_t> cb) { m_rateChanged = cb; }
     /// Cap on bytes in flight (0: no window): the NIC stops sending new
     /// packets while (packets sent - packets acknowledged) x MTU reaches the
     /// smaller of this and its own WindowBytes, whichever are non-zero.
     uint64_t GetWindow() const { return m_window; }
     /// Sets the window and tells the NIC.
     void SetWindow(uint64_t bytes);
-    /// The NIC's hook, called whenever the window changes.
-    void SetWindowChangedCallback(Callback<void> cb) { m_windowChanged = cb; }
+    /// The NIC's hook, called with qpNumber whenever the window changes.
+    void SetWindowChangedCallback(Callback<void, uint32_t> cb) { m_windowChanged = cb; }
 
     uint32_t qpNumber{0}; ///< for logs and traces
     /// Payload bytes of the QP's packets (the NIC's Mtu; 0 when no NIC set
@@ -99,9 +100,9 @@ class RdmaRateState : public Object
     DataRate m_lineRate;
     TracedValue<DataRate> m_rate;       ///< RC
     TracedValue<DataRate> m_targetRate; ///< RT
-    Callback<void> m_rateChanged;
+    Callback<void, uint32_t> m_rateChanged;
     uint64_t m_window{0};
-    Callback<void> m_windowChanged;
+    Callback<void, uint32_t> m_windowChanged;
 };
 
 class RdmaCongestionControl : public Object

@@ -355,11 +355,15 @@ RdmaNic::SendNak(RdmaQueuePair& qp, const FabricHeader& fh)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
     SendAck(qp, fh, qp.ePsn, true);
-    qp.nakAt = Simulator::Now();
-    qp.nakHeader = fh;
-    if (m_nakInterval.IsStrictlyPositive() && !qp.nakRefresh.IsRunning())
+    if (!qp.nak)
     {
-        qp.nakRefresh = Simulator::Schedule(m_nakInterval, &RdmaNic::NakRefresh, this, qp.qpn);
+        qp.nak = std::make_unique<RdmaNakState>();
+    }
+    qp.nak->at = Simulator::Now();
+    qp.nak->header = fh;
+    if (m_nakInterval.IsStrictlyPositive() && !qp.nak->refresh.IsRunning())
+    {
+        qp.nak->refresh = Simulator::Schedule(m_nakInterval, &RdmaNic::NakRefresh, this, qp.qpn);
     }
 }
 
@@ -374,16 +378,17 @@ RdmaNic::NakRefresh(uint32_t qpn)
     }
     // A later gap may have been NAKed since this check was scheduled: its
     // interval runs from its own NAK.
-    const Time due = qp.nakAt + m_nakInterval;
+    const Time due = qp.nak->at + m_nakInterval;
     const Time now = Simulator::Now();
     if (now < due)
     {
-        qp.nakRefresh = Simulator::Schedule(due - now, &RdmaNic::NakRefresh, this, qpn);
+        qp.nak->refresh = Simulator::Schedule(due - now, &RdmaNic::NakRefresh, this, qpn);
         return;
     }
     ++m_counters.nakRefreshes;
     NS_LOG_DEBUG("qp " << qpn << " gap at " << qp.ePsn << " still open: NAK again");
-    SendNak(qp, qp.nakHeader);
+    const FabricHeader header = qp.nak->header; // SendNak writes it again
+    SendNak(qp, header);
 }
 
 void
@@ -518,12 +523,12 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
         }
         return;
     }
-    if (qp.nakSent && qp.nakRefresh.IsRunning())
+    if (qp.nakSent && qp.nak->refresh.IsRunning())
     {
         // The gap closes with this packet: its pending NakInterval check
         // would find nothing to do. Removed, not cancelled: a cancelled event
         // stays queued until its time and counts as executed.
-        Simulator::Remove(qp.nakRefresh);
+        Simulator::Remove(qp.nak->refresh);
     }
     uint32_t imm = 0;
     const uint32_t len = TakeDataPayload(p, bh.opcode, tag, &imm);
@@ -621,6 +626,7 @@ RdmaNic::CompleteSends(RdmaQueuePair& qp)
             }
         });
     }
+    qp.ReleaseIdleStorage();
 }
 
 } // namespace ns3

@@ -205,7 +205,10 @@ RdmaNic::DoDispose()
     for (auto& qp : m_qps)
     {
         qp.rtoCheck.Cancel();
-        qp.nakRefresh.Cancel();
+        if (qp.nak)
+        {
+            qp.nak->refresh.Cancel();
+        }
         if (qp.cc)
         {
             qp.cc->Stop();
@@ -214,7 +217,6 @@ RdmaNic::DoDispose()
         qp.cc = nullptr;
         qp.rate = nullptr;
         qp.sq.clear();
-        qp.rxInline = nullptr;
     }
     m_qps.clear();
     if (m_port)
@@ -352,8 +354,15 @@ RdmaNic::CreateQp(uint8_t priority)
     // (L2_ACK_INTERVAL 1), so a QP with INT does not coalesce, unless the
     // user set AckInterval (--ns3:: or a scenario's attributes), which wins.
     qp.ackEveryPacket = qp.wantsInt && !UserSetAttribute("ns3::RdmaNic::AckInterval");
-    qp.rate->SetRateChangedCallback(MakeCallback(&RdmaNic::RateChanged, this).Bind(qp.qpn));
-    qp.rate->SetWindowChangedCallback(MakeCallback(&RdmaNic::WindowChanged, this).Bind(qp.qpn));
+    // One callback object per NIC, shared by its QPs (a copy shares it): the
+    // rate state passes its qpNumber, so nothing is allocated per QP.
+    if (m_rateChangedCb.IsNull())
+    {
+        m_rateChangedCb = MakeCallback(&RdmaNic::RateChanged, this);
+        m_windowChangedCb = MakeCallback(&RdmaNic::WindowChanged, this);
+    }
+    qp.rate->SetRateChangedCallback(m_rateChangedCb);
+    qp.rate->SetWindowChangedCallback(m_windowChangedCb);
     qp.ccWindow = rate->GetWindow();
     qp.classIndex = static_cast<uint32_t>(m_byClass[priority].size());
     m_byClass[priority].push_back(qp.qpn);

@@ -242,7 +242,8 @@ class RdmaNic : public Object
     TypeId m_ccType;
     Ptr<RdmaCongestionControl> m_ccProto;
 
-    std::deque<RdmaQueuePair> m_qps; ///< deque: references stay valid as QPs are added
+    /// deque: references stay valid as QPs are added; two QPs per node
+    std::deque<RdmaQueuePair> m_qps;
     std::vector<std::vector<uint32_t>> m_byClass; ///< QPs per priority class
     uint8_t m_qpClasses{0}; ///< a bit per class with a QP (the port asks only these)
     std::vector<uint32_t> m_rrNext;               ///< round-robin cursor per class
@@ -254,6 +255,8 @@ class RdmaNic : public Object
     std::vector<RdmaIntHop> m_rxInt;
     EventId m_wake;
     uint64_t m_nextWrId{1};
+    Callback<void, uint32_t> m_rateChangedCb;   ///< RateChanged, shared by every QP's rate state
+    Callback<void, uint32_t> m_windowChangedCb; ///< WindowChanged, likewise
 
     CompletionCallback m_sendDone;
     CompletionCallback m_recvDone;

@@ -26,14 +26,26 @@ RdmaQueuePair::FindMessage(uint64_t psn) const
 {
     // sq holds consecutive PSN ranges in order: the message is the last one
     // starting at or before psn (O(log n), not a scan of every posted message).
-    auto it = std::upper_bound(sq.begin(), sq.end(), psn,
-                               [](uint64_t v, const RdmaMessage& m) { return v < m.firstPsn; });
-    if (it == sq.begin())
+    uint32_t lo = 0;
+    uint32_t hi = sq.size(); // first message starting after psn: in [lo, hi]
+    while (lo < hi)
+    {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (psn < sq[mid].firstPsn)
+        {
+            hi = mid;
+        }
+        else
+        {
+            lo = mid + 1;
+        }
+    }
+    if (lo == 0)
     {
         return nullptr;
     }
-    --it;
-    return psn < it->firstPsn + it->npkts ? &*it : nullptr;
+    const RdmaMessage& m = sq[lo - 1];
+    return psn < m.firstPsn + m.npkts ? &m : nullptr;
 }
 
 uint64_t

@@ -12,6 +12,7 @@
 #define HOCKNEY_RDMA_QUEUE_PAIR_H
 
 #include "fabric-header.h"
+#include "fabric-ring-queue.h"
 #include "rdma-congestion-control.h"
 
 #include "ns3/event-id.h"
@@ -19,7 +20,7 @@
 #include "ns3/packet.h"
 
 #include <algorithm>
-#include <deque>
+#include <memory>
 #include <utility>
 
 namespace ns3
@@ -40,57 +41,83 @@ struct RdmaMessage
     Ptr<Packet> inlineData;
 };
 
+/// A responder's state for an open PSN gap it NAKed: allocated at the first
+/// NAK of the QP (a lossless fabric never NAKs), so that it costs the other
+/// QPs 8 bytes.
+struct RdmaNakState
+{
+    Time at;             ///< when the open gap was last NAKed
+    FabricHeader header; ///< of the packet that revealed it: where a refresh goes
+    EventId refresh;     ///< the pending NakInterval check
+};
+
+// Laid out by use: the fields the transmit path reads for every packet and
+// every QP it visits (EligibleAt, BuildDataPacket, CommitTransmission) first,
+// in one or two cache lines; then the acknowledgement path; then the
+// responder; cold state (NAKs) behind a pointer. 240 bytes, so that the NIC's
+// std::deque holds two QPs per 512-byte node. The three queues own no memory
+// until the QP posts a message and give it back when its last message
+// completes (FabricRingQueue).
 struct RdmaQueuePair
 {
+    // requester, per packet
+    uint64_t nextPsn{0};  ///< PSN of the next packet to post (end of sq)
+    uint64_t sndNxt{0};   ///< next PSN to transmit
+    uint64_t sndUna{0};   ///< oldest unacknowledged PSN
+    uint64_t highSent{0}; ///< one past the highest PSN ever transmitted
+    uint64_t ccWindow{0}; ///< the congestion control's window (0: none)
+    Time nextTx;          ///< rate limiter: earliest start of the next packet
+    FabricRingQueue<Time> readReady; ///< payload in the NIC, PSNs highSent..readPsn-1
+    FabricRingQueue<RdmaMessage> sq; ///< posted, not yet fully acknowledged
     uint32_t qpn{0};
-    uint8_t priority{0};
     uint32_t peerAddress{kFabricNoAddress};
     uint32_t peerQpn{0};
+    uint32_t classIndex{0}; ///< position in the NIC's list of its priority class
+    uint8_t priority{0};
     bool connected{false};
-    Ptr<RdmaRateState> rate;
-    Ptr<RdmaCongestionControl> cc;
     bool wantsInt{false}; ///< data packets ask switches for INT (the cc's WantsInt)
     /// An ACK request on every data packet instead of every AckInterval: an
     /// INT QP, unless the user set AckInterval (RdmaNic::AckRequested).
     bool ackEveryPacket{false};
-    // requester
-    std::deque<RdmaMessage> sq; ///< posted, not yet fully acknowledged
-    uint64_t nextPsn{0};        ///< PSN of the next packet to post (end of sq)
-    uint64_t sndNxt{0};         ///< next PSN to transmit
-    uint64_t sndUna{0};         ///< oldest unacknowledged PSN
-    uint64_t highSent{0};       ///< one past the highest PSN ever transmitted
-    uint64_t readPsn{0};        ///< next PSN whose payload read is not issued yet
-    std::deque<Time> readReady; ///< payload in the NIC, PSNs highSent..readPsn-1
-    uint64_t outstandingBytes{0};
-    uint64_t postedBytes{0}; ///< payload bytes ever posted
-    uint64_t ccWindow{0};    ///< the congestion control's window (0: none)
-    /// PSN and transmission time of the AckReq packets not yet answered,
-    /// in PSN order: the RTT samples of AckReceived.
-    std::deque<std::pair<uint64_t, Time>> ackReqSent;
-    Time nextTx; ///< rate limiter: earliest start of the next packet
-    Time lastTxStart;
+    bool nakSent{false};    ///< responder: the open gap was NAKed (nak holds it)
+    bool ceSinceAck{false}; ///< responder: a CE mark arrived since the last ACK (ECN echo)
     uint32_t lastTxWire{0};
+    Ptr<RdmaRateState> rate;
+    Ptr<RdmaCongestionControl> cc;
+    uint64_t readPsn{0}; ///< next PSN whose payload read is not issued yet
+    Time lastTxStart;
+    // requester, per AckReq packet and per ACK
+    uint64_t ackReqHigh{0}; ///< one past the highest PSN sent with AckReq
     /// Retransmission deadline (Time::Max(): disarmed). Moving it is a
     /// field write: one check event per QP is pending at most, and when
     /// it fires early it re-schedules itself at the deadline, instead of
     /// a cancelled and re-armed timer for every ACK.
     Time rtoDeadline{Time::Max()};
-    uint64_t ackReqHigh{0}; ///< one past the highest PSN sent with AckReq
+    /// PSN and transmission time of the AckReq packets not yet answered,
+    /// in PSN order: the RTT samples of AckReceived.
+    FabricRingQueue<std::pair<uint64_t, Time>> ackReqSent;
+    uint64_t outstandingBytes{0};
+    uint64_t postedBytes{0}; ///< payload bytes ever posted
     EventId rtoCheck;
-    uint32_t classIndex{0}; ///< position in the NIC's list of its priority class
     // responder
     uint64_t ePsn{0};
-    bool nakSent{false};
-    Time nakAt;               ///< when the open gap was last NAKed
-    FabricHeader nakHeader;   ///< of the packet that revealed it: where a refresh goes
-    EventId nakRefresh;       ///< the pending NakInterval check
-    bool ceSinceAck{false}; ///< a CE mark arrived since the last ACK (ECN echo)
     uint64_t rxMsgBytes{0};
-    Ptr<Packet> rxInline;
+    std::unique_ptr<RdmaNakState> nak; ///< null until the first NAK
 
     /// Appends m (wrId, bytes, write, immediate, posted, inlineData set) to
     /// the send queue: assigns its PSNs and byte offset for an Mtu of mtu.
     const RdmaMessage& Post(RdmaMessage m, uint32_t mtu);
+    /// Gives back the queues' memory once the send queue is empty (every
+    /// message fully acknowledged): a QP keeps none while it has no work.
+    void ReleaseIdleStorage()
+    {
+        if (sq.empty())
+        {
+            sq.ReleaseIfEmpty();
+            readReady.ReleaseIfEmpty();
+            ackReqSent.ReleaseIfEmpty();
+        }
+    }
     /// The message holding psn, nullptr if none is in the send queue.
     const RdmaMessage* FindMessage(uint64_t psn) const;
     static uint32_t PacketPayload(const RdmaMessage& m, uint64_t psn, uint32_t mtu);
