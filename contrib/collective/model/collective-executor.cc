@@ -271,8 +271,8 @@ CollectiveExecutor::Launch(uint32_t i)
 {
     const ScheduleOp& op = m_schedule->GetOps()[i];
     const bool crosses = m_endpoint.CrossesNodes(op.src, op.dst);
-    const bool slots = crosses && m_netSlots > 0;
-    if (crosses && !slots && m_netStepsInFlight > 0)
+    const bool slots = Sliced(op);
+    if (Windowed(op))
     {
         // NCCL's proxy posts a connection's steps in order and a step's
         // flag and credit travel with it: with the window full, the op
@@ -351,7 +351,7 @@ CollectiveExecutor::Delivered(uint32_t i)
     m_end = std::max(m_end, m_opDelivered[i]);
     ++m_delivered;
     m_opDeliveredTrace(i, op.src, op.dst, op.bytes);
-    if (m_netSlots == 0 && m_netStepsInFlight > 0 && m_endpoint.CrossesNodes(op.src, op.dst))
+    if (Windowed(op))
     {
         // The connection's next waiting op goes first, before the ops this
         // delivery makes ready (which queue behind it).
@@ -384,6 +384,19 @@ CollectiveExecutor::Delivered(uint32_t i)
             m_done();
         }
     }
+}
+
+bool
+CollectiveExecutor::Sliced(const ScheduleOp& op) const
+{
+    // An in-switch op (NVLS) is no network connection's: no slots.
+    return m_netSlots > 0 && op.group == ScheduleOp::kNoSwitchGroup && m_endpoint.CrossesNodes(op.src, op.dst);
+}
+
+bool
+CollectiveExecutor::Windowed(const ScheduleOp& op) const
+{
+    return m_netStepsInFlight > 0 && !Sliced(op) && m_endpoint.CrossesNodes(op.src, op.dst);
 }
 
 void

@@ -115,6 +115,11 @@ class CollectiveExecutor : public Object
     void Arrived(uint32_t op);
     void Delivered(uint32_t op);
 
+    /// Whether \p op crosses nodes with NetSlots on (sent as NCCL's slices).
+    bool Sliced(const ScheduleOp& op) const;
+    /// Whether \p op takes a place in its connection's whole-message window (NetStepsInFlight).
+    bool Windowed(const ScheduleOp& op) const;
+
     // NCCL's slots on a network connection (NetSlots > 0), apart from the
     // whole-message window above.
     /// \p op's step latency is over: queue its slices on its connection.
