@@ -12,6 +12,7 @@
 #include "nccl-protocol.h"
 #include "simulator-test.h"
 
+#include "ns3/config.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -517,4 +518,33 @@ TEST_F(NcclProtocolTest, ClosedFormPricesTheExecutorsWindow)
     e.netSlots = 8;
     EXPECT_NEAR(RunWithEndpoint(spec, e), chain, TOL * chain) << "slots";
     EXPECT_NEAR(closed(e), chain, TOL * chain) << "slots";
+}
+
+TEST_F(NcclProtocolTest, TheEndpointTakesTheWindowInForce)
+{
+    // The NCCL endpoint reads the executor's window attributes in force, so
+    // the closed form prices what a --ns3::CollectiveExecutor::... flag
+    // makes the executor run; the defaults: one message, no slots.
+    NcclEndpoint d = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 2, 1);
+    EXPECT_EQ(d.netStepsInFlight, 1u);
+    EXPECT_EQ(d.netSlots, 0u);
+    EXPECT_TRUE(d.netCreditDelay.IsZero());
+    Config::SetDefault("ns3::CollectiveExecutor::NetStepsInFlight", UintegerValue(3));
+    Config::SetDefault("ns3::CollectiveExecutor::NetSlots", UintegerValue(16));
+    Config::SetDefault("ns3::CollectiveExecutor::NetCreditDelay", TimeValue(MicroSeconds(2)));
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 2, 1);
+    Config::SetDefault("ns3::CollectiveExecutor::NetStepsInFlight", UintegerValue(1));
+    Config::SetDefault("ns3::CollectiveExecutor::NetSlots", UintegerValue(0));
+    Config::SetDefault("ns3::CollectiveExecutor::NetCreditDelay", TimeValue(Time(0)));
+    EXPECT_EQ(e.netStepsInFlight, 3u);
+    EXPECT_EQ(e.netSlots, 16u);
+    EXPECT_EQ(e.NcclChannelsPerConnection(), 2u);
+    EXPECT_EQ(e.netCreditDelay, MicroSeconds(2));
+    // And the executor carries them both ways.
+    Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+    exec->SetEndpoint(e);
+    const NcclEndpoint back = exec->GetEndpoint();
+    EXPECT_EQ(back.netStepsInFlight, 3u);
+    EXPECT_EQ(back.netSlots, 16u);
+    EXPECT_EQ(back.netCreditDelay, MicroSeconds(2));
 }
