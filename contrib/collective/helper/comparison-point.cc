@@ -370,6 +370,20 @@ EndpointOf(const ComparisonSetup& setup, const std::string& algorithm, NcclProto
     return MakeNcclEndpoint(algorithm, p, setup.config.launchOverhead, setup.nodeGpus, setup.config.channels);
 }
 
+/// \p pt's endpoint of \p algorithm with \p p; with NCCL's slots on and no
+/// credit delay given, a credit takes one network latency (the point's
+/// inter-node alpha: the receiver's proxy's RDMA write of its receive).
+std::optional<NcclEndpoint>
+PointEndpoint(const ComparisonSetup& setup, const ComparisonPoint& pt, const std::string& algorithm, NcclProtocol p)
+{
+    std::optional<NcclEndpoint> e = EndpointOf(setup, algorithm, p);
+    if (e && e->netSlots > 0 && e->netCreditDelay.IsZero())
+    {
+        e->netCreditDelay = pt.level[1].alpha;
+    }
+    return e;
+}
+
 } // namespace
 
 PointToPointTime
@@ -425,7 +439,7 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
             std::optional<NcclEndpoint> e = EndpointOf(setup, a, p);
             return e ? std::optional<Time>(NcclTuningTime(pt.spec, *e, PointTime(pt, Time(0)))) : std::nullopt;
         });
-        pt.endpoint = EndpointOf(setup, choice.algorithm, choice.protocol);
+        pt.endpoint = PointEndpoint(setup, pt, choice.algorithm, choice.protocol);
         return pt;
     }
     // NCCL's tuning: the registered algorithms of the collective that fit
@@ -488,7 +502,7 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
         return e ? std::optional<Time>(NcclTuningTime(pt.spec, *e, PointTime(pt, Time(0)))) : std::nullopt;
     });
     ComparisonPoint pt = candidates.at(choice.algorithm);
-    pt.endpoint = EndpointOf(setup, choice.algorithm, choice.protocol);
+    pt.endpoint = PointEndpoint(setup, pt, choice.algorithm, choice.protocol);
     return pt;
 }
 

@@ -10,6 +10,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 namespace ns3
@@ -89,6 +90,19 @@ CollectiveExecutor::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&CollectiveExecutor::m_netStepsInFlight),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("NetSlots",
+                          "NCCL's slots on one network connection: NCCL_STEPS (8) x the NCCL channels a schedule "
+                          "channel stands for. A message across nodes goes as NCCL's slices, each holding its "
+                          "slots until NetCreditDelay after its delivery; 0 = off (NetStepsInFlight instead).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CollectiveExecutor::m_netSlots),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("NetCreditDelay",
+                          "NetSlots: a slice's slots return to the sender this long after its delivery "
+                          "(the receiver's credit crossing the network).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&CollectiveExecutor::m_netCreditDelay),
+                          MakeTimeChecker())
             .AddTraceSource("OpStart",
                             "An op was handed to the transport.",
                             MakeTraceSourceAccessor(&CollectiveExecutor::m_opStartTrace),
@@ -113,7 +127,8 @@ CollectiveExecutor::CollectiveExecutor()
       m_simpleChunkBytes(kNcclRingChannels * kNcclSimpleStepBytes),
       m_llCopyRate(NcclCopyRate(NcclProtocol::LL)),
       m_ll128CopyRate(NcclCopyRate(NcclProtocol::LL128)),
-      m_netStepsInFlight(1)
+      m_netStepsInFlight(1),
+      m_netSlots(0)
 {
 }
 
@@ -138,6 +153,9 @@ CollectiveExecutor::GetEndpoint() const
     e.copyRate = e.protocol == NcclProtocol::LL      ? m_llCopyRate
                  : e.protocol == NcclProtocol::LL128 ? m_ll128CopyRate
                                                      : DataRate(0);
+    e.netStepsInFlight = m_netStepsInFlight;
+    e.netSlots = m_netSlots;
+    e.netCreditDelay = m_netCreditDelay;
     return e;
 }
 
@@ -150,6 +168,9 @@ CollectiveExecutor::SetEndpoint(const NcclEndpoint& e)
     m_netStepLatency = e.interStep;
     m_gpusPerNode = e.gpusPerNode;
     m_simpleChunkBytes = e.simpleChunkBytes;
+    m_netStepsInFlight = e.netStepsInFlight;
+    m_netSlots = e.netSlots;
+    m_netCreditDelay = e.netCreditDelay;
     if (e.protocol == NcclProtocol::LL)
     {
         m_llCopyRate = e.copyRate;
@@ -186,6 +207,7 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     m_legsLeft.assign(n, 0);
     m_opDelivered.assign(n, Time(0));
     m_copyEnd.assign(n, Time(0));
+    m_slicesLeft.assign(n, 0);
     m_copyFree.assign(m_schedule->GetRanks(), Simulator::Now());
     m_delivered = 0;
     m_connections.clear();
@@ -249,7 +271,8 @@ CollectiveExecutor::Launch(uint32_t i)
 {
     const ScheduleOp& op = m_schedule->GetOps()[i];
     const bool crosses = m_endpoint.CrossesNodes(op.src, op.dst);
-    if (crosses && m_netStepsInFlight > 0)
+    const bool slots = Sliced(op);
+    if (Windowed(op))
     {
         // NCCL's proxy posts a connection's steps in order and a step's
         // flag and credit travel with it: with the window full, the op
@@ -267,13 +290,14 @@ CollectiveExecutor::Launch(uint32_t i)
     // The sender's step latency is an endpoint delay: the message reaches
     // the transport (and the wire) only after it.
     const Time delay = m_endpoint.StepDelay(crosses, op.bytes);
+    void (CollectiveExecutor::*send)(uint32_t) = slots ? &CollectiveExecutor::LaunchSlices : &CollectiveExecutor::Send;
     if (delay.IsZero())
     {
-        Send(i);
+        (this->*send)(i);
     }
     else
     {
-        Simulator::Schedule(delay, &CollectiveExecutor::Send, this, i);
+        Simulator::Schedule(delay, send, this, i);
     }
 }
 
@@ -327,7 +351,7 @@ CollectiveExecutor::Delivered(uint32_t i)
     m_end = std::max(m_end, m_opDelivered[i]);
     ++m_delivered;
     m_opDeliveredTrace(i, op.src, op.dst, op.bytes);
-    if (m_netStepsInFlight > 0 && m_endpoint.CrossesNodes(op.src, op.dst))
+    if (Windowed(op))
     {
         // The connection's next waiting op goes first, before the ops this
         // delivery makes ready (which queue behind it).
@@ -360,6 +384,98 @@ CollectiveExecutor::Delivered(uint32_t i)
             m_done();
         }
     }
+}
+
+bool
+CollectiveExecutor::Sliced(const ScheduleOp& op) const
+{
+    // An in-switch op (NVLS) is no network connection's: no slots.
+    return m_netSlots > 0 && op.group == ScheduleOp::kNoSwitchGroup && m_endpoint.CrossesNodes(op.src, op.dst);
+}
+
+bool
+CollectiveExecutor::Windowed(const ScheduleOp& op) const
+{
+    return m_netStepsInFlight > 0 && !Sliced(op) && m_endpoint.CrossesNodes(op.src, op.dst);
+}
+
+void
+CollectiveExecutor::LaunchSlices(uint32_t i)
+{
+    // NCCL's proxy posts a connection's slices in the order its kernel
+    // fills them; a slice goes when the connection has its slots free
+    // (prims_simple.h: the sender waits for head + NCCL_STEPS >= step +
+    // sliceSteps). The GPU copies the message as in Send.
+    const ScheduleOp& op = m_schedule->GetOps()[i];
+    const Time copyStart = std::max(Simulator::Now(), m_copyFree[op.src]);
+    m_copyEnd[i] = copyStart + m_endpoint.CopyTime(op.bytes);
+    m_copyFree[op.src] = m_copyEnd[i];
+    const std::vector<NcclNetSlice> slices = m_endpoint.NetSlices(op.bytes);
+    m_slicesLeft[i] = static_cast<uint32_t>(slices.size());
+    NetConnection& c = m_connections[{op.src, op.dst}];
+    for (const NcclNetSlice& s : slices)
+    {
+        c.slices.push_back({i, s});
+    }
+    PumpSlots({op.src, op.dst});
+}
+
+void
+CollectiveExecutor::PumpSlots(std::pair<uint32_t, uint32_t> key)
+{
+    NetConnection& c = m_connections[key];
+    while (!c.slices.empty())
+    {
+        const QueuedSlice q = c.slices.front();
+        // A slice wider than the whole window still goes alone (the
+        // window is then that slice).
+        if (c.slotsUsed > 0 && c.slotsUsed + q.slice.slots > m_netSlots)
+        {
+            return;
+        }
+        c.slices.pop_front();
+        c.slotsUsed += q.slice.slots;
+        const ScheduleOp& op = m_schedule->GetOps()[q.op];
+        const uint64_t wire = m_endpoint.WireBytes(q.slice.bytes);
+        const uint32_t slots = q.slice.slots;
+        const auto legs = op.Legs();
+        auto legsLeft = std::make_shared<uint32_t>(static_cast<uint32_t>(legs.size()));
+        for (auto [src, dst] : legs)
+        {
+            m_transport->Send(src, dst, wire, [this, q, key, slots, legsLeft]() {
+                if (--*legsLeft > 0)
+                {
+                    return;
+                }
+                if (m_netCreditDelay.IsZero())
+                {
+                    ReturnCredit(key, slots);
+                }
+                else
+                {
+                    Simulator::Schedule(m_netCreditDelay, &CollectiveExecutor::ReturnCredit, this, key, slots);
+                }
+                SliceArrived(q.op);
+            });
+        }
+    }
+}
+
+void
+CollectiveExecutor::SliceArrived(uint32_t i)
+{
+    if (--m_slicesLeft[i] == 0)
+    {
+        Arrived(i);
+    }
+}
+
+void
+CollectiveExecutor::ReturnCredit(std::pair<uint32_t, uint32_t> key, uint32_t slots)
+{
+    NetConnection& c = m_connections[key];
+    c.slotsUsed -= slots;
+    PumpSlots(key);
 }
 
 Time

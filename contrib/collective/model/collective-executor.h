@@ -26,8 +26,12 @@
 // starts its step latency when the previous one has been delivered, so the
 // network's step latency adds to its transfer instead of hiding behind the
 // NIC's queue (NCCL's tuning model, latency x steps + bytes / bw, and the
-// multi-node curves at >= 64 MB: doc/collective.md). The defaults (Simple,
-// zero latencies, one node) send the schedule's bytes at once.
+// multi-node curves at >= 64 MB: doc/collective.md). With NetSlots set the
+// connection runs NCCL's slots instead (LaunchSlices .. ReturnCredit, apart
+// from the rest): a message across nodes goes as the slices NCCL's proxy
+// posts (NcclEndpoint::NetSlices), each holding its slots of the
+// connection's NetSlots until NetCreditDelay after its delivery. The
+// defaults (Simple, zero latencies, one node) send the schedule's bytes at once.
 #ifndef HOCKNEY_COLLECTIVE_EXECUTOR_H
 #define HOCKNEY_COLLECTIVE_EXECUTOR_H
 
@@ -111,6 +115,22 @@ class CollectiveExecutor : public Object
     void Arrived(uint32_t op);
     void Delivered(uint32_t op);
 
+    /// Whether \p op crosses nodes with NetSlots on (sent as NCCL's slices).
+    bool Sliced(const ScheduleOp& op) const;
+    /// Whether \p op takes a place in its connection's whole-message window (NetStepsInFlight).
+    bool Windowed(const ScheduleOp& op) const;
+
+    // NCCL's slots on a network connection (NetSlots > 0), apart from the
+    // whole-message window above.
+    /// \p op's step latency is over: queue its slices on its connection.
+    void LaunchSlices(uint32_t op);
+    /// Hand the connection's queued slices to the transport while their slots are free.
+    void PumpSlots(std::pair<uint32_t, uint32_t> connection);
+    /// A slice of \p op arrived: \p op is in once its last slice is.
+    void SliceArrived(uint32_t op);
+    /// \p slots come back to \p connection (the receiver's credit).
+    void ReturnCredit(std::pair<uint32_t, uint32_t> connection, uint32_t slots);
+
     const CollectiveSchedule* m_schedule;
     CollectiveSchedule m_copy; // the schedule outlives Start's caller
     Ptr<CollectiveTransport> m_transport;
@@ -138,13 +158,25 @@ class CollectiveExecutor : public Object
     DataRate m_llCopyRate;
     DataRate m_ll128CopyRate;
     uint32_t m_netStepsInFlight;
+    uint32_t m_netSlots;
+    Time m_netCreditDelay;
+    /// A slice queued on a network connection: its op, data bytes and slots.
+    struct QueuedSlice
+    {
+        uint32_t op;
+        NcclNetSlice slice;
+    };
     /// A network connection (src, dst across nodes): its steps in flight
-    /// and the ops waiting for a slot, in the order they became ready.
+    /// and the ops waiting for a slot, in the order they became ready; with
+    /// NetSlots, its slots in use and the slices waiting for them.
     struct NetConnection
     {
         uint32_t inFlight = 0;
         std::deque<uint32_t> waiting;
+        uint32_t slotsUsed = 0;
+        std::deque<QueuedSlice> slices;
     };
+    std::vector<uint32_t> m_slicesLeft; // per op: slices not yet arrived (NetSlots)
     std::map<std::pair<uint32_t, uint32_t>, NetConnection> m_connections;
     NcclEndpoint m_endpoint; // built from the attributes at Start
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_opStartTrace;

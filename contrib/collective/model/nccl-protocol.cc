@@ -5,6 +5,10 @@
 #include "collective-closed-form.h"
 #include "input-error.h"
 
+#include "ns3/nstime.h"
+#include "ns3/type-id.h"
+#include "ns3/uinteger.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -209,6 +213,96 @@ NcclEndpoint::CopyTime(uint64_t bytes) const
     return copyRate.GetBitRate() > 0 ? copyRate.CalculateBytesTxTime(bytes) : Time(0);
 }
 
+uint32_t
+NcclEndpoint::NcclChannelsPerConnection() const
+{
+    return std::max<uint32_t>(1, netSlots / kNcclSteps);
+}
+
+namespace
+{
+
+/// One NCCL channel's share of a message, cut as its kernel posts it.
+std::vector<NcclNetSlice>
+ChannelSlices(NcclProtocol p, uint64_t bytes)
+{
+    std::vector<NcclNetSlice> out;
+    if (p != NcclProtocol::SIMPLE)
+    {
+        // LL and LL128: chunkSteps = sliceSteps = 1, a chunk is one step's data.
+        const uint64_t step = p == NcclProtocol::LL ? kNcclLlStepDataBytes : kNcclLl128StepDataBytes;
+        for (uint64_t left = bytes; left > 0;)
+        {
+            const uint64_t b = std::min(step, left);
+            out.push_back({b, 1});
+            left -= b;
+        }
+        return out;
+    }
+    // Simple: chunks of chunkSteps x stepSize (2 MiB); the last loop's chunk
+    // is what is left. A chunk goes as SlicePerChunk (2) slices of
+    // max(half the chunk, 2 steps / 32); every slice, even an empty one,
+    // advances the connection by sliceSteps.
+    const uint64_t chunkBytes = kNcclSimpleChunkSteps * kNcclSimpleStepBytes;
+    const uint64_t minSlice = kNcclSimpleSliceSteps * kNcclSimpleStepBytes / 32;
+    for (uint64_t left = bytes; left > 0;)
+    {
+        const uint64_t c = std::min(chunkBytes, left);
+        const uint64_t first = std::min(c, std::max((c + 1) / 2, minSlice));
+        if (first == c)
+        {
+            out.push_back({c, kNcclSimpleChunkSteps});
+        }
+        else
+        {
+            out.push_back({first, kNcclSimpleSliceSteps});
+            out.push_back({c - first, kNcclSimpleSliceSteps});
+        }
+        left -= c;
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<NcclNetSlice>
+NcclEndpoint::NetSlices(uint64_t bytes) const
+{
+    // The NCCL channels run side by side: their slices interleave, each
+    // channel's in its order.
+    const uint32_t k = NcclChannelsPerConnection();
+    std::vector<std::vector<NcclNetSlice>> perChannel;
+    const uint64_t share = (bytes + k - 1) / k;
+    for (uint64_t left = bytes; left > 0;)
+    {
+        const uint64_t b = std::min(share, left);
+        perChannel.push_back(ChannelSlices(protocol, b));
+        left -= b;
+    }
+    std::vector<NcclNetSlice> out;
+    for (size_t i = 0;; ++i)
+    {
+        bool any = false;
+        for (const auto& c : perChannel)
+        {
+            if (i < c.size())
+            {
+                out.push_back(c[i]);
+                any = true;
+            }
+        }
+        if (!any)
+        {
+            break;
+        }
+    }
+    if (out.empty())
+    {
+        out.push_back({0, protocol == NcclProtocol::SIMPLE ? kNcclSimpleChunkSteps : 1u});
+    }
+    return out;
+}
+
 std::optional<NcclEndpoint>
 MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, uint32_t gpusPerNode, uint32_t channels)
 {
@@ -218,6 +312,23 @@ MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, 
         return std::nullopt;
     }
     NcclEndpoint e;
+    // The network connection's window: the executor's attributes in force
+    // (Config::SetDefault, --ns3::CollectiveExecutor::NetSlots=...), so the
+    // closed form prices what the executor runs.
+    const TypeId executor = TypeId::LookupByName("ns3::CollectiveExecutor");
+    TypeId::AttributeInformation info;
+    if (executor.LookupAttributeByName("NetStepsInFlight", &info))
+    {
+        e.netStepsInFlight = static_cast<uint32_t>(DynamicCast<const UintegerValue>(info.initialValue)->Get());
+    }
+    if (executor.LookupAttributeByName("NetSlots", &info))
+    {
+        e.netSlots = static_cast<uint32_t>(DynamicCast<const UintegerValue>(info.initialValue)->Get());
+    }
+    if (executor.LookupAttributeByName("NetCreditDelay", &info))
+    {
+        e.netCreditDelay = DynamicCast<const TimeValue>(info.initialValue)->Get();
+    }
     e.protocol = p;
     e.launch = hostLaunch + lat->base;
     e.intraStep = lat->intra;
@@ -302,13 +413,60 @@ Mix(double inter, Time intra, Time crossing)
 } // namespace
 
 Time
+NcclSlotStreamTime(const NcclEndpoint& endpoint, uint64_t bytes, const std::function<Time(double)>& p2p)
+{
+    // The executor's slots on an idle connection, slice by slice: a slice
+    // starts when the sender's port has sent the one before
+    // (p2p(w) - p2p(0), the serialisation of w wire bytes) and its slots
+    // are free; its slots come back creditDelay after its arrival.
+    const std::vector<NcclNetSlice> slices = endpoint.NetSlices(bytes);
+    const Time alpha = p2p(0);
+    std::vector<std::pair<Time, uint32_t>> held; // (credit back, slots), in start order
+    uint32_t used = 0;
+    Time portFree(0);
+    Time last(0);
+    size_t returned = 0;
+    for (const NcclNetSlice& s : slices)
+    {
+        Time start = portFree;
+        // Slices return their credits in the order they started (equal
+        // times on an idle connection): take the oldest back until it fits.
+        while (used > 0 && used + s.slots > endpoint.netSlots && returned < held.size())
+        {
+            start = std::max(start, held[returned].first);
+            used -= held[returned].second;
+            ++returned;
+        }
+        const double wire = static_cast<double>(endpoint.WireBytes(s.bytes));
+        const Time arrival = start + p2p(wire);
+        portFree = start + (p2p(wire) - alpha);
+        held.emplace_back(arrival + endpoint.netCreditDelay, s.slots);
+        used += s.slots;
+        last = std::max(last, arrival);
+    }
+    return last;
+}
+
+Time
 NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p)
 {
-    return EndpointClosedForm(spec, endpoint, true, [&](double inter, uint32_t level, double bytes) {
+    // A ring's crossing is one message every step in sequence only with a
+    // window of one whole message; with more (or NCCL's slots) the next
+    // step's message does not wait for the previous delivery.
+    const bool oneInFlight = endpoint.netSlots == 0 && endpoint.netStepsInFlight == 1;
+    const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
+    const bool slots = multiNode && endpoint.netSlots > 0;
+    return EndpointClosedForm(spec, endpoint, oneInFlight, [&](double inter, uint32_t level, double bytes) {
         const auto data = static_cast<uint64_t>(std::ceil(bytes));
+        Time wire = p2p(level, static_cast<double>(endpoint.WireBytes(data)));
+        if (slots && inter > 0)
+        {
+            // The crossing's share of the step goes as NCCL's slices.
+            const Time sliced = NcclSlotStreamTime(endpoint, data, [&](double w) { return p2p(level, w); });
+            wire = Mix(inter, wire, sliced);
+        }
         return Mix(inter, endpoint.StepDelay(false, data), endpoint.StepDelay(true, data)) +
-               std::max(p2p(level, static_cast<double>(endpoint.WireBytes(data))),
-                        endpoint.CopyTime(data * spec.channels));
+               std::max(wire, endpoint.CopyTime(data * spec.channels));
     });
 }
 

@@ -118,9 +118,31 @@ std::optional<NcclLatencies> NcclTuningLatencies(const std::string& algorithm, N
 /// collectives (NCCL prices them otherwise) or fewer than 2 ranks.
 std::optional<Time> NcclLatencyFloor(CollectiveKind kind, uint32_t ranks, uint32_t nodes);
 
+/// NCCL_STEPS: the slots of one NCCL channel's connection buffer (src/include/device.h).
+constexpr uint32_t kNcclSteps = 8;
+/// Simple ring AllReduce: ALLREDUCE_CHUNKSTEPS (NCCL_STEPS / 2) slots a chunk,
+/// ALLREDUCE_SLICESTEPS (NCCL_STEPS / 4) a slice (src/include/collectives.h).
+constexpr uint32_t kNcclSimpleChunkSteps = kNcclSteps / 2;
+constexpr uint32_t kNcclSimpleSliceSteps = kNcclSteps / 4;
+/// Data bytes of one LL step: 64 KiB of 16-byte lines (NCCL_LL_LINES_PER_THREAD
+/// 8 x NCCL_LL_MAX_NTHREADS 512 x 16 B), half of it flags.
+constexpr uint64_t kNcclLlStepDataBytes = 32768;
+/// Data bytes of one LL128 step: 120 x 640 x 8 B = 614400 wire bytes
+/// (NCCL_LL128_ELEMS_PER_THREAD x NCCL_LL128_MAX_NTHREADS x 8), 15/16 of it data.
+constexpr uint64_t kNcclLl128StepDataBytes = 576000;
+
+/// One piece of a network message as NCCL's proxy posts it: \p bytes of data
+/// holding \p slots slots of the connection until its credit returns.
+struct NcclNetSlice
+{
+    uint64_t bytes;
+    uint32_t slots;
+};
+
 /// The endpoint costs the executor applies (CollectiveExecutor's attributes
 /// Protocol, LaunchOverhead, StepLatency, NetStepLatency, GpusPerNode,
-/// SimpleChunkBytes carry the same fields).
+/// SimpleChunkBytes, NetStepsInFlight, NetSlots, NetCreditDelay carry the
+/// same fields).
 struct NcclEndpoint
 {
     NcclProtocol protocol = NcclProtocol::SIMPLE;
@@ -130,6 +152,16 @@ struct NcclEndpoint
     uint32_t gpusPerNode = 0;   ///< ranks per node (0: one node)
     uint64_t simpleChunkBytes = kNcclRingChannels * kNcclSimpleStepBytes; ///< Simple: bytes per synchronisation
     DataRate copyRate{0};       ///< the sending GPU's data rate through the protocol (0: no cap)
+    /// Whole messages in flight on one network connection (0: no limit);
+    /// used when netSlots is 0.
+    uint32_t netStepsInFlight = 1;
+    /// NCCL's slots on one network connection of a schedule channel:
+    /// kNcclSteps x the NCCL channels the schedule channel stands for
+    /// (0: off, the netStepsInFlight window of whole messages instead).
+    uint32_t netSlots = 0;
+    /// A slice's slots come back to the sender this long after the slice
+    /// was delivered (the receiver proxy's credit crossing the network).
+    Time netCreditDelay;
 
     /// Whether ranks \p a and \p b sit on different nodes (rank / gpusPerNode).
     bool CrossesNodes(uint32_t a, uint32_t b) const;
@@ -139,6 +171,16 @@ struct NcclEndpoint
     uint64_t WireBytes(uint64_t bytes) const { return NcclWireBytes(protocol, bytes); }
     /// The time the sender's GPU takes to move \p bytes of data at copyRate (0 without a cap).
     Time CopyTime(uint64_t bytes) const;
+    /// The NCCL channels one schedule channel's network connection stands for (netSlots / kNcclSteps, at least 1).
+    uint32_t NcclChannelsPerConnection() const;
+    /// How NCCL's ring cuts a message of \p bytes (one schedule channel's,
+    /// spread over NcclChannelsPerConnection NCCL channels) into the slices
+    /// its proxy posts, in order: per NCCL channel a share of ceil(bytes /
+    /// channels); Simple in chunks of 4 steps (2 MiB), each 2 slices of 2
+    /// steps, a slice at least 1/32 of 2 steps (prims_simple.h), a chunk
+    /// of one slice holding all 4 steps (its empty slice still posts them);
+    /// LL and LL128 one step a slice (their chunk), 32 KiB and 576000 B of data.
+    std::vector<NcclNetSlice> NetSlices(uint64_t bytes) const;
 };
 
 /// The endpoint of \p algorithm with \p p on a node of \p gpusPerNode ranks:
@@ -152,6 +194,14 @@ std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
                                              uint32_t gpusPerNode,
                                              uint32_t channels);
 
+/// One message of \p bytes through an idle network connection with the
+/// endpoint's slots (NetSlices, netSlots, netCreditDelay), as the executor
+/// sends it on a port that serialises: \p p2p(w) is the time of w wire
+/// bytes, p2p(w) - p2p(0) their serialisation. A slice starts when the port
+/// is free and its slots are back (creditDelay after the arrival of the
+/// slice that held them); the last arrival is the answer.
+Time NcclSlotStreamTime(const NcclEndpoint& endpoint, uint64_t bytes, const std::function<Time(double)>& p2p);
+
 /// The closed form with the endpoint: launch + ClosedFormTime with
 /// T(l, m) = StepDelay(l, m) + max(p2p(l, wire bytes of m), CopyTime(C x m)):
 /// the wire and the GPU's copy run together, the slower one sets the pace; m
@@ -159,7 +209,12 @@ std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
 /// rate is the GPU's, as the executor's copy queue per rank). A flat algorithm
 /// (not usesNodes) of L critical steps on nodes of G ranks is charged the
 /// network's step latency on ceil(L/G) of its steps and NVLink's on the rest
-/// (the executor charges only the messages that cross).
+/// (the executor charges only the messages that cross). The window of the
+/// endpoint: with one whole message in flight (netStepsInFlight 1, no
+/// slots) every step of a ring pays the network's latency (its crossing's
+/// messages in sequence); with more, none or NCCL's slots the ceil(L/G)
+/// share above; with slots a crossing step's wire time is
+/// NcclSlotStreamTime (the connection taken idle at each step).
 Time NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p);
 
 /// NCCL's bandwidth refinements of its tuning model (tuning.cc; the factor

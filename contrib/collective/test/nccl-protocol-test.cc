@@ -12,6 +12,7 @@
 #include "nccl-protocol.h"
 #include "simulator-test.h"
 
+#include "ns3/config.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -403,4 +404,147 @@ TEST_F(NcclProtocolTest, ANetworkConnectionHasItsWindowOfStepsInFlight)
     EXPECT_NEAR(run(schedule({{0, 1}, {0, 1}}), 1), launch + nvlink, TOL * (launch + nvlink));
     // Two connections (0 -> 2, 1 -> 3) do not wait for each other.
     EXPECT_NEAR(run(schedule({{0, 2}, {1, 3}}), 1), launch + net, TOL * (launch + net));
+}
+
+TEST_F(NcclProtocolTest, NetSlicesAreNcclsChunksAndSlices)
+{
+    // NCCL's ring cuts, by hand (nccl-protocol.h, NetSlices). Simple: chunks
+    // of 4 steps x 512 KiB = 2 MiB, each 2 slices of max(half, 1 MiB / 32 =
+    // 32 KiB) holding 2 of the 8 slots; a chunk of one slice holds all 4.
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::SIMPLE, Time(0), 8, 8);
+    e.netSlots = 8; // one NCCL channel a connection
+    auto cut = [&e](uint64_t bytes) {
+        std::vector<std::pair<uint64_t, uint32_t>> v;
+        for (const NcclNetSlice& s : e.NetSlices(bytes))
+        {
+            v.emplace_back(s.bytes, s.slots);
+        }
+        return v;
+    };
+    using V = std::vector<std::pair<uint64_t, uint32_t>>;
+    // 3 MiB: a 2 MiB chunk (two 1 MiB slices) and a 1 MiB one (two 512 KiB).
+    EXPECT_EQ(cut(3 << 20), (V{{1 << 20, 2}, {1 << 20, 2}, {512 << 10, 2}, {512 << 10, 2}}));
+    // 40 KiB: half is 20 KiB, below the 32 KiB floor: 32 KiB then 8 KiB.
+    EXPECT_EQ(cut(40 << 10), (V{{32 << 10, 2}, {8 << 10, 2}}));
+    // 20 KiB: one slice (the empty second still takes its 2 slots).
+    EXPECT_EQ(cut(20 << 10), (V{{20 << 10, 4}}));
+    // Two NCCL channels a connection (16 slots): 64 KiB is 32 KiB each, the
+    // channels' slices interleaved.
+    e.netSlots = 16;
+    EXPECT_EQ(cut(64 << 10), (V{{32 << 10, 4}, {32 << 10, 4}}));
+    // LL: one 64 KiB step a slice, half of it data; LL128 one 614400 B step,
+    // 15/16 of it data (576000 B).
+    e.netSlots = 8;
+    e.protocol = NcclProtocol::LL;
+    EXPECT_EQ(cut(70000), (V{{32768, 1}, {32768, 1}, {4464, 1}}));
+    e.protocol = NcclProtocol::LL128;
+    EXPECT_EQ(cut(1000000), (V{{576000, 1}, {424000, 1}}));
+}
+
+TEST_F(NcclProtocolTest, ASliceWaitsForItsSlotsCredit)
+{
+    // One LL message of 10 x 32768 data bytes from rank 0 to rank 2 (2
+    // nodes x 2 GPUs) with 8 slots (one NCCL channel): 10 slices of 65536
+    // wire bytes, one slot each. A channel that serialises each sender's
+    // port (ENDPOINT), alpha 2 us, 100 GB/s: a slice takes tau = 0.65536 us
+    // on the port and arrives alpha + tau after it starts. Slices 0-7 go
+    // back to back; slice 8 needs slice 0's slot, back at its arrival
+    // (alpha + tau) + the credit c = 5 us, later than the port (8 tau =
+    // 5.24 us); slice 9 starts at max(that + tau, slice 1's credit) = alpha
+    // + 2 tau + c and arrives alpha + tau later. After the launch (6.6 us)
+    // and LL's network step latency (2.7 us): 6.6 + 2.7 + 2 alpha + 3 tau +
+    // c. Exact up to picosecond rounding of the 20 sends (< 1e-9 relative).
+    CollectiveSchedule s("slices by hand", 4);
+    const uint32_t c = s.AddChunk(327680);
+    s.AddContribution(0, c);
+    s.AddNeed(2, c);
+    s.AddOp(0, 2, {c}, false, {}, 0);
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 2, 1);
+    e.netSlots = 8;
+    e.netCreditDelay = MicroSeconds(5);
+    const double tau = 65536 / B;
+    auto run = [&]() {
+        Ptr<AnalyticTransport> t = CreateObject<AnalyticTransport>();
+        t->Install(4, hockney::AlphaBeta(MicroSeconds(2), DataRate("800Gbps")), AnalyticChannel::ENDPOINT);
+        Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+        exec->SetEndpoint(e);
+        const double got = exec->Run(s, t).GetSeconds();
+        Simulator::Destroy();
+        return got;
+    };
+    const double hand = 6.6e-6 + 2.7e-6 + 2 * A + 3 * tau + 5e-6;
+    EXPECT_NEAR(run(), hand, TOL * hand);
+    // The closed form's slot stream, the same slices on an idle connection.
+    auto p2p = [](double w) { return AlphaBetaTime(MicroSeconds(2), DataRate("800Gbps"), w); };
+    const double stream = NcclSlotStreamTime(e, 327680, p2p).GetSeconds();
+    EXPECT_NEAR(stream, 2 * A + 3 * tau + 5e-6, TOL * hand);
+    // Credits back at once: the window (8 tau of port time) covers the
+    // round trip; the slices stream at the port's rate, alpha + 10 tau.
+    e.netCreditDelay = Time(0);
+    const double streamed = 6.6e-6 + 2.7e-6 + A + 10 * tau;
+    EXPECT_NEAR(run(), streamed, TOL * streamed);
+    EXPECT_NEAR(NcclSlotStreamTime(e, 327680, p2p).GetSeconds(), A + 10 * tau, TOL * streamed);
+}
+
+TEST_F(NcclProtocolTest, ClosedFormPricesTheExecutorsWindow)
+{
+    // The ring of FlatRingAcrossNodesPaysTheNetworkOnItsCrossingsOnly (2
+    // nodes x 2 GPUs, LL, 24000 B messages, 48000 on the wire): with one
+    // whole message in flight the crossing's six messages in sequence,
+    // 6 x (2.7 us + A + wire); with a window of 2 the crossing's next
+    // message never waits (the message two before was delivered a whole
+    // hop earlier), so the chain around the ring is the path: 3 steps at
+    // 2.7 us and 3 at NVLink's 0.6 us, as with no window (0) and as with
+    // NCCL's slots (8 slots, one 24000 B LL slice a message, credits back
+    // at once). The closed form reads the window from the endpoint.
+    const auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "ring", 4, 96000);
+    const double one = 6.6e-6 + 6 * (2.7e-6 + A + 48000 / B);
+    const double chain = 6.6e-6 + 3 * (0.6e-6 + A + 48000 / B) + 3 * (2.7e-6 + A + 48000 / B);
+    auto closed = [&spec](const NcclEndpoint& e) {
+        return NcclClosedFormTime(spec, e, [](uint32_t, double b) {
+                   return AlphaBetaTime(MicroSeconds(2), DataRate("800Gbps"), b);
+               }).GetSeconds();
+    };
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 2, 1);
+    EXPECT_EQ(e.netStepsInFlight, 1u);
+    EXPECT_NEAR(closed(e), one, TOL * one);
+    for (uint32_t window : {2u, 0u})
+    {
+        e.netStepsInFlight = window;
+        EXPECT_NEAR(RunWithEndpoint(spec, e), chain, TOL * chain) << "window " << window;
+        EXPECT_NEAR(closed(e), chain, TOL * chain) << "window " << window;
+    }
+    e.netStepsInFlight = 1;
+    e.netSlots = 8;
+    EXPECT_NEAR(RunWithEndpoint(spec, e), chain, TOL * chain) << "slots";
+    EXPECT_NEAR(closed(e), chain, TOL * chain) << "slots";
+}
+
+TEST_F(NcclProtocolTest, TheEndpointTakesTheWindowInForce)
+{
+    // The NCCL endpoint reads the executor's window attributes in force, so
+    // the closed form prices what a --ns3::CollectiveExecutor::... flag
+    // makes the executor run; the defaults: one message, no slots.
+    NcclEndpoint d = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 2, 1);
+    EXPECT_EQ(d.netStepsInFlight, 1u);
+    EXPECT_EQ(d.netSlots, 0u);
+    EXPECT_TRUE(d.netCreditDelay.IsZero());
+    Config::SetDefault("ns3::CollectiveExecutor::NetStepsInFlight", UintegerValue(3));
+    Config::SetDefault("ns3::CollectiveExecutor::NetSlots", UintegerValue(16));
+    Config::SetDefault("ns3::CollectiveExecutor::NetCreditDelay", TimeValue(MicroSeconds(2)));
+    NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 2, 1);
+    Config::SetDefault("ns3::CollectiveExecutor::NetStepsInFlight", UintegerValue(1));
+    Config::SetDefault("ns3::CollectiveExecutor::NetSlots", UintegerValue(0));
+    Config::SetDefault("ns3::CollectiveExecutor::NetCreditDelay", TimeValue(Time(0)));
+    EXPECT_EQ(e.netStepsInFlight, 3u);
+    EXPECT_EQ(e.netSlots, 16u);
+    EXPECT_EQ(e.NcclChannelsPerConnection(), 2u);
+    EXPECT_EQ(e.netCreditDelay, MicroSeconds(2));
+    // And the executor carries them both ways.
+    Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+    exec->SetEndpoint(e);
+    const NcclEndpoint back = exec->GetEndpoint();
+    EXPECT_EQ(back.netStepsInFlight, 3u);
+    EXPECT_EQ(back.netSlots, 16u);
+    EXPECT_EQ(back.netCreditDelay, MicroSeconds(2));
 }
