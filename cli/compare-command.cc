@@ -6,7 +6,9 @@
 #include "calibration-parameters.h"
 #include "collective-algorithms.h"
 #include "collective-comparison.h"
+#include "comparison-mpi.h"
 #include "flags.h"
+#include "mpi-world.h"
 #include "input-error.h"
 #include "nccl-protocol.h"
 #include "result-row.h"
@@ -79,6 +81,10 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("scheduler", "ns3::RingCalendarScheduler",
              "packet backend: the simulator's event queue (an ns-3 scheduler TypeId; ns3::MapScheduler is ns-3's "
              "default); results are the same with every one, the speed is not")
+        .Add("partition", "auto", "packet backend under mpirun: which MPI rank owns each node of the fabric: "
+                                  "auto | pod | rank-map:FILE (lines NODE RANK); see doc/fabric.md, MPI")
+        .Add("sync", "gtw", "packet backend under mpirun: ns-3's synchronisation, gtw (granted time window) or "
+                            "nullmsg (null messages); one process: ignored")
         .AddSwitch("force-memory", "packet backend: start a run whose memory estimate (printed on stderr before "
                                    "each packet run) exceeds the memory available (MemAvailable, or "
                                    "HOCKNEY_MEMORY_AVAILABLE); without it such a run is refused, exit 2")
@@ -317,6 +323,14 @@ ApplyFabric(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig&
     {
         c.fabric.scheduler = f.Get("scheduler");
     }
+    if (o.Take("partition", "fabric.partition"))
+    {
+        c.fabric.partition = f.Get("partition");
+    }
+    if (f.Get("sync") != "gtw" && f.Get("sync") != "nullmsg")
+    {
+        throw ns3::InputError("--sync", "expected gtw or nullmsg, got '" + f.Get("sync") + "'");
+    }
     if (o.Take("wall-limit", "fabric.wall_limit"))
     {
         c.fabric.wallLimit = ns3::units::ParseTime(f.Get("wall-limit"), "--wall-limit");
@@ -413,6 +427,38 @@ RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std:
     return 0;
 }
 
+// `mpirun -np N hockney compare` (doc/collective.md, "Past one machine:
+// MPI"): a packet run split over the ranks must print what one process
+// prints, to the picosecond. What cannot be exact under conservative
+// synchronisation is refused before anything runs (exit 2, one line): an op
+// waiting for what another rank knows at that instant, and, for now, the
+// end of the run (one process stops at the last delivery; another rank
+// learns of it a lookahead later, having already run past it).
+[[noreturn]] void
+RefusePartitioned(const hockney::Flags& f, const ns3::ComparisonConfig& c)
+{
+    const uint32_t ranks = static_cast<uint32_t>(hockney::MpiWorld::Size());
+    if (!c.flows.empty())
+    {
+        throw ns3::InputError("mpirun", "expected a collective under mpirun (a scenario of flows runs as one "
+                                        "process), got " + std::to_string(ranks) + " ranks");
+    }
+    if (std::find(c.backends.begin(), c.backends.end(), "packet") == c.backends.end())
+    {
+        throw ns3::InputError("mpirun", "expected --backends with packet under mpirun (only the packet backend "
+                                        "splits over ranks), got " + std::to_string(ranks) + " ranks");
+    }
+    const ns3::PartitionedComparisonCheck check = ns3::CheckPartitionedComparison(c, ranks);
+    if (!check.problem.empty())
+    {
+        throw ns3::InputError("mpirun", check.problem + " (" + check.partition + ")");
+    }
+    throw ns3::InputError("mpirun", "no op of the schedule waits across MPI ranks (" + check.partition +
+                                        ", --sync=" + f.Get("sync") + "), but a partitioned packet run cannot "
+                                        "yet stop exactly where one process does (doc/collective.md, MPI); "
+                                        "run compare as one process");
+}
+
 int
 Compare(const std::vector<std::string>& args, std::ostream& out)
 {
@@ -433,6 +479,10 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     ApplyShape(f, o, c);
     ApplyModel(f, o, c);
     ApplyFabric(f, o, c);
+    if (hockney::MpiWorld::Size() > 1)
+    {
+        RefusePartitioned(f, c);
+    }
     if (!c.flows.empty())
     {
         // Flows replace the collective (comparison-flows.h).

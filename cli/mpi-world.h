@@ -5,8 +5,10 @@
 // with ns-3's mpi module (NS3_MPI, cmake/hockney-ns3-mpi.cmake) it is MPI's
 // world communicator; without it, or outside mpirun, one rank of one.
 //
-// Only `sweep` spreads over ranks (its points, cli/sweep-command.cc); every
-// other command refuses more than one rank (InputError naming mpirun).
+// `sweep` spreads over ranks (its points, cli/sweep-command.cc); `compare`
+// checks whether its packet run could be split over them and says why not
+// (cli/compare-command.cc, RefusePartitioned); every other command refuses
+// more than one rank (InputError naming mpirun).
 #ifndef HOCKNEY_CLI_MPI_WORLD_H
 #define HOCKNEY_CLI_MPI_WORLD_H
 

@@ -118,6 +118,10 @@ struct ComparisonFabric
     /// (ring-calendar-scheduler.h); "ns3::LazyHeapScheduler" is the binary
     /// heap it replaced, "ns3::MapScheduler" ns-3's own default.
     std::string scheduler = "ns3::RingCalendarScheduler";
+    /// packet backend under mpirun: which MPI rank owns each node of the
+    /// fabric (FabricNetwork::Partition: auto, pod or rank-map:FILE;
+    /// topology-partition.h). One process: checked, no effect.
+    std::string partition = "auto";
     /// packet backend: start a run whose memory estimate exceeds the memory
     /// available (packet-run-estimate.h) instead of refusing it (exit 2)
     bool forceMemory = false;
