@@ -70,17 +70,32 @@ main(int argc, char** argv)
                                             "ranks, compare its packet run), got " +
                                                 std::to_string(hockney::MpiWorld::Size()));
         }
-        const auto args = hockney::ApplyAttributeFlags(
-            hockney::ApplyReproducibleFlag(std::vector<std::string>(argv + 2, argv + argc)));
-        return it->second.fn(args, std::cout);
+        try
+        {
+            const auto args = hockney::ApplyAttributeFlags(
+                hockney::ApplyReproducibleFlag(std::vector<std::string>(argv + 2, argv + argc)));
+            return it->second.fn(args, std::cout);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            if (cmd != "compare" || hockney::MpiWorld::Size() == 1)
+            {
+                throw;
+            }
+            // Under mpirun every rank of compare finds the same bad input:
+            // one line, rank 0's, written before any rank exits (mpirun
+            // ends the job at the first rank that exits with an error).
+            if (hockney::MpiWorld::Rank() == 0)
+            {
+                std::cerr << "hockney " << cmd << ": " << e.what() << std::endl;
+            }
+            hockney::MpiWorld::Barrier();
+            return 2;
+        }
     }
     catch (const std::invalid_argument& e)
     {
-        // Under mpirun every rank of compare finds the same bad input: one line, rank 0's.
-        if (hockney::MpiWorld::Rank() == 0 || cmd != "compare")
-        {
-            std::cerr << "hockney " << cmd << ": " << e.what() << "\n";
-        }
+        std::cerr << "hockney " << cmd << ": " << e.what() << "\n";
         return 2;
     }
     catch (const std::exception& e)

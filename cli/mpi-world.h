@@ -33,6 +33,8 @@ class MpiWorld
     /// This process's rank and the number of ranks (0 and 1 outside MPI).
     static int Rank();
     static int Size();
+    /// Waits for every rank (MPI_Barrier; nothing outside MPI). Collective.
+    static void Barrier();
     /// Every rank's \p text, in rank order, at rank 0 (empty elsewhere). Collective.
     static std::vector<std::string> GatherAtRoot(const std::string& text);
     /// True if some environment variable says a launcher started this

@@ -449,9 +449,10 @@ CollectiveExecutor::Delivered(uint32_t i)
 }
 
 Time
-CollectiveExecutor::Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport)
+CollectiveExecutor::Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport,
+                        std::function<void()> onDone)
 {
-    Start(schedule, transport, []() { Simulator::Stop(); });
+    Start(schedule, transport, onDone ? std::move(onDone) : std::function<void()>([]() { Simulator::Stop(); }));
     if (!IsComplete())
     {
         if (m_timeLimit.IsStrictlyPositive())

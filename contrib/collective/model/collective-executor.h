@@ -80,8 +80,11 @@ class CollectiveExecutor : public Object
     /// Start(), then Simulator::Run() until the collective ends (the simulator
     /// is stopped then, so periodic events of a fabric do not keep it running)
     /// or the TimeLimit passes. Returns the total time; throws std::runtime_error
-    /// naming the ops still waiting if the schedule did not finish.
-    Time Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport);
+    /// naming the ops still waiting if the schedule did not finish. With
+    /// \p onDone, that runs at the end instead and must stop the simulator
+    /// itself (a partitioned run's agreed end, PartitionedRunEnd).
+    Time Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport,
+             std::function<void()> onDone = {});
 
     bool IsComplete() const;
     uint32_t GetDeliveredOps() const;
