@@ -122,6 +122,7 @@ PacketWallWatch::Start()
 void
 PacketWallWatch::Check()
 {
+    ++m_checks;
     const auto now = Clock::now();
     const bool interrupted = PacketRunInterrupted();
     if (interrupted || now - m_start >= m_limit)
