@@ -174,6 +174,7 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--partition=rank-map:", "--partition"},
         {"--partition=rank-map:/no/such/map", "--partition"},
         {"--sync=lockstep", "--sync"},
+        {"--end=later", "--end"},
     };
     for (const auto& [args, flag] : cases)
     {

@@ -118,9 +118,14 @@ TEST(MpiCli, CompareRefusesWhatItCannotSplit)
 {
     const std::string a2a = "compare --topology=roce-leafspine --collective=alltoall --bytes=64KB ";
     const std::vector<std::pair<std::string, std::string>> cases = {
-        // All-at-once: no op waits for another, but the end is not exact yet.
-        {a2a + "--algorithm=all-at-once --backends=packet", "no op of the schedule waits across MPI ranks"},
-        {a2a + "--backends=closed", "expected --backends with packet under mpirun"},
+        // All-at-once: no op waits for another, but only the drain end is one all ranks agree on.
+        {a2a + "--algorithm=all-at-once --backends=packet", "--end: expected --end=drain under mpirun"},
+        {"compare --topology=roce-leafspine --collective=alltoall --algorithm=all-at-once --backends=packet "
+         "--end=drain --bytes=1KB,2KB",
+         "--bytes: expected one size under mpirun"},
+        {a2a + "--algorithm=all-at-once --backends=packet --end=drain --per-op=/tmp/x.csv",
+         "--per-op: expected no --per-op under mpirun"},
+        {a2a + "--backends=closed,packet", "expected --backends=packet under mpirun"},
         // PXN: the proxy is on the sender's server (rank 0), the receiver on rank 1.
         {"compare --backends=packet --topology=rail-h100-2n --collective=alltoall --algorithm=pxn --bytes=1MB",
          "goes through its PXN proxy GPU 1 on MPI rank 0, its ends are GPU 0 on MPI rank 0 and GPU 9 on MPI rank 1"},

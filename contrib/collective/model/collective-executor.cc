@@ -452,8 +452,11 @@ Time
 CollectiveExecutor::Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport,
                         std::function<void()> onDone)
 {
-    Start(schedule, transport, onDone ? std::move(onDone) : std::function<void()>([]() { Simulator::Stop(); }));
-    if (!IsComplete())
+    // With onDone the run goes on to the end it sets even when this rank's
+    // part is done at once (a rank that receives nothing still forwards).
+    const bool ownEnd = static_cast<bool>(onDone);
+    Start(schedule, transport, ownEnd ? std::move(onDone) : std::function<void()>([]() { Simulator::Stop(); }));
+    if (!IsComplete() || ownEnd)
     {
         if (m_timeLimit.IsStrictlyPositive())
         {
