@@ -458,9 +458,10 @@ RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std:
 // MPI"): a packet run split over the ranks must print what one process
 // prints, to the picosecond. What cannot be exact under conservative
 // synchronisation is refused before anything runs (exit 2, one line): an op
-// waiting for what another rank knows at that instant, and, for now, the
-// end of the run (one process stops at the last delivery; another rank
-// learns of it a lookahead later, having already run past it).
+// waiting for what another rank knows at that instant, and the end at the
+// last delivery (another rank learns of it a lookahead later, having run
+// past it: --end=drain is the end they agree on). Then ns-3's distributed
+// simulator is switched on for the one packet run.
 void
 CheckPartitioned(const hockney::Flags& f, const ns3::ComparisonConfig& c)
 {

@@ -61,7 +61,7 @@ main(int argc, char** argv)
     try
     {
         // Under mpirun: one rank of the job (mpi-world.h). Sweep spreads
-        // over ranks and compare checks its packet run (compare-command.cc);
+        // over ranks and compare its packet run (compare-command.cc);
         // any other command would run N times.
         hockney::MpiWorld mpi(&argc, &argv);
         if (hockney::MpiWorld::Size() > 1 && cmd != "sweep" && cmd != "compare")

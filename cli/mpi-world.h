@@ -6,8 +6,8 @@
 // world communicator; without it, or outside mpirun, one rank of one.
 //
 // `sweep` spreads over ranks (its points, cli/sweep-command.cc); `compare`
-// checks whether its packet run could be split over them and says why not
-// (cli/compare-command.cc, RefusePartitioned); every other command refuses
+// runs its packet run over them or says why it cannot
+// (cli/compare-command.cc, CheckPartitioned); every other command refuses
 // more than one rank (InputError naming mpirun).
 #ifndef HOCKNEY_CLI_MPI_WORLD_H
 #define HOCKNEY_CLI_MPI_WORLD_H
