@@ -328,6 +328,20 @@ RunPacket(const ComparisonPoint& pt,
         }
     }
     measure();
+#ifdef NS3_MPI
+    if (mpiRanks > 1)
+    {
+        // Each rank's watchdog watches its own ports: a stall anywhere fails the run.
+        int fired = watchdog && watchdog->HasFired() ? 1 : 0;
+        MPI_Allreduce(MPI_IN_PLACE, &fired, 1, MPI_INT, MPI_MAX, MpiInterface::GetCommunicator());
+        if (fired)
+        {
+            throw std::runtime_error("packet run of " + pt.schedule.GetName() + " over " +
+                                     std::to_string(mpiRanks) + " ranks: the watchdog of a rank fired" +
+                                     (watchdog->HasFired() ? " (this rank's: " + watchdog->GetMessage() + ")" : ""));
+        }
+    }
+#endif
     writeTraces();
     DestroySimulator(mpiRanks);
     if (mpiRanks > 1 && r.counters.bytesSent != r.counters.bytesDelivered)
