@@ -6,14 +6,26 @@
 #include "calibration-parameters.h"
 #include "collective-algorithms.h"
 #include "collective-comparison.h"
+#include "comparison-mpi.h"
 #include "flags.h"
+#include "mpi-world.h"
 #include "input-error.h"
 #include "nccl-protocol.h"
 #include "result-row.h"
 #include "topology-presets.h"
 #include "units.h"
 
+#include "ns3/global-value.h"
+#include "ns3/string.h"
+
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+
+#include <mpi.h>
+#endif
+
 #include <algorithm>
+#include <sstream>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -79,6 +91,13 @@ DeclareCompareFlags(hockney::Flags& f)
         .Add("scheduler", "ns3::RingCalendarScheduler",
              "packet backend: the simulator's event queue (an ns-3 scheduler TypeId; ns3::MapScheduler is ns-3's "
              "default); results are the same with every one, the speed is not")
+        .Add("partition", "auto", "packet backend under mpirun: which MPI rank owns each node of the fabric: "
+                                  "auto | pod | rank-map:FILE (lines NODE RANK); see doc/fabric.md, MPI")
+        .Add("end", "delivery", "packet backend: where a run stops: delivery (at the last delivery) or drain (the "
+                                "longest link delay + 1 ps after it, what a run over MPI ranks can agree on; "
+                                "mpirun needs it, and the one-process run compared with it)")
+        .Add("sync", "gtw", "packet backend under mpirun: ns-3's synchronisation, gtw (granted time window) or "
+                            "nullmsg (null messages); one process: ignored")
         .AddSwitch("force-memory", "packet backend: start a run whose memory estimate (printed on stderr before "
                                    "each packet run) exceeds the memory available (MemAvailable, or "
                                    "HOCKNEY_MEMORY_AVAILABLE); without it such a run is refused, exit 2")
@@ -317,6 +336,19 @@ ApplyFabric(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig&
     {
         c.fabric.scheduler = f.Get("scheduler");
     }
+    if (o.Take("partition", "fabric.partition"))
+    {
+        c.fabric.partition = f.Get("partition");
+    }
+    if (f.Get("end") != "delivery" && f.Get("end") != "drain")
+    {
+        throw ns3::InputError("--end", "expected delivery or drain, got '" + f.Get("end") + "'");
+    }
+    c.fabric.drainEnd = f.Get("end") == "drain";
+    if (f.Get("sync") != "gtw" && f.Get("sync") != "nullmsg")
+    {
+        throw ns3::InputError("--sync", "expected gtw or nullmsg, got '" + f.Get("sync") + "'");
+    }
     if (o.Take("wall-limit", "fabric.wall_limit"))
     {
         c.fabric.wallLimit = ns3::units::ParseTime(f.Get("wall-limit"), "--wall-limit");
@@ -381,23 +413,32 @@ int
 RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std::string& compareCsv,
             const std::string& perOpFile, const std::vector<ns3::ResultRow>& perOp, std::ostream& out)
 {
-    auto write = [&](const std::vector<ns3::ResultRow>& rows) {
-        ns3::WriteRows(out, "compare", rows, format);
-        if (!compareCsv.empty())
+    // Ctrl-C or SIGTERM stops the packet run at its next check; the rows
+    // done are printed (PacketStop::INTERRUPT).
+    hockney::InterruptGuard guard;
+    // Under mpirun rank 0 writes the rows (every rank holds them, reduced).
+    const bool writes = hockney::MpiWorld::Rank() == 0;
+    std::ostringstream elsewhere;
+    std::ostream& rows = writes ? out : elsewhere;
+    auto write = [&](const std::vector<ns3::ResultRow>& r) {
+        ns3::WriteRows(rows, "compare", r, format);
+        if (writes && !compareCsv.empty())
         {
-            ns3::WriteCsvFile(compareCsv, rows);
+            ns3::WriteCsvFile(compareCsv, r);
         }
-        if (!perOpFile.empty())
+        if (writes && !perOpFile.empty())
         {
             ns3::WriteCsvFile(perOpFile, perOp);
         }
     };
-    // Ctrl-C or SIGTERM stops the packet run at its next check; the rows
-    // done are printed (PacketStop::INTERRUPT).
-    hockney::InterruptGuard guard;
     try
     {
-        write(ns3::RunComparison(c, [](const std::string& line) { std::cerr << line << "\n"; }));
+        write(ns3::RunComparison(c, [writes](const std::string& line) {
+            if (writes)
+            {
+                std::cerr << line << "\n";
+            }
+        }));
     }
     catch (const ns3::PacketRunStopped& e)
     {
@@ -411,6 +452,63 @@ RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std:
         return ns3::ExitStatusOf(e.Kind());
     }
     return 0;
+}
+
+// `mpirun -np N hockney compare` (doc/collective.md, "Past one machine:
+// MPI"): a packet run split over the ranks must print what one process
+// prints, to the picosecond. What cannot be exact under conservative
+// synchronisation is refused before anything runs (exit 2, one line): an op
+// waiting for what another rank knows at that instant, and the end at the
+// last delivery (another rank learns of it a lookahead later, having run
+// past it: --end=drain is the end they agree on). Then ns-3's distributed
+// simulator is switched on for the one packet run.
+void
+CheckPartitioned(const hockney::Flags& f, const ns3::ComparisonConfig& c)
+{
+    const uint32_t ranks = static_cast<uint32_t>(hockney::MpiWorld::Size());
+    if (!c.flows.empty())
+    {
+        throw ns3::InputError("mpirun", "expected a collective under mpirun (a scenario of flows runs as one "
+                                        "process), got " + std::to_string(ranks) + " ranks");
+    }
+    if (c.backends != std::vector<std::string>{"packet"})
+    {
+        throw ns3::InputError("mpirun", "expected --backends=packet under mpirun (only the packet backend "
+                                        "splits over ranks), got " + std::to_string(ranks) + " ranks");
+    }
+    if (c.sizes.size() != 1)
+    {
+        throw ns3::InputError("--bytes", "expected one size under mpirun (ns-3's distributed simulator serves one "
+                                         "run per process), got " + std::to_string(c.sizes.size()));
+    }
+    for (const char* flag : {"per-op", "traces", "pcap", "output"})
+    {
+        if (!f.Get(flag).empty())
+        {
+            throw ns3::InputError(std::string("--") + flag, "expected no --" + std::string(flag) +
+                                                                " under mpirun (one process only, for now)");
+        }
+    }
+    const ns3::PartitionedComparisonCheck check = ns3::CheckPartitionedComparison(c, ranks);
+    if (!check.problem.empty())
+    {
+        throw ns3::InputError("mpirun", check.problem + " (" + check.partition + ")");
+    }
+    if (!c.fabric.drainEnd)
+    {
+        throw ns3::InputError("--end", "expected --end=drain under mpirun (the ranks cannot stop exactly at the "
+                                       "last delivery: doc/fabric.md, \"hockney compare under mpirun\"), got " +
+                                           f.Get("end"));
+    }
+#ifdef NS3_MPI
+    // ns-3's distributed simulator on the job MpiWorld joined, chosen before
+    // the simulator is first touched again (CheckPartitionedComparison
+    // destroyed the one it used).
+    ns3::GlobalValue::Bind("SimulatorImplementationType",
+                           ns3::StringValue(f.Get("sync") == "nullmsg" ? "ns3::NullMessageSimulatorImpl"
+                                                                        : "ns3::DistributedSimulatorImpl"));
+    ns3::MpiInterface::Enable(MPI_COMM_WORLD);
+#endif
 }
 
 int
@@ -433,6 +531,23 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     ApplyShape(f, o, c);
     ApplyModel(f, o, c);
     ApplyFabric(f, o, c);
+    // ns-3's MPI interface leaves before MpiWorld finalises MPI.
+    struct LeaveMpi
+    {
+        ~LeaveMpi()
+        {
+#ifdef NS3_MPI
+            if (ns3::MpiInterface::IsEnabled())
+            {
+                ns3::MpiInterface::Disable();
+            }
+#endif
+        }
+    } leave;
+    if (hockney::MpiWorld::Size() > 1)
+    {
+        CheckPartitioned(f, c);
+    }
     if (!c.flows.empty())
     {
         // Flows replace the collective (comparison-flows.h).

@@ -60,17 +60,38 @@ main(int argc, char** argv)
     }
     try
     {
-        // Under mpirun: one rank of the job (mpi-world.h). Only sweep
-        // spreads over ranks; any other command would run N times.
+        // Under mpirun: one rank of the job (mpi-world.h). Sweep spreads
+        // over ranks and compare its packet run (compare-command.cc);
+        // any other command would run N times.
         hockney::MpiWorld mpi(&argc, &argv);
-        if (hockney::MpiWorld::Size() > 1 && cmd != "sweep")
+        if (hockney::MpiWorld::Size() > 1 && cmd != "sweep" && cmd != "compare")
         {
             throw ns3::InputError("mpirun", "expected 1 rank for '" + cmd + "' (sweep spreads its points over "
-                                            "ranks), got " + std::to_string(hockney::MpiWorld::Size()));
+                                            "ranks, compare its packet run), got " +
+                                                std::to_string(hockney::MpiWorld::Size()));
         }
-        const auto args = hockney::ApplyAttributeFlags(
-            hockney::ApplyReproducibleFlag(std::vector<std::string>(argv + 2, argv + argc)));
-        return it->second.fn(args, std::cout);
+        try
+        {
+            const auto args = hockney::ApplyAttributeFlags(
+                hockney::ApplyReproducibleFlag(std::vector<std::string>(argv + 2, argv + argc)));
+            return it->second.fn(args, std::cout);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            if (cmd != "compare" || hockney::MpiWorld::Size() == 1)
+            {
+                throw;
+            }
+            // Under mpirun every rank of compare finds the same bad input:
+            // one line, rank 0's, written before any rank exits (mpirun
+            // ends the job at the first rank that exits with an error).
+            if (hockney::MpiWorld::Rank() == 0)
+            {
+                std::cerr << "hockney " << cmd << ": " << e.what() << std::endl;
+            }
+            hockney::MpiWorld::Barrier();
+            return 2;
+        }
     }
     catch (const std::invalid_argument& e)
     {

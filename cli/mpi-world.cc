@@ -92,6 +92,17 @@ MpiWorld::Size()
     return g_size;
 }
 
+void
+MpiWorld::Barrier()
+{
+#ifdef NS3_MPI
+    if (g_size > 1)
+    {
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+#endif
+}
+
 std::vector<std::string>
 MpiWorld::GatherAtRoot(const std::string& text)
 {

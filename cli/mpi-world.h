@@ -5,8 +5,10 @@
 // with ns-3's mpi module (NS3_MPI, cmake/hockney-ns3-mpi.cmake) it is MPI's
 // world communicator; without it, or outside mpirun, one rank of one.
 //
-// Only `sweep` spreads over ranks (its points, cli/sweep-command.cc); every
-// other command refuses more than one rank (InputError naming mpirun).
+// `sweep` spreads over ranks (its points, cli/sweep-command.cc); `compare`
+// runs its packet run over them or says why it cannot
+// (cli/compare-command.cc, CheckPartitioned); every other command refuses
+// more than one rank (InputError naming mpirun).
 #ifndef HOCKNEY_CLI_MPI_WORLD_H
 #define HOCKNEY_CLI_MPI_WORLD_H
 
@@ -31,6 +33,8 @@ class MpiWorld
     /// This process's rank and the number of ranks (0 and 1 outside MPI).
     static int Rank();
     static int Size();
+    /// Waits for every rank (MPI_Barrier; nothing outside MPI). Collective.
+    static void Barrier();
     /// Every rank's \p text, in rank order, at rank 0 (empty elsewhere). Collective.
     static std::vector<std::string> GatherAtRoot(const std::string& text);
     /// True if some environment variable says a launcher started this

@@ -169,6 +169,12 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--launch-overhead=5us", "--launch-overhead"}, // without NCCL's endpoint model it would be ignored
         {"--topology=dgx-h100 --algorithm=nvls --protocol=ll", "--protocol"}, // NVLS runs Simple only
         {"--topology=rail-h100-2n --protocol=ll --gpus-per-node=3", "--gpus-per-node"}, // servers of 8
+        // The partition of a run under mpirun is checked in one process too.
+        {"--partition=bogus", "--partition"},
+        {"--partition=rank-map:", "--partition"},
+        {"--partition=rank-map:/no/such/map", "--partition"},
+        {"--sync=lockstep", "--sync"},
+        {"--end=later", "--end"},
     };
     for (const auto& [args, flag] : cases)
     {

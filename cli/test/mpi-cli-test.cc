@@ -81,6 +81,69 @@ TEST(MpiCli, SweepOfPacketPointsOverTwoRanksAndJobs)
     EXPECT_EQ(a, b);
 }
 
+// The line compare's ranks print: rank 0's only (every rank finds it).
+size_t
+CompareLines(const std::string& err)
+{
+    size_t n = 0;
+    for (size_t at = err.find("hockney compare:"); at != std::string::npos; at = err.find("hockney compare:", at + 1))
+    {
+        ++n;
+    }
+    return n;
+}
+
+TEST(MpiCli, CompareRefusesAnOpWaitingAcrossRanks)
+{
+    // Pairwise AllToAll on the leaf-spine: 16 hosts, auto puts each leaf
+    // with its hosts, GPUs 0-7 on rank 0 and 8-15 on rank 1. GPU 7's second
+    // send waits for its first, to GPU 8 (an op delivered on rank 1): it
+    // cannot start exactly on rank 0 a lookahead before it learns of it.
+    const CliResult r = RunHockney("compare --backends=packet --topology=roce-leafspine --collective=alltoall "
+                                   "--algorithm=pairwise --bytes=64KB",
+                                   Mpirun(2));
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(CompareLines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("hockney compare: mpirun: 64000 B: pairwise-exchange alltoall: op "), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("(GPU 7 -> 9, step 1) waits for op 7 delivered at GPU 8 on MPI rank 1, but starts at GPU 7 "
+                         "on MPI rank 0; dependencies across MPI ranks are not supported yet (2 ranks, 16 links cut, "
+                         "lookahead 100 ns"),
+              std::string::npos)
+        << r.err;
+}
+
+TEST(MpiCli, CompareRefusesWhatItCannotSplit)
+{
+    const std::string a2a = "compare --topology=roce-leafspine --collective=alltoall --bytes=64KB ";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        // All-at-once: no op waits for another, but only the drain end is one all ranks agree on.
+        {a2a + "--algorithm=all-at-once --backends=packet", "--end: expected --end=drain under mpirun"},
+        {"compare --topology=roce-leafspine --collective=alltoall --algorithm=all-at-once --backends=packet "
+         "--end=drain --bytes=1KB,2KB",
+         "--bytes: expected one size under mpirun"},
+        {a2a + "--algorithm=all-at-once --backends=packet --end=drain --per-op=/tmp/x.csv",
+         "--per-op: expected no --per-op under mpirun"},
+        {a2a + "--backends=closed,packet", "expected --backends=packet under mpirun"},
+        // PXN: the proxy is on the sender's server (rank 0), the receiver on rank 1.
+        {"compare --backends=packet --topology=rail-h100-2n --collective=alltoall --algorithm=pxn --bytes=1MB",
+         "goes through its PXN proxy GPU 1 on MPI rank 0, its ends are GPU 0 on MPI rank 0 and GPU 9 on MPI rank 1"},
+        // LL: the delivery waits for the sender's copy, on the other rank.
+        {"compare --backends=packet --topology=rail-h100-2n --collective=alltoall --algorithm=all-at-once "
+         "--protocol=ll --bytes=64KB",
+         "under protocol ll, whose delivery waits for the sender's copy"},
+        {a2a + "--backends=packet --partition=bogus", "--partition: expected auto, pod or rank-map:FILE"},
+    };
+    for (const auto& [args, want] : cases)
+    {
+        const CliResult r = RunHockney(args, Mpirun(2));
+        EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+        EXPECT_EQ(CompareLines(r.err), 1u) << args << ": " << r.err;
+        EXPECT_NE(r.err.find(want), std::string::npos) << args << ": " << r.err;
+    }
+}
+
 TEST(MpiCli, CommandsThatDoNotSpreadRefuseRanks)
 {
     const CliResult r = RunHockney("model --alpha=5us --beta=450GB/s --bytes=1KB", Mpirun(2));

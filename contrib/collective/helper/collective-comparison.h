@@ -118,6 +118,14 @@ struct ComparisonFabric
     /// (ring-calendar-scheduler.h); "ns3::LazyHeapScheduler" is the binary
     /// heap it replaced, "ns3::MapScheduler" ns-3's own default.
     std::string scheduler = "ns3::RingCalendarScheduler";
+    /// packet backend under mpirun: which MPI rank owns each node of the
+    /// fabric (FabricNetwork::Partition: auto, pod or rank-map:FILE;
+    /// topology-partition.h). One process: checked, no effect.
+    std::string partition = "auto";
+    /// packet backend: end the run the longest link delay (+1 ps) after the
+    /// last delivery (PartitionedRunEnd), the end every MPI rank can agree
+    /// on; false: at the last delivery (one process only).
+    bool drainEnd = false;
     /// packet backend: start a run whose memory estimate exceeds the memory
     /// available (packet-run-estimate.h) instead of refusing it (exit 2)
     bool forceMemory = false;

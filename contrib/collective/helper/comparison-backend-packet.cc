@@ -13,8 +13,21 @@
 #include "input-error.h"
 #include "units.h"
 
+#include "lazy-heap-scheduler.h"
+#include "partitioned-run-end.h"
+
 #include "ns3/boolean.h"
+#include "ns3/global-value.h"
+#include "ns3/string.h"
 #include "ns3/simulator.h"
+
+#ifdef NS3_MPI
+#include "fabric-remote-channel.h"
+
+#include "ns3/mpi-interface.h"
+
+#include <mpi.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -75,6 +88,36 @@ struct PacketOutputs
     std::string estimateLine;               ///< printed once the fabric is built, when non-empty
 };
 
+/// Simulator::Destroy; after a run over MPI ranks, the simulator of one
+/// process again for what follows (the flow model of the same point): ns-3's
+/// distributed simulator frees its MPI buffers when destroyed
+/// (MpiInterface::Destroy), so a process runs one partitioned run.
+void
+DestroySimulator(uint32_t mpiRanks)
+{
+    Simulator::Destroy();
+    if (mpiRanks > 1)
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    }
+}
+
+void
+StopNow()
+{
+    Simulator::Stop();
+}
+
+/// The drain end (ComparisonFabric::drainEnd): the run stops at \p at,
+/// before any other event of that time (the smallest tie key), whatever
+/// each rank scheduled then.
+void
+StopBefore(Time at)
+{
+    SchedulerTieKey first(0, 0);
+    Simulator::Schedule(at - Simulator::Now(), &StopNow);
+}
+
 PacketResult
 RunPacket(const ComparisonPoint& pt,
           const TopologyDescription& desc,
@@ -98,6 +141,36 @@ RunPacket(const ComparisonPoint& pt,
     exec->SetAttribute("CheckSchedule", BooleanValue(false));
     exec->SetAttribute("TimeLimit", TimeValue(f.timeLimit));
     ApplyEndpoint(exec, pt);
+    // A partitioned run (ranks > 1: MPI) or a one-process run that must match
+    // one: the drain end every rank agrees on.
+    const TopologyPartition& partition = t->GetNetwork()->GetPartition();
+    const uint32_t mpiRanks = partition.ranks;
+    Ptr<PartitionedRunEnd> end;
+#ifdef NS3_MPI
+    const uint64_t receiptsBefore = mpiRanks > 1 ? FabricRemoteChannel::GetReceipts() : 0;
+#endif
+    if (f.drainEnd || mpiRanks > 1)
+    {
+        const TopologyGraph& g = t->GetNetwork()->GetTopology();
+        Time drain(0);
+        for (uint32_t l = 0; l < g.LinkCount(); ++l)
+        {
+            drain = std::max(drain, g.LinkTier(l).delay);
+        }
+        if (mpiRanks > 1)
+        {
+            std::vector<uint32_t> owner(pt.schedule.GetRanks());
+            for (uint32_t gpu = 0; gpu < owner.size(); ++gpu)
+            {
+                owner[gpu] = partition.owner[g.EndpointNode(gpu)];
+            }
+#ifdef NS3_MPI
+            exec->SetPartition(owner, MpiInterface::GetSystemId());
+#endif
+        }
+        end = CreateObject<PartitionedRunEnd>();
+        end->Setup(drain, [drain](Time last) { StopBefore(last + drain + PicoSeconds(1)); });
+    }
     RecordOps(exec, outputs.ops);
     // One run per size: its files are named by the size.
     const std::string runName = "packet-" + std::to_string(pt.spec.bytes);
@@ -128,7 +201,9 @@ RunPacket(const ComparisonPoint& pt,
             return std::to_string(exec->GetDeliveredOps()) + "/" + std::to_string(total) +
                    " messages delivered, simulated " + std::to_string(Simulator::Now().GetMicroSeconds()) + " us";
         },
-        [&]() { return exec->IsComplete(); },
+        // With an agreed end the checks go on to it, on every rank alike
+        // (a rank's own part may be complete long before the run's end).
+        [&]() { return !end && exec->IsComplete(); },
         progress,
         "packet " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " + std::to_string(pt.spec.bytes) +
             " B");
@@ -140,10 +215,49 @@ RunPacket(const ComparisonPoint& pt,
         r.simulated = Simulator::Now();
         r.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
         r.peakRssBytes = PeakRssBytes();
+#ifdef NS3_MPI
+        if (mpiRanks > 1)
+        {
+            // Summed over the ranks; the events without what only MPI runs
+            // have: crossings' receipts, the other ranks' nodes'
+            // initialization (FabricRemoteChannel::GetMpiOnlyEvents), the
+            // end's receipts and its own node's and device's initialization,
+            // and every rank's stop but one.
+            // And the wall watch's checks, which every rank runs alike: rank 0's count.
+            const uint64_t mpiOnly = FabricRemoteChannel::GetMpiOnlyEvents() - receiptsBefore +
+                                     end->GetOwnEvents() + 2 + 1 +
+                                     (MpiInterface::GetSystemId() == 0 ? 0 : watch.GetChecks());
+            PacketRunCounters& k = r.counters;
+            std::vector<uint64_t> v = {k.bytesSent, k.bytesDelivered, k.drops, k.pfcPauses, k.ecnMarks,
+                                       k.cnps, k.dataHops, k.controlHops, r.events - mpiOnly};
+            v.insert(v.end(), k.dropsBy.begin(), k.dropsBy.end());
+            MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_SUM,
+                          MpiInterface::GetCommunicator());
+            k.bytesSent = v[0];
+            k.bytesDelivered = v[1];
+            k.drops = v[2];
+            k.pfcPauses = v[3];
+            k.ecnMarks = v[4];
+            k.cnps = v[5];
+            k.dataHops = v[6];
+            k.controlHops = v[7];
+            r.events = v[8] + 1;
+            std::copy(v.begin() + 9, v.end(), k.dropsBy.begin());
+            // The slowest rank's wall time, the largest rank's memory.
+            MPI_Allreduce(MPI_IN_PLACE, &r.wallSeconds, 1, MPI_DOUBLE, MPI_MAX, MpiInterface::GetCommunicator());
+            MPI_Allreduce(MPI_IN_PLACE, &r.peakRssBytes, 1, MPI_UINT64_T, MPI_MAX,
+                          MpiInterface::GetCommunicator());
+        }
+#endif
     };
     try
     {
-        r.time = exec->Run(pt.schedule, t);
+        r.time = exec->Run(pt.schedule, t,
+                           end ? std::function<void()>([end]() { end->LocalDone(); }) : std::function<void()>());
+        if (end)
+        {
+            r.time = end->GetEnd() - exec->GetStartTime();
+        }
     }
     catch (const std::runtime_error& e)
     {
@@ -178,7 +292,7 @@ RunPacket(const ComparisonPoint& pt,
                                       std::to_string(Simulator::Now().GetMicroSeconds()) + " us";
         measure();
         writeTraces();
-        Simulator::Destroy();
+        DestroySimulator(mpiRanks);
         r.stopped = true;
         const std::string run = "packet run of " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " +
                                 std::to_string(pt.spec.bytes) + " B on " + std::to_string(pt.spec.ranks) + " ranks: ";
@@ -205,14 +319,39 @@ RunPacket(const ComparisonPoint& pt,
         }
         return r;
     }
-    FabricConservation cons = t->FinishRun();
-    if (!cons.ok)
+    if (mpiRanks == 1)
     {
-        throw std::runtime_error("packet run of " + pt.schedule.GetName() + ": " + cons.message);
+        FabricConservation cons = t->FinishRun();
+        if (!cons.ok)
+        {
+            throw std::runtime_error("packet run of " + pt.schedule.GetName() + ": " + cons.message);
+        }
     }
     measure();
+#ifdef NS3_MPI
+    if (mpiRanks > 1)
+    {
+        // Each rank's watchdog watches its own ports: a stall anywhere fails the run.
+        int fired = watchdog && watchdog->HasFired() ? 1 : 0;
+        MPI_Allreduce(MPI_IN_PLACE, &fired, 1, MPI_INT, MPI_MAX, MpiInterface::GetCommunicator());
+        if (fired)
+        {
+            throw std::runtime_error("packet run of " + pt.schedule.GetName() + " over " +
+                                     std::to_string(mpiRanks) + " ranks: the watchdog of a rank fired" +
+                                     (watchdog->HasFired() ? " (this rank's: " + watchdog->GetMessage() + ")" : ""));
+        }
+    }
+#endif
     writeTraces();
-    Simulator::Destroy();
+    DestroySimulator(mpiRanks);
+    if (mpiRanks > 1 && r.counters.bytesSent != r.counters.bytesDelivered)
+    {
+        // Conservation over the ranks (a port's own check cannot see a
+        // packet that crossed to another rank).
+        throw std::runtime_error("packet run of " + pt.schedule.GetName() + " over " + std::to_string(mpiRanks) +
+                                 " ranks: " + std::to_string(r.counters.bytesSent) + " B sent, " +
+                                 std::to_string(r.counters.bytesDelivered) + " B delivered");
+    }
     return r;
 }
 

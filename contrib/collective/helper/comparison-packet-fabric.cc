@@ -52,6 +52,7 @@ BuildPacketRun(const TopologyDescription& desc, const ComparisonFabric& f, uint3
     Ptr<PacketTransport> t = CreateObject<PacketTransport>();
     ConfigurePacket(t, f);
     t->SetSeed(seed);
+    t->SetPartition(f.partition);
     if (HasLossyLinks(f.faults))
     {
         // On the wires before Build seeds the run: the error models take
@@ -121,6 +122,7 @@ PacketWallWatch::Start()
 void
 PacketWallWatch::Check()
 {
+    ++m_checks;
     const auto now = Clock::now();
     const bool interrupted = PacketRunInterrupted();
     if (interrupted || now - m_start >= m_limit)

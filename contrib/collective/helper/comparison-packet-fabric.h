@@ -71,6 +71,8 @@ class PacketWallWatch
     std::string Reason(const std::string& wallField) const;
     /// The status when it stopped the run.
     const std::string& StoppedAt() const { return m_stoppedAt; }
+    /// Checks run so far (events of its own, one every 5 us of simulated time).
+    uint64_t GetChecks() const { return m_checks; }
 
   private:
     void Check();
@@ -85,6 +87,7 @@ class PacketWallWatch
     bool m_stopped = false;
     PacketStop m_kind = PacketStop::WALL_LIMIT;
     std::string m_stoppedAt;
+    uint64_t m_checks = 0;
 };
 
 /// The columns after "drops" on a packet row of a run with \p faults

@@ -444,6 +444,10 @@ ApplyFabricLimits(const nlohmann::json& fb, const std::string& f, ComparisonConf
     {
         c.fabric.scheduler = Text(fb.at("scheduler"), f + ".scheduler");
     }
+    if (fb.contains("partition"))
+    {
+        c.fabric.partition = Text(fb.at("partition"), f + ".partition");
+    }
 }
 
 void
@@ -451,7 +455,7 @@ ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
 {
     CheckKeys(fb, f,
               {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "nic", "ecn_marking",
-               "time_limit", "wall_limit", "scheduler", "transfer_unit_bytes", "pcie_transfer_unit_bytes",
+               "time_limit", "wall_limit", "scheduler", "partition", "transfer_unit_bytes", "pcie_transfer_unit_bytes",
                "faults"});
     ApplyFabricPackets(fb, f, c);
     ApplyFabricLimits(fb, f, c);
@@ -680,6 +684,7 @@ ValidateComparison(const ComparisonConfig& c)
                              "ns3::ListScheduler), got '" + c.fabric.scheduler + "'");
         }
     }
+    CheckPartitionMode(c.fabric.partition, c.FieldName("fabric.partition", "--partition"));
     if (c.topology)
     {
         // A packet must carry payload: the header below every tier's MTU.

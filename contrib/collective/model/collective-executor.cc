@@ -10,14 +10,27 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("HockneyCollectiveExecutor");
 NS_OBJECT_ENSURE_REGISTERED(CollectiveExecutor);
+
+namespace
+{
+/// The tag of leg \p leg (0, or 1: a PXN op's proxy -> dst) of op \p op:
+/// what names a message to its receiver, whatever rank sent it.
+uint32_t
+Tag(uint32_t op, uint32_t leg)
+{
+    return op * 2 + leg;
+}
+} // namespace
 
 TypeId
 CollectiveExecutor::GetTypeId()
@@ -121,6 +134,7 @@ CollectiveExecutor::GetTypeId()
 CollectiveExecutor::CollectiveExecutor()
     : m_schedule(nullptr),
       m_delivered(0),
+      m_localOps(0),
       m_check(true),
       m_protocol(static_cast<int>(NcclProtocol::SIMPLE)),
       m_gpusPerNode(0),
@@ -188,6 +202,14 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     {
         schedule.Validate();
     }
+    if (!m_owner.empty())
+    {
+        const std::string problem = FindCrossRankDependency(schedule, m_owner);
+        if (!problem.empty())
+        {
+            throw std::logic_error(problem);
+        }
+    }
     if (transport->GetRanks() < schedule.GetRanks())
     {
         throw std::logic_error("schedule " + schedule.GetName() + " has " +
@@ -210,15 +232,71 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     m_slicesLeft.assign(n, 0);
     m_copyFree.assign(m_schedule->GetRanks(), Simulator::Now());
     m_delivered = 0;
+    m_localOps = 0;
     m_connections.clear();
     m_start = Simulator::Now();
     m_end = m_start;
     for (uint32_t i = 0; i < n; ++i)
     {
+        m_localOps += Local(ops[i].dst) ? 1 : 0;
+        if (Local(ops[i].dst) && !Local(ops[i].src))
+        {
+            // Sent by another MPI rank: its delivery here is matched by tag
+            // (a single leg: FindCrossRankDependency refuses PXN and switch
+            // groups across ranks).
+            transport->ExpectTagged(ops[i].src, ops[i].dst, Tag(i, 0), [this, i]() { Arrived(i); });
+        }
         m_waiting[i] = static_cast<uint32_t>(ops[i].deps.size());
         for (uint32_t d : ops[i].deps)
         {
             m_dependents[d].push_back(i);
+        }
+    }
+    // The connections first (CollectiveTransport::Connect), by the op's
+    // depth in the dependency graph (the longest chain of ops before it),
+    // then its index: a queue pair's number then does not depend on which
+    // message happened to be sent first, nor on how the run is split over
+    // ranks; and it is the order in which one process met the pairs
+    // whenever the ops of one depth start in index order.
+    std::vector<uint32_t> depth(n, 0);
+    {
+        std::vector<uint32_t> left = m_waiting;
+        std::vector<uint32_t> ready;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            if (left[i] == 0)
+            {
+                ready.push_back(i);
+            }
+        }
+        while (!ready.empty())
+        {
+            const uint32_t i = ready.back();
+            ready.pop_back();
+            for (uint32_t j : m_dependents[i])
+            {
+                depth[j] = std::max(depth[j], depth[i] + 1);
+                if (--left[j] == 0)
+                {
+                    ready.push_back(j);
+                }
+            }
+        }
+    }
+    std::vector<uint32_t> order(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(), [&depth](uint32_t a, uint32_t b) { return depth[a] < depth[b]; });
+    for (uint32_t i : order)
+    {
+        if (ops[i].group == ScheduleOp::kNoSwitchGroup)
+        {
+            for (auto [src, dst] : ops[i].Legs())
+            {
+                transport->Connect(src, dst);
+            }
         }
     }
     m_groups.assign(m_schedule->GetSwitchGroupCount(), SwitchGroup());
@@ -242,7 +320,7 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
         }
     }
     NS_LOG_INFO("start " << m_schedule->GetName() << ": " << n << " ops on " << transport->GetTransportName());
-    if (n == 0)
+    if (m_localOps == 0)
     {
         if (m_done)
         {
@@ -252,7 +330,7 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     }
     for (uint32_t i = 0; i < n; ++i)
     {
-        if (m_waiting[i] == 0)
+        if (m_waiting[i] == 0 && Local(ops[i].src))
         {
             if (m_launchOverhead.IsZero())
             {
@@ -321,14 +399,22 @@ CollectiveExecutor::Send(uint32_t i)
     // whole message (a cut-through relay; the op ends when both are in).
     const auto legs = op.Legs();
     m_legsLeft[i] = static_cast<uint32_t>(legs.size());
-    for (auto [src, dst] : legs)
+    for (uint32_t leg = 0; leg < legs.size(); ++leg)
     {
-        m_transport->Send(src, dst, wire, [this, i]() {
-            if (--m_legsLeft[i] == 0)
-            {
-                Arrived(i);
-            }
-        });
+        auto [src, dst] = legs[leg];
+        // Tagged by op and leg, so that a receiver on another MPI rank knows
+        // the message (its rank registered the callback: none here).
+        CollectiveTransport::DeliveryCallback arrived;
+        if (Local(op.dst))
+        {
+            arrived = [this, i]() {
+                if (--m_legsLeft[i] == 0)
+                {
+                    Arrived(i);
+                }
+            };
+        }
+        m_transport->SendTagged(src, dst, wire, Tag(i, leg), std::move(arrived));
     }
 }
 
@@ -351,7 +437,7 @@ CollectiveExecutor::Delivered(uint32_t i)
     m_end = std::max(m_end, m_opDelivered[i]);
     ++m_delivered;
     m_opDeliveredTrace(i, op.src, op.dst, op.bytes);
-    if (Windowed(op))
+    if (Windowed(op) && Local(op.src))
     {
         // The connection's next waiting op goes first, before the ops this
         // delivery makes ready (which queue behind it).
@@ -376,7 +462,7 @@ CollectiveExecutor::Delivered(uint32_t i)
             Launch(j);
         }
     }
-    if (m_delivered == m_schedule->GetOps().size())
+    if (m_delivered == m_localOps)
     {
         NS_LOG_INFO("done " << m_schedule->GetName() << " in " << (m_end - m_start).As(Time::US));
         if (m_done)
@@ -479,10 +565,14 @@ CollectiveExecutor::ReturnCredit(std::pair<uint32_t, uint32_t> key, uint32_t slo
 }
 
 Time
-CollectiveExecutor::Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport)
+CollectiveExecutor::Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport,
+                        std::function<void()> onDone)
 {
-    Start(schedule, transport, []() { Simulator::Stop(); });
-    if (!IsComplete())
+    // With onDone the run goes on to the end it sets even when this rank's
+    // part is done at once (a rank that receives nothing still forwards).
+    const bool ownEnd = static_cast<bool>(onDone);
+    Start(schedule, transport, ownEnd ? std::move(onDone) : std::function<void()>([]() { Simulator::Stop(); }));
+    if (!IsComplete() || ownEnd)
     {
         if (m_timeLimit.IsStrictlyPositive())
         {
@@ -522,10 +612,110 @@ CollectiveExecutor::Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransp
     return GetTotalTime();
 }
 
+std::string
+CollectiveExecutor::FindCrossRankDependency(const CollectiveSchedule& schedule,
+                                            const std::vector<uint32_t>& owner) const
+{
+    if (owner.size() < schedule.GetRanks())
+    {
+        throw std::invalid_argument("FindCrossRankDependency: expected an MPI rank for each of the " +
+                                    std::to_string(schedule.GetRanks()) + " ranks of " + schedule.GetName() +
+                                    ", got " + std::to_string(owner.size()));
+    }
+    const NcclEndpoint e = GetEndpoint();
+    const auto& ops = schedule.GetOps();
+    auto name = [&](uint32_t i) {
+        const ScheduleOp& op = ops[i];
+        return schedule.GetName() + ": op " + std::to_string(i) + " (GPU " + std::to_string(op.src) + " -> " +
+               std::to_string(op.dst) + ", step " + std::to_string(op.step) + ")";
+    };
+    auto where = [&](uint32_t gpu) {
+        return "GPU " + std::to_string(gpu) + " on MPI rank " + std::to_string(owner[gpu]);
+    };
+    const std::string why = "; dependencies across MPI ranks are not supported yet";
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> perConnection;
+    std::map<uint32_t, std::pair<uint32_t, uint32_t>> groupRank; // group -> (MPI rank, first op)
+    for (uint32_t i = 0; i < ops.size(); ++i)
+    {
+        const ScheduleOp& op = ops[i];
+        // The op starts where its sender is: what it waits for must be seen there.
+        for (uint32_t d : op.deps)
+        {
+            // A dependency is seen where its receiver is (a PXN op: where
+            // both legs end, checked below).
+            if (owner[ops[d].dst] != owner[op.src])
+            {
+                return name(i) + " waits for op " + std::to_string(d) + " delivered at " + where(ops[d].dst) +
+                       ", but starts at " + where(op.src) + why;
+            }
+        }
+        if (op.proxy != ScheduleOp::kNoProxy &&
+            (owner[op.proxy] != owner[op.src] || owner[op.proxy] != owner[op.dst]))
+        {
+            return name(i) + " goes through its PXN proxy " + where(op.proxy) + ", its ends are " + where(op.src) +
+                   " and " + where(op.dst) + " (both legs start together and the op ends when both are in)" + why;
+        }
+        if (op.group != ScheduleOp::kNoSwitchGroup)
+        {
+            for (uint32_t gpu : {op.src, op.dst})
+            {
+                auto [it, fresh] = groupRank.emplace(op.group, std::make_pair(owner[gpu], i));
+                if (!fresh && it->second.first != owner[gpu])
+                {
+                    return name(i) + " is in in-switch group " + std::to_string(op.group) + " with op " +
+                           std::to_string(it->second.second) + ", on MPI rank " + std::to_string(it->second.first) +
+                           ", and has " + where(gpu) + " (the switch sums every copy of the group)" + why;
+                }
+            }
+        }
+        if (owner[op.src] == owner[op.dst])
+        {
+            continue;
+        }
+        if (e.CopyTime(op.bytes).IsStrictlyPositive())
+        {
+            return name(i) + " crosses from " + where(op.src) + " to " + where(op.dst) + " under protocol " +
+                   ToString(e.protocol) + ", whose delivery waits for the sender's copy (LlCopyRate, Ll128CopyRate)" +
+                   why;
+        }
+        // Sliced() and Windowed(), on the endpoint of the attributes in force.
+        const bool crosses = e.CrossesNodes(op.src, op.dst);
+        const bool sliced = m_netSlots > 0 && op.group == ScheduleOp::kNoSwitchGroup && crosses;
+        if (sliced)
+        {
+            return name(i) + " crosses from " + where(op.src) + " to " + where(op.dst) +
+                   " in NCCL's slots (NetSlots " + std::to_string(m_netSlots) +
+                   "), whose credits return from the receiver" + why;
+        }
+        if (m_netStepsInFlight > 0 && !sliced && crosses &&
+            ++perConnection[{op.src, op.dst}] > m_netStepsInFlight)
+        {
+            return name(i) + " is message " + std::to_string(perConnection[{op.src, op.dst}]) +
+                   " of the network connection from " + where(op.src) + " to " + where(op.dst) +
+                   ", whose window of NetStepsInFlight " + std::to_string(m_netStepsInFlight) +
+                   " opens at the receiver's delivery" + why;
+        }
+    }
+    return "";
+}
+
 bool
 CollectiveExecutor::IsComplete() const
 {
-    return m_schedule && m_delivered == m_schedule->GetOps().size();
+    return m_schedule && m_delivered == m_localOps;
+}
+
+void
+CollectiveExecutor::SetPartition(std::vector<uint32_t> owner, uint32_t local)
+{
+    m_owner = std::move(owner);
+    m_local = local;
+}
+
+uint32_t
+CollectiveExecutor::GetLocalOps() const
+{
+    return m_localOps;
 }
 
 uint32_t

@@ -84,8 +84,11 @@ class CollectiveExecutor : public Object
     /// Start(), then Simulator::Run() until the collective ends (the simulator
     /// is stopped then, so periodic events of a fabric do not keep it running)
     /// or the TimeLimit passes. Returns the total time; throws std::runtime_error
-    /// naming the ops still waiting if the schedule did not finish.
-    Time Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport);
+    /// naming the ops still waiting if the schedule did not finish. With
+    /// \p onDone, that runs at the end instead and must stop the simulator
+    /// itself (a partitioned run's agreed end, PartitionedRunEnd).
+    Time Run(const CollectiveSchedule& schedule, Ptr<CollectiveTransport> transport,
+             std::function<void()> onDone = {});
 
     bool IsComplete() const;
     uint32_t GetDeliveredOps() const;
@@ -105,6 +108,33 @@ class CollectiveExecutor : public Object
     /// Sets the attributes from \p endpoint.
     void SetEndpoint(const NcclEndpoint& endpoint);
 
+    /// Partitioned runs (ns-3's MPI distributed simulator): each MPI rank
+    /// would start the ops its GPUs send and see the deliveries to its GPUs,
+    /// so an op whose start or delivery needs, at that very instant, what
+    /// only another MPI rank knows cannot run exactly under conservative
+    /// synchronisation (the other rank's news arrives a lookahead later).
+    /// With GPU g on MPI rank \p owner[g] and this executor's attributes,
+    /// returns "" when \p schedule has no such op, else one line naming the
+    /// first and why: a dependency on a delivery at a GPU of another MPI
+    /// rank; a PXN op whose proxy is on another MPI rank than its sender or
+    /// receiver; an in-switch (NVLS) group spanning MPI ranks; a network
+    /// connection across MPI ranks with more ops than NetStepsInFlight (the
+    /// window opens at the receiver's delivery); a protocol with a copy rate
+    /// (LL, LL128) on an op across MPI ranks (the delivery waits for the
+    /// sender's copy). Throws std::invalid_argument if \p owner has fewer
+    /// entries than the schedule has ranks.
+    std::string FindCrossRankDependency(const CollectiveSchedule& schedule, const std::vector<uint32_t>& owner) const;
+    /// A partitioned run: this process is MPI rank \p local and GPU g is on
+    /// MPI rank \p owner[g]. Start() then starts only the ops this rank's
+    /// GPUs send and waits only for the deliveries to its GPUs (matched by
+    /// tag, CollectiveTransport::SendTagged); IsComplete, GetDeliveredOps,
+    /// GetTotalTime and the per-op times are this rank's, and done runs when
+    /// its deliveries are in. FindCrossRankDependency must have found
+    /// nothing (Start throws std::logic_error otherwise). Empty: one process.
+    void SetPartition(std::vector<uint32_t> owner, uint32_t local);
+    /// The ops this process waits for (all, or its GPUs' receives).
+    uint32_t GetLocalOps() const;
+
   protected:
     void DoDispose() override;
 
@@ -114,6 +144,8 @@ class CollectiveExecutor : public Object
     /// The transport delivered \p op: Delivered now, or when its copy ends.
     void Arrived(uint32_t op);
     void Delivered(uint32_t op);
+    /// GPU g runs in this process (always, without a partition).
+    bool Local(uint32_t gpu) const { return m_owner.empty() || m_owner[gpu] == m_local; }
 
     /// Whether \p op crosses nodes with NetSlots on (sent as NCCL's slices).
     bool Sliced(const ScheduleOp& op) const;
@@ -144,6 +176,9 @@ class CollectiveExecutor : public Object
     std::vector<Time> m_copyEnd;                     // per op: its data moved by the sender's GPU
     std::vector<Time> m_copyFree;                    // per rank: its GPU's copy is free from
     uint32_t m_delivered;
+    uint32_t m_localOps;             // ops delivered here (all without a partition)
+    std::vector<uint32_t> m_owner;   // SetPartition's; empty: one process
+    uint32_t m_local = 0;
     Time m_start;
     Time m_end;
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-transport.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace ns3
 {
 
@@ -14,6 +17,24 @@ CollectiveTransport::GetTypeId()
 }
 
 CollectiveTransport::~CollectiveTransport() = default;
+
+void
+CollectiveTransport::Connect(uint32_t, uint32_t)
+{
+}
+
+void
+CollectiveTransport::SendTagged(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t, DeliveryCallback onDelivered)
+{
+    Send(src, dst, bytes, std::move(onDelivered));
+}
+
+void
+CollectiveTransport::ExpectTagged(uint32_t src, uint32_t dst, uint32_t, DeliveryCallback)
+{
+    throw std::logic_error(GetTransportName() + " transport: a message " + std::to_string(src) + " -> " +
+                           std::to_string(dst) + " from another MPI rank (one process only)");
+}
 
 void
 CollectiveTransport::SendThroughSwitch(uint32_t src,

@@ -56,6 +56,23 @@ class CollectiveTransport : public Object
                                    uint64_t bytes,
                                    const SwitchGroup& group,
                                    DeliveryCallback onDelivered);
+    /// Send() of a message the receiver can name by \p tag (unique per
+    /// sender): a partitioned (MPI) run's receiving rank registers its
+    /// callback with ExpectTagged, the sending rank passes an empty one.
+    /// Default: Send(), the tag unused (one process).
+    virtual void SendTagged(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t tag, DeliveryCallback onDelivered);
+    /// The receiving side of SendTagged when the sender runs on another MPI
+    /// rank: \p onDelivered runs when message \p tag of \p src arrives at
+    /// \p dst. Default: throws std::logic_error (a transport of one process).
+    virtual void ExpectTagged(uint32_t src, uint32_t dst, uint32_t tag, DeliveryCallback onDelivered);
+    /// Sets up the connection from \p src to \p dst before any message is
+    /// sent. The executor calls it for every message of a schedule, in the
+    /// schedule's order, before the first op starts: a transport that numbers
+    /// its connections (the packet fabric's queue pairs, which its ECMP hash
+    /// and its NICs' round robin read) then numbers them by the schedule, not
+    /// by which message happened to be sent first, so that the numbering is
+    /// the same however the run is split over MPI ranks. Default: nothing.
+    virtual void Connect(uint32_t src, uint32_t dst);
     /// Ranks this transport connects (0 .. GetRanks()-1).
     virtual uint32_t GetRanks() const = 0;
     /// Short name for rows and messages ("analytic", "packet", ...).

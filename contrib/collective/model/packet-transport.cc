@@ -13,6 +13,7 @@
 #include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -124,6 +125,12 @@ PacketTransport::SetWireSetup(std::function<void(FabricNetwork&)> setup)
 }
 
 void
+PacketTransport::SetPartition(const std::string& mode)
+{
+    m_partition = mode;
+}
+
+void
 PacketTransport::DoDispose()
 {
     m_messenger = nullptr;
@@ -168,6 +175,9 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
                             "fabric.pcie_transfer_unit_bytes (--transfer-unit, --pcie-transfer-unit); set those "
                             "instead");
     }
+    RefuseUserAttribute("ns3::FabricNetwork::Partition",
+                        "the packet backend takes its partition from fabric.partition (--partition); set that "
+                        "instead");
     if (m_seed)
     {
         RngSeedManager::SetSeed(*m_seed == 0 ? 1 : *m_seed);
@@ -175,6 +185,7 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
     m_network = CreateObject<FabricNetwork>();
     m_network->SetAttribute("NvlinkTransferUnitBytes", UintegerValue(m_nvlinkUnit));
     m_network->SetAttribute("PcieTransferUnitBytes", UintegerValue(m_pcieUnit));
+    m_network->SetAttribute("Partition", StringValue(m_partition));
     if (m_seed && !UserSetAttribute("ns3::FabricNetwork::EcmpSeed"))
     {
         m_network->SetAttribute("EcmpSeed", UintegerValue(std::max<uint32_t>(*m_seed, 1) - 1));
@@ -356,11 +367,40 @@ PacketTransport::NicPair(uint32_t src, uint32_t dst) const
 }
 
 void
+PacketTransport::Connect(uint32_t src, uint32_t dst)
+{
+    m_messenger->Connect(src, dst);
+}
+
+namespace
+{
+RdmaEndpoint::MessageCallback
+OnMessage(CollectiveTransport::DeliveryCallback onDelivered)
+{
+    if (!onDelivered)
+    {
+        return RdmaEndpoint::MessageCallback();
+    }
+    return RdmaEndpoint::MessageCallback([onDelivered](const RdmaMessageRecord&) { onDelivered(); });
+}
+} // namespace
+
+void
+PacketTransport::SendTagged(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t tag, DeliveryCallback onDelivered)
+{
+    m_messenger->SendWithId(src, dst, bytes, tag, OnMessage(std::move(onDelivered)));
+}
+
+void
+PacketTransport::ExpectTagged(uint32_t src, uint32_t, uint32_t tag, DeliveryCallback onDelivered)
+{
+    m_messenger->Expect(src, tag, OnMessage(std::move(onDelivered)));
+}
+
+void
 PacketTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered)
 {
-    m_messenger->Send(src, dst, bytes, RdmaEndpoint::MessageCallback([onDelivered](const RdmaMessageRecord&) {
-                          onDelivered();
-                      }));
+    m_messenger->Send(src, dst, bytes, OnMessage(std::move(onDelivered)));
 }
 
 Ptr<FabricSwitch>

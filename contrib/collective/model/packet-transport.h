@@ -98,6 +98,9 @@ class PacketTransport : public CollectiveTransport
     /// (fabric.faults lossy_link), whose random streams are then assigned
     /// with the switches' in the one AssignStreams. Set before Build().
     void SetWireSetup(std::function<void(FabricNetwork&)> setup);
+    /// Under MPI with more than one rank: which rank owns each node
+    /// (FabricNetwork::Partition: auto, pod, rank-map:FILE). Set before Build().
+    void SetPartition(const std::string& mode);
     /// Builds the fabric and the ranks' endpoints (all of the topology's
     /// endpoints, rank = endpoint order). \p cc is copied to every NIC (null:
     /// no congestion control). Throws std::invalid_argument naming the field
@@ -137,6 +140,12 @@ class PacketTransport : public CollectiveTransport
                                                   std::vector<uint32_t>* ports = nullptr);
 
     // Transport
+    /// Creates the queue pair of src and dst now (RdmaMessenger::Connect):
+    /// each NIC numbers its QPs in the order they are made.
+    void Connect(uint32_t src, uint32_t dst) override;
+    /// The messenger's SendWithId and Expect, \p tag the message id.
+    void SendTagged(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t tag, DeliveryCallback onDelivered) override;
+    void ExpectTagged(uint32_t src, uint32_t dst, uint32_t tag, DeliveryCallback onDelivered) override;
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback onDelivered) override;
     /// The switch really reduces: src's contribution goes to the NVSwitch
     /// as packets addressed to the group, the switch adds and multicasts
@@ -175,6 +184,7 @@ class PacketTransport : public CollectiveTransport
     uint32_t m_pcieUnit;
     std::optional<uint32_t> m_seed; ///< SetSeed's; unset: Build() seeds nothing
     std::function<void(FabricNetwork&)> m_wireSetup; ///< SetWireSetup's
+    std::string m_partition = "auto"; ///< SetPartition's
 };
 
 } // namespace ns3

@@ -226,6 +226,19 @@ class RdmaMessenger : public Object
                   RdmaEndpoint::MessageCallback onDelivered,
                   RdmaEndpoint::MessageCallback onSent = RdmaEndpoint::MessageCallback());
 
+    /// Send() with the caller's message id instead of the sender's count
+    /// (ids of one sender must differ, at most RdmaEndpoint::kMaxMessageId;
+    /// do not mix with Send() on one sender): the receiver then knows which
+    /// message arrived without asking the sender, as a partitioned run's
+    /// receiving MPI rank must (Expect). \throws std::invalid_argument for an
+    /// id too large or still in flight from \p src.
+    void SendWithId(uint32_t src, uint32_t dst, uint64_t bytes, uint64_t id,
+                    RdmaEndpoint::MessageCallback onDelivered);
+    /// onDelivered runs when message \p id of \p src is delivered here: the
+    /// receiving side of SendWithId when the sender's MPI rank is another one
+    /// (that rank's Send registers its callback in its own process only).
+    void Expect(uint32_t src, uint64_t id, RdmaEndpoint::MessageCallback onDelivered);
+
     /// Counters of every rank summed.
     RdmaEndpointCounters GetTotals() const;
 
@@ -234,6 +247,9 @@ class RdmaMessenger : public Object
 
   private:
     friend class RdmaEndpoint;
+    /// Send and SendWithId: \p id checked.
+    void SendAs(uint32_t src, uint32_t dst, uint64_t bytes, uint64_t id,
+                RdmaEndpoint::MessageCallback onDelivered, RdmaEndpoint::MessageCallback onSent);
     /// The delivery of a message at its receiver: fires the sender's callback.
     void NotifyDelivered(RdmaMessageRecord& rec); ///< fills rec.submitted
 

@@ -112,26 +112,58 @@ RdmaMessenger::Send(uint32_t src, uint32_t dst, uint64_t bytes,
                     RdmaEndpoint::MessageCallback onSent)
 {
     Connect(src, dst);
-    Ptr<RdmaEndpoint> ep = m_eps[src];
-    RdmaEndpoint::SendState st;
-    st.rec.id = ep->m_nextId++;
-    if (st.rec.id > RdmaEndpoint::kMaxMessageId)
+    const uint64_t id = m_eps[src]->m_nextId++;
+    if (id > RdmaEndpoint::kMaxMessageId)
     {
         // The id travels in 30 bits of the immediate.
         throw std::invalid_argument("RdmaMessenger::Send: expected at most " +
                                     std::to_string(RdmaEndpoint::kMaxMessageId) + " messages per sending rank, got " +
-                                    std::to_string(st.rec.id));
+                                    std::to_string(id));
     }
+    SendAs(src, dst, bytes, id, onDelivered, onSent);
+    return id;
+}
+
+void
+RdmaMessenger::SendWithId(uint32_t src, uint32_t dst, uint64_t bytes, uint64_t id,
+                          RdmaEndpoint::MessageCallback onDelivered)
+{
+    Connect(src, dst);
+    if (id > RdmaEndpoint::kMaxMessageId || m_eps[src]->m_sends.count(id))
+    {
+        throw std::invalid_argument("RdmaMessenger::SendWithId id: expected at most " +
+                                    std::to_string(RdmaEndpoint::kMaxMessageId) +
+                                    " and none in flight from rank " + std::to_string(src) + ", got " +
+                                    std::to_string(id));
+    }
+    SendAs(src, dst, bytes, id, onDelivered, RdmaEndpoint::MessageCallback());
+}
+
+void
+RdmaMessenger::Expect(uint32_t src, uint64_t id, RdmaEndpoint::MessageCallback onDelivered)
+{
+    m_pending[{src, id}] = onDelivered;
+}
+
+void
+RdmaMessenger::SendAs(uint32_t src, uint32_t dst, uint64_t bytes, uint64_t id,
+                      RdmaEndpoint::MessageCallback onDelivered, RdmaEndpoint::MessageCallback onSent)
+{
+    Ptr<RdmaEndpoint> ep = m_eps[src];
+    RdmaEndpoint::SendState st;
+    st.rec.id = id;
     st.rec.src = src;
     st.rec.dst = dst;
     st.rec.bytes = bytes;
     st.rec.submitted = Simulator::Now();
     st.onSent = onSent;
-    m_pending[{src, st.rec.id}] = onDelivered;
+    if (!onDelivered.IsNull())
+    {
+        // None: the receiver's process may have registered one (Expect).
+        m_pending[{src, st.rec.id}] = onDelivered;
+    }
     m_submitted[{src, st.rec.id}] = st.rec.submitted;
-    uint64_t id = st.rec.id;
     ep->Start(dst, ep->m_peers.at(dst), std::move(st));
-    return id;
 }
 
 void

@@ -182,9 +182,28 @@ TopologyPartition::Describe() const
     return os.str();
 }
 
+void
+CheckPartitionMode(const std::string& mode, const std::string& field)
+{
+    const std::string mapPrefix = "rank-map:";
+    if (mode.rfind(mapPrefix, 0) == 0)
+    {
+        const std::string path = mode.substr(mapPrefix.size());
+        if (!std::ifstream(path))
+        {
+            throw InputError(field, "expected a readable rank map file, got '" + path + "'");
+        }
+    }
+    else if (mode != "auto" && mode != "pod")
+    {
+        throw InputError(field, "expected auto, pod or rank-map:FILE, got '" + mode + "'");
+    }
+}
+
 TopologyPartition
 PartitionTopology(const TopologyGraph& g, uint32_t ranks, const std::string& mode, const std::string& field)
 {
+    CheckPartitionMode(mode, field);
     TopologyPartition p;
     p.ranks = std::max<uint32_t>(ranks, 1);
     const std::string mapPrefix = "rank-map:";
@@ -205,13 +224,9 @@ PartitionTopology(const TopologyGraph& g, uint32_t ranks, const std::string& mod
         }
         p.owner = AssignUnits(g, units, p.ranks);
     }
-    else if (mode.rfind(mapPrefix, 0) == 0)
+    else // rank-map:FILE (CheckPartitionMode)
     {
         p.owner = ReadRankMap(g, p.ranks, mode.substr(mapPrefix.size()), field);
-    }
-    else
-    {
-        throw InputError(field, "expected auto, pod or rank-map:FILE, got '" + mode + "'");
     }
     for (uint32_t l = 0; l < g.LinkCount(); ++l)
     {

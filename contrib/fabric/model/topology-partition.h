@@ -43,6 +43,11 @@ struct TopologyPartition
     std::string Describe() const;
 };
 
+/// Checks \p mode without a topology (one process, where nothing is split):
+/// auto, pod, or rank-map:FILE with FILE readable. Throws InputError naming
+/// \p field otherwise. PartitionTopology checks the rest (pods, the map's lines).
+void CheckPartitionMode(const std::string& mode, const std::string& field);
+
 /// Partitions \p g over \p ranks ranks by \p mode (see above). Throws
 /// InputError naming \p field for an unknown mode, an unreadable or
 /// incomplete rank map, or a "pod" partition with fewer pods than ranks.

@@ -111,6 +111,34 @@ TEST_F(RdmaEndpointTest, DeliveredTraceCarriesTheSubmitTime)
     EXPECT_NEAR((seen[0].delivered - seen[0].submitted).GetSeconds(), ByHand(Costs(), 1000), kTol);
 }
 
+TEST_F(RdmaEndpointTest, ACallerIdNamesTheMessageAtTheReceiver)
+{
+    // A partitioned run's receiving rank registers its callback (Expect)
+    // under the id the sender gives (SendWithId), not the sender's count:
+    // the sender's own callback is empty, the receiver's fires with the id,
+    // at the eager time by hand, for every protocol.
+    for (uint64_t n : {1000, 100000, 2000000})
+    {
+        std::vector<RdmaMessageRecord> seen;
+        const uint64_t id = 1000 + n % 7; // any id of the caller's
+        messenger->Expect(0, id, MakeCallback(+[](std::vector<RdmaMessageRecord>* v, const RdmaMessageRecord& r) {
+                                     v->push_back(r);
+                                 }).Bind(&seen));
+        messenger->SendWithId(0, 1, n, id, RdmaEndpoint::MessageCallback());
+        EXPECT_THROW(messenger->SendWithId(0, 1, n, id, RdmaEndpoint::MessageCallback()), std::invalid_argument)
+            << "an id still in flight";
+        const Time start = Simulator::Now();
+        Simulator::Run();
+        ASSERT_EQ(seen.size(), 1u) << n;
+        EXPECT_EQ(seen[0].id, id);
+        EXPECT_EQ(seen[0].bytes, n);
+        EXPECT_NEAR((seen[0].delivered - start).GetSeconds(), ByHand(Costs(), n), kTol) << n;
+    }
+    EXPECT_THROW(messenger->SendWithId(0, 1, 10, uint64_t(RdmaEndpoint::kMaxMessageId) + 1,
+                                       RdmaEndpoint::MessageCallback()),
+                 std::invalid_argument);
+}
+
 TEST_F(RdmaEndpointTest, RendezvousAndPipelineByHand)
 {
     Costs c;
