@@ -105,5 +105,14 @@ TEST(ValidateCli, FidelityTableInEveryFormat)
     Result table = RunHockney(common);
     ASSERT_EQ(table.status, 0) << table.err;
     EXPECT_NE(table.out.find("packet_median_sym_error"), std::string::npos);
+    // A model's NCCL slots that are no multiple of NCCL_STEPS: the cases
+    // file is refused before anything runs (exit 2, the field named).
+    std::ofstream(dir + "/published-cases.json")
+        << R"({"cases": [{"name": "ring", "measurement": "raw/together_h100_ar_ring.txt", "topology": "dgx-h100",
+             "collective": "allreduce", "ranks": 8,
+             "models": [{"label": "ring", "algorithm": "ring", "backends": ["closed"], "protocol": "auto",
+                         "net_slots": 12}],
+             "fidelity": {"model": "ring", "sizes": ["32KiB"]}}]})";
+    ExpectBadInput(common, "cases[0].models[0].net_slots");
     std::filesystem::remove_all(dir);
 }

@@ -198,7 +198,7 @@ ParseModel(const nlohmann::json& j, CollectiveKind collective, const std::string
     }
     RejectUnknown(j,
                   {"label", "algorithm", "channels", "backends", "packet_up_to", "packet_up_to_full", "protocol",
-                   "launch_overhead", "why"},
+                   "launch_overhead", "net_slots", "net_credit_delay", "why"},
                   where);
     PublishedModel m;
     m.label = StringField(j, "label", where);
@@ -219,6 +219,30 @@ ParseModel(const nlohmann::json& j, CollectiveKind collective, const std::string
         if (m.launchOverhead.IsStrictlyNegative() || m.protocol.empty())
         {
             throw InputError(where + ".launch_overhead", "expected a time >= 0 with a protocol");
+        }
+    }
+    if (j.contains("net_slots"))
+    {
+        // NCCL_STEPS slots for each NCCL channel a schedule channel stands
+        // for, up to NCCL's 64 channels (MAXCHANNELS); slots act only on
+        // NCCL's endpoint model, so they need a protocol.
+        const nlohmann::json& v = j.at("net_slots");
+        const int64_t n = v.is_number_integer() ? v.get<int64_t>() : 0;
+        if (n < kNcclSteps || n > 64 * kNcclSteps || n % kNcclSteps != 0 || m.protocol.empty())
+        {
+            throw InputError(where + ".net_slots",
+                             "expected a multiple of " + std::to_string(kNcclSteps) + " from " +
+                                 std::to_string(kNcclSteps) + " to " + std::to_string(64 * kNcclSteps) +
+                                 " (NCCL's slots x channels) with a protocol, got " + v.dump());
+        }
+        m.netSlots = static_cast<uint32_t>(n);
+    }
+    if (j.contains("net_credit_delay"))
+    {
+        m.netCreditDelay = units::ParseTime(StringField(j, "net_credit_delay", where), where + ".net_credit_delay");
+        if (m.netSlots == 0)
+        {
+            throw InputError(where + ".net_credit_delay", "expected only with net_slots (the slots' credit)");
         }
     }
     return m;
@@ -482,6 +506,15 @@ PublishedModelConfig(const PublishedCase& pc, const PublishedModel& pm, const st
     c.channels = pm.channels;
     c.protocol = pm.protocol;
     c.launchOverhead = pm.launchOverhead;
+    if (pm.netSlots > 0)
+    {
+        // The NCCL endpoint reads its slots from the executor's attributes
+        // in force (MakeNcclEndpoint), so the closed form prices what the
+        // executor runs; RunComparison sets these only while it runs c.
+        c.attributes.emplace_back("ns3::CollectiveExecutor::NetSlots", std::to_string(pm.netSlots));
+        c.attributes.emplace_back("ns3::CollectiveExecutor::NetCreditDelay",
+                                  std::to_string(pm.netCreditDelay.GetPicoSeconds()) + "ps");
+    }
     c.sizes.clear();
     for (const auto& [b, t] : measured)
     {

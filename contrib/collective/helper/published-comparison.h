@@ -43,6 +43,13 @@ struct PublishedModel
     /// single-process runs, contrib/collective/doc/collective.md).
     std::string protocol;
     Time launchOverhead;
+    /// NCCL's slots on a network connection ("net_slots": the executor's
+    /// NetSlots, 8 x the NCCL channels a schedule channel stands for; 0:
+    /// off, one message in flight a connection) and the credit's return
+    /// ("net_credit_delay": NetCreditDelay; 0: the point's inter-node alpha).
+    /// Set as attribute defaults while this model runs (a --ns3:: flag wins).
+    uint32_t netSlots = 0;
+    Time netCreditDelay;
 };
 
 /// What the fidelity table (published-fidelity.h) runs of a case.

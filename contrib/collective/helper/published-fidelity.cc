@@ -144,7 +144,9 @@ RunCurve(const PublishedCase& pc,
     {
         pm = m.label == pc.fidelity.model ? &m : pm;
     }
-    base.Set("model", pm->label + " (" + pm->algorithm + ")");
+    // The row says when the model runs NCCL's slots (off on every shipped case).
+    const std::string slots = pm->netSlots > 0 ? ", NCCL slots " + std::to_string(pm->netSlots) : "";
+    base.Set("model", pm->label + " (" + pm->algorithm + slots + ")");
     ComparisonConfig c = PublishedModelConfig(pc, *pm, measured);
     std::ostringstream note;
     std::vector<uint64_t> sizes;

@@ -55,11 +55,11 @@ ErrorOf(const nlohmann::json& j)
 
 } // namespace
 
-TEST(PublishedCases, ShippedFileParsesIntoTheTenPublishedRuns)
+TEST(PublishedCases, ShippedFileParsesIntoTheTwelvePublishedRuns)
 {
     // Missing or unreadable: LoadPublishedCases throws and the test fails.
     const std::vector<PublishedCase> cases = LoadPublishedCases(kCasesPath);
-    ASSERT_EQ(cases.size(), 10u);
+    ASSERT_EQ(cases.size(), 12u);
     // The 8xH100 NVSwitch ring: 8 ranks, one channel, packet runs up to 4 MB
     // (4 x 10^6 B), 64 MB under --full.
     EXPECT_EQ(cases[0].topology, "dgx-h100");
@@ -102,6 +102,28 @@ TEST(PublishedCases, ShippedFileParsesIntoTheTenPublishedRuns)
     EXPECT_EQ(cases[2].fidelity.packetUpTo, UINT64_MAX);
     // The NVLS log ran with NCCL_ALGO unset: NCCL's choice, "auto" (kept as written).
     EXPECT_EQ(cases[4].models[0].algorithm, "auto");
+    // i309 D (2 nodes, 16 ranks) and F (8 nodes, 64 ranks): NCCL's choice on
+    // one ring per NIC, judged against the multi-node goal; no case runs
+    // NCCL's slots (off by default).
+    EXPECT_EQ(cases[10].measurement, "raw/i309_D.txt");
+    EXPECT_EQ(cases[10].ranks, 16u);
+    EXPECT_EQ(cases[11].measurement, "raw/i309_F.txt");
+    EXPECT_EQ(cases[11].ranks, 64u);
+    for (size_t i = 10; i < 12; ++i)
+    {
+        ASSERT_EQ(cases[i].models.size(), 2u);
+        EXPECT_EQ(cases[i].models[1].algorithm, "auto");
+        EXPECT_EQ(cases[i].models[1].channels, 8u);
+        EXPECT_EQ(cases[i].fidelity.model, "nccl");
+        EXPECT_EQ(cases[i].fidelity.goal, "multi-node");
+    }
+    for (const auto& c : cases)
+    {
+        for (const auto& m : c.models)
+        {
+            EXPECT_EQ(m.netSlots, 0u) << c.name << ", " << m.label;
+        }
+    }
     // Every log it names is shipped.
     for (const auto& c : cases)
     {
@@ -174,6 +196,41 @@ TEST(PublishedCases, MalformedCasesNameTheirField)
     // "auto" (NCCL's choice per size) is not a registered name but a model.
     j["cases"][0]["models"][0]["algorithm"] = "auto";
     EXPECT_EQ(ParsePublishedCases(j, "p.json")[0].models[0].algorithm, "auto");
+
+    // NCCL's slots: 8 x the NCCL channels a schedule channel stands for, on
+    // NCCL's endpoint model only; set as the executor's attributes while the
+    // model runs (16 slots, credit 2 us = 2000000 ps).
+    j = GoodCases();
+    j["cases"][0]["models"][0]["protocol"] = "auto";
+    j["cases"][0]["models"][0]["net_slots"] = 16;
+    j["cases"][0]["models"][0]["net_credit_delay"] = "2us";
+    const PublishedCase slotted = ParsePublishedCases(j, "p.json")[0];
+    EXPECT_EQ(slotted.models[0].netSlots, 16u);
+    EXPECT_EQ(slotted.models[0].netCreditDelay, MicroSeconds(2));
+    const ComparisonConfig sc = PublishedModelConfig(slotted, slotted.models[0], {{1048576, 1e-4}});
+    EXPECT_EQ(sc.attributes,
+              (std::vector<std::pair<std::string, std::string>>{{"ns3::CollectiveExecutor::NetSlots", "16"},
+                                                                {"ns3::CollectiveExecutor::NetCreditDelay", "2000000ps"}}));
+    // Without the field: no attribute, the executor's default (off).
+    EXPECT_TRUE(PublishedModelConfig(slotted, ParsePublishedCases(GoodCases(), "p.json")[0].models[0], {{1048576, 1e-4}})
+                    .attributes.empty());
+    const std::string slotsError = "p.json: cases[0].models[0].net_slots: expected a multiple of 8 from 8 to 512 "
+                                   "(NCCL's slots x channels) with a protocol, got ";
+    for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(12), nlohmann::json(520), nlohmann::json(-8),
+                                      nlohmann::json(8.5), nlohmann::json("16")})
+    {
+        j["cases"][0]["models"][0]["net_slots"] = bad;
+        EXPECT_EQ(ErrorOf(j), slotsError + bad.dump());
+    }
+    j["cases"][0]["models"][0]["net_slots"] = 8;
+    j["cases"][0]["models"][0].erase("protocol");
+    EXPECT_EQ(ErrorOf(j), slotsError + "8");
+    j["cases"][0]["models"][0]["protocol"] = "auto";
+    j["cases"][0]["models"][0]["net_credit_delay"] = "-1us";
+    EXPECT_EQ(ErrorOf(j).rfind("p.json: cases[0].models[0].net_credit_delay: ", 0), 0u) << ErrorOf(j);
+    j["cases"][0]["models"][0]["net_credit_delay"] = "2us";
+    j["cases"][0]["models"][0].erase("net_slots");
+    EXPECT_EQ(ErrorOf(j), "p.json: cases[0].models[0].net_credit_delay: expected only with net_slots (the slots' credit)");
 
     j = GoodCases();
     j["cases"][0]["colour"] = "red";
