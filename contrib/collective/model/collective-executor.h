@@ -137,11 +137,14 @@ class CollectiveExecutor : public Object
     /// synchronisation (the other rank's news arrives a lookahead later).
     /// With GPU g on MPI rank \p owner[g] and this executor's attributes,
     /// returns "" when \p schedule has no such op, else one line naming the
-    /// first and why: a dependency on a delivery at a GPU of another MPI
-    /// rank; a PXN op whose proxy is on another MPI rank than its sender or
-    /// receiver; an in-switch (NVLS) group spanning MPI ranks; a network
-    /// connection across MPI ranks with more ops than NetStepsInFlight (the
-    /// window opens at the receiver's delivery); a protocol with a copy rate
+    /// first and why: with DependencyNotice instant, a dependency on a
+    /// delivery at a GPU of another MPI rank and a network connection across
+    /// MPI ranks with more ops than NetStepsInFlight (the window opens at the
+    /// receiver's delivery; the line says to pass --dependencies=message,
+    /// which carries both as messages); in both modes, a PXN op whose proxy
+    /// is on another MPI rank than its sender or receiver; an in-switch
+    /// (NVLS) group spanning MPI ranks; an op across MPI ranks in NCCL's
+    /// slots (NetSlots; credits not yet messages); a protocol with a copy rate
     /// (LL, LL128) on an op across MPI ranks (the delivery waits for the
     /// sender's copy). Throws std::invalid_argument if \p owner has fewer
     /// entries than the schedule has ranks.
