@@ -67,6 +67,10 @@ DeclareCompareFlags(hockney::Flags& f)
                              "default: none, the schedule's bytes without endpoint latencies)")
         .Add("launch-overhead", "", "with a protocol: host kernel-launch time before NCCL's base latency "
                                     "(default 0s, multi-process; single-process 8 x H100: see doc/collective.md)")
+        .Add("dependencies", "instant", "how a delivery releases the ops another GPU sends that wait for it: "
+                                        "instant (at once, shared memory; the closed forms') | message (an 8 B "
+                                        "notification through the backend's network; mpirun needs it for "
+                                        "dependencies across ranks); doc/collective.md")
         .Add("ranks", "", "ranks (default: every endpoint of the topology)")
         .Add("bytes", "1MB", "sizes as nccl-tests counts them, e.g. 1KB,1MB,1GB")
         .Add("backends", "closed,alphabeta,loggp,flow", "closed,gbn,alphabeta,loggp,flow,packet (gbn: closed with the go-back-N loss of fabric.faults)")
@@ -203,6 +207,10 @@ ApplyWhatRuns(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfi
     if (o.Take("launch-overhead", "launch_overhead"))
     {
         c.launchOverhead = ns3::units::ParseTime(f.Get("launch-overhead"), "--launch-overhead");
+    }
+    if (o.Take("dependencies", "dependencies"))
+    {
+        ns3::SetDependencyNotice(f.Get("dependencies"), "--dependencies", c);
     }
 }
 
@@ -552,8 +560,8 @@ Compare(const std::vector<std::string>& args, std::ostream& out)
     {
         // Flows replace the collective (comparison-flows.h).
         for (const char* flag :
-             {"collective", "algorithm", "protocol", "launch-overhead", "ranks", "bytes", "channels", "slices",
-              "chunk-bytes", "root", "gpus-per-node"})
+             {"collective", "algorithm", "protocol", "launch-overhead", "dependencies", "ranks", "bytes", "channels",
+              "slices", "chunk-bytes", "root", "gpus-per-node"})
         {
             if (f.IsSet(flag))
             {

@@ -33,6 +33,30 @@ WriteScenario(const std::string& name, const std::string& text)
 
 } // namespace
 
+TEST(CompareCli, DependenciesAsMessagesAddANotificationPerWaitingStep)
+{
+    // Pairwise AllToAll, 4 ranks, 1 MB (250 kB per pair), alpha 1 us, beta
+    // 100 GB/s: 3 steps of 1 us + 2.5 us = 10.5 us. Rank i's step k (to
+    // i + k) waits for its step k - 1 delivered at i + k - 1: with messages,
+    // that GPU's 8 B notification (1 us + 80 ps) comes first, at steps 2 and 3.
+    const std::string args = "compare --topology=roce-leafspine --ranks=4 --collective=alltoall "
+                             "--algorithm=pairwise --bytes=1MB --backends=alphabeta --alpha=1us --beta=100GB/s "
+                             "--format=json --dependencies=";
+    const double step = 1e-6 + 250e3 / 100e9;
+    const double notice = 1e-6 + 8 / 100e9;
+    const std::vector<std::pair<std::string, double>> cases = {{"instant", 3 * step},
+                                                               {"message", 3 * step + 2 * notice}};
+    for (const auto& [mode, want] : cases)
+    {
+        Result r = RunHockney(args + mode);
+        ASSERT_EQ(r.status, 0) << r.err;
+        nlohmann::json j = nlohmann::json::parse(r.out);
+        ASSERT_EQ(j["rows"].size(), 1u);
+        // JSON's ~16 digits; every message is a whole number of picoseconds: 1e-9 relative.
+        EXPECT_NEAR(j["rows"][0]["time_s"].get<double>(), want, 1e-9 * want) << mode;
+    }
+}
+
 TEST(CompareCli, GivenParametersGiveTheTextbookRing)
 {
     // Ring allreduce, 8 ranks, 8 MB, alpha 5 us, beta 450 GB/s:
@@ -103,6 +127,7 @@ TEST(CompareCli, BadScenarioFieldsExitTwoNamingTheField)
         {R"({"fabric": {"flow_control": "xon"}})", "scenario.fabric.flow_control"},
         {R"({"colour": "blue"})", "scenario.colour"},
         {R"({"protocol": "ll64"})", "scenario.protocol"},
+        {R"({"dependencies": "messages"})", "scenario.dependencies"},
         {R"({"launch_overhead": "soon"})", "scenario.launch_overhead"},
         {R"({"topology": "no-such-preset"})", "scenario.topology"},
         {R"({"ranks": 1})", "scenario.ranks"},
@@ -175,6 +200,7 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--partition=rank-map:/no/such/map", "--partition"},
         {"--sync=lockstep", "--sync"},
         {"--end=later", "--end"},
+        {"--dependencies=shared", "--dependencies"},
     };
     for (const auto& [args, flag] : cases)
     {

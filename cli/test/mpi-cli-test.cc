@@ -98,7 +98,8 @@ TEST(MpiCli, CompareRefusesAnOpWaitingAcrossRanks)
     // Pairwise AllToAll on the leaf-spine: 16 hosts, auto puts each leaf
     // with its hosts, GPUs 0-7 on rank 0 and 8-15 on rank 1. GPU 7's second
     // send waits for its first, to GPU 8 (an op delivered on rank 1): it
-    // cannot start exactly on rank 0 a lookahead before it learns of it.
+    // cannot start exactly on rank 0 a lookahead before it learns of it,
+    // unless the news is a message (--dependencies=message: mpi.compare.dependencies.*).
     const CliResult r = RunHockney("compare --backends=packet --topology=roce-leafspine --collective=alltoall "
                                    "--algorithm=pairwise --bytes=64KB",
                                    Mpirun(2));
@@ -108,7 +109,8 @@ TEST(MpiCli, CompareRefusesAnOpWaitingAcrossRanks)
     EXPECT_NE(r.err.find("hockney compare: mpirun: 64000 B: pairwise-exchange alltoall: op "), std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("(GPU 7 -> 9, step 1) waits for op 7 delivered at GPU 8 on MPI rank 1, but starts at GPU 7 "
-                         "on MPI rank 0; dependencies across MPI ranks are not supported yet (2 ranks, 16 links cut, "
+                         "on MPI rank 0; a dependency across MPI ranks must travel as a message: pass "
+                         "--dependencies=message (the executor's DependencyNotice) (2 ranks, 16 links cut, "
                          "lookahead 100 ns"),
               std::string::npos)
         << r.err;

@@ -220,10 +220,14 @@ std::vector<std::string> ParseBackends(const std::string& text, const std::strin
 std::vector<std::string> ParseParameterSources(const std::string& text, const std::string& field);
 /// "none" | "endpoint" | "shared"; throws InputError naming \p field.
 AnalyticChannel::ContentionPolicy ParseContentionPolicy(const std::string& text, const std::string& field);
+/// "instant" | "message": the executors' DependencyNotice (collective-executor.h)
+/// while \p config runs, as one of its attributes; throws InputError naming \p field.
+void SetDependencyNotice(const std::string& text, const std::string& field, ComparisonConfig& config);
 
 /// Applies a scenario object to \p config: every field is checked, an unknown
 /// or malformed one throws InputError naming it ("scenario.model.alpha: ...").
-/// Fields: topology (preset name or object), collective, algorithm, ranks,
+/// Fields: topology (preset name or object), collective, algorithm, protocol,
+/// launch_overhead, dependencies (instant | message), ranks,
 /// sizes (list or "1KB,1MB"), backends, params, channels, slices, chunk_bytes, root, gpus_per_node,
 /// seed, model {alpha, beta, contention, software_overhead, o, g},
 /// fabric {ideal, header_bytes, mtu_bytes, flow_control, congestion_control (a name or

@@ -179,6 +179,18 @@ ParseContentionPolicy(const std::string& text, const std::string& field)
     throw InputError(field, "expected none, endpoint or shared, got '" + text + "'");
 }
 
+void
+SetDependencyNotice(const std::string& text, const std::string& field, ComparisonConfig& c)
+{
+    if (text != "instant" && text != "message")
+    {
+        throw InputError(field, "expected instant or message, got '" + text + "'");
+    }
+    // The executor's attribute, set while the comparison runs (every
+    // backend's executor, every MPI rank's).
+    c.attributes.emplace_back("ns3::CollectiveExecutor::DependencyNotice", text);
+}
+
 namespace
 {
 
@@ -284,6 +296,10 @@ ApplyCollective(const nlohmann::json& j, const std::string& s, ComparisonConfig&
     if (j.contains("launch_overhead"))
     {
         c.launchOverhead = units::ParseTime(Text(j.at("launch_overhead"), s + ".launch_overhead"), s + ".launch_overhead");
+    }
+    if (j.contains("dependencies"))
+    {
+        SetDependencyNotice(String(j.at("dependencies"), s + ".dependencies"), s + ".dependencies", c);
     }
     if (j.contains("ranks"))
     {
@@ -544,7 +560,7 @@ ApplyScenario(const nlohmann::json& j, ComparisonConfig& c)
     const std::string s = "scenario";
     CheckKeys(j,
               s,
-              {"topology", "collective", "algorithm", "protocol", "launch_overhead", "ranks", "sizes", "backends",
+              {"topology", "collective", "algorithm", "protocol", "launch_overhead", "dependencies", "ranks", "sizes", "backends",
                "params", "channels", "slices", "chunk_bytes", "root", "gpus_per_node", "seed", "model", "fabric",
                "attributes", "flows", "flows_csv"});
     if (j.contains("params"))

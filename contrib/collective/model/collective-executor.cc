@@ -116,6 +116,15 @@ CollectiveExecutor::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&CollectiveExecutor::m_netCreditDelay),
                           MakeTimeChecker())
+            .AddAttribute("DependencyNotice",
+                          "How a delivery at one GPU releases the ops another GPU sends that wait for it: "
+                          "instant (at once, shared memory: the closed forms' assumption) or message (a "
+                          "notification of kNoticeBytes (8 B) from the receiving GPU through the transport; "
+                          "a NetStepsInFlight window reopens by the receiver's credit message too).",
+                          EnumValue(static_cast<int>(DependencyNotice::INSTANT)),
+                          MakeEnumAccessor(&CollectiveExecutor::m_dependencyNotice),
+                          MakeEnumChecker(static_cast<int>(DependencyNotice::INSTANT), "instant",
+                                          static_cast<int>(DependencyNotice::MESSAGE), "message"))
             .AddTraceSource("OpStart",
                             "An op was handed to the transport.",
                             MakeTraceSourceAccessor(&CollectiveExecutor::m_opStartTrace),
@@ -142,7 +151,8 @@ CollectiveExecutor::CollectiveExecutor()
       m_llCopyRate(NcclCopyRate(NcclProtocol::LL)),
       m_ll128CopyRate(NcclCopyRate(NcclProtocol::LL128)),
       m_netStepsInFlight(1),
-      m_netSlots(0)
+      m_netSlots(0),
+      m_dependencyNotice(static_cast<int>(DependencyNotice::INSTANT))
 {
 }
 
@@ -225,6 +235,7 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     const uint32_t n = static_cast<uint32_t>(ops.size());
     m_waiting.assign(n, 0);
     m_dependents.assign(n, {});
+    m_notices.assign(n, {});
     m_opStart.assign(n, Time(0));
     m_legsLeft.assign(n, 0);
     m_opDelivered.assign(n, Time(0));
@@ -251,6 +262,10 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
         {
             m_dependents[d].push_back(i);
         }
+    }
+    if (Messages())
+    {
+        ExpectNotices(transport);
     }
     // The connections first (CollectiveTransport::Connect), by the op's
     // depth in the dependency graph (the longest chain of ops before it),
@@ -297,6 +312,15 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
             {
                 transport->Connect(src, dst);
             }
+        }
+    }
+    // The notifications' connections after the ops' (which they most often
+    // reuse, a pair's reverse), in op order: the same on every MPI rank.
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        for (const Notice& x : m_notices[i])
+        {
+            transport->Connect(ops[i].dst, x.gpu);
         }
     }
     m_groups.assign(m_schedule->GetSwitchGroupCount(), SwitchGroup());
@@ -349,8 +373,8 @@ CollectiveExecutor::Launch(uint32_t i)
 {
     const ScheduleOp& op = m_schedule->GetOps()[i];
     const bool crosses = m_endpoint.CrossesNodes(op.src, op.dst);
-    const bool slots = Sliced(op);
-    if (Windowed(op))
+    const bool slots = Sliced(op, m_endpoint);
+    if (Windowed(op, m_endpoint))
     {
         // NCCL's proxy posts a connection's steps in order and a step's
         // flag and credit travel with it: with the window full, the op
@@ -437,17 +461,27 @@ CollectiveExecutor::Delivered(uint32_t i)
     m_end = std::max(m_end, m_opDelivered[i]);
     ++m_delivered;
     m_opDeliveredTrace(i, op.src, op.dst, op.bytes);
-    if (Windowed(op) && Local(op.src))
+    // The connection's next waiting op goes first, before the ops this
+    // delivery makes ready (which queue behind it; with messages, the
+    // credit is sent before the notifications).
+    if (Windowed(op, m_endpoint) && !Messages() && Local(op.src))
     {
-        // The connection's next waiting op goes first, before the ops this
-        // delivery makes ready (which queue behind it).
+        ReopenWindow({op.src, op.dst});
+    }
+    if (Windowed(op, m_endpoint) && Messages())
+    {
+        // The receiver's credit, sent only while the sender has an op
+        // waiting for it (none is in flight when the collective ends).
         NetConnection& c = m_connections[{op.src, op.dst}];
-        --c.inFlight;
-        if (!c.waiting.empty())
+        if (c.creditsSent < c.creditsNeeded)
         {
-            const uint32_t next = c.waiting.front();
-            c.waiting.pop_front();
-            Launch(next);
+            CollectiveTransport::DeliveryCallback credited;
+            if (Local(op.src))
+            {
+                credited = [this, key = std::make_pair(op.src, op.dst)]() { ReopenWindow(key); };
+            }
+            m_transport->SendTagged(op.dst, op.src, kNoticeBytes, c.firstCreditTag + c.creditsSent++,
+                                    std::move(credited));
         }
     }
     if (!m_opCompletedTrace.IsEmpty())
@@ -455,11 +489,24 @@ CollectiveExecutor::Delivered(uint32_t i)
         m_opCompletedTrace(
             ExecutedOp{i, op.src, op.dst, op.bytes, op.step, m_opStart[i] - m_start, m_opDelivered[i] - m_start});
     }
-    for (uint32_t j : m_dependents[i])
+    if (Messages())
     {
-        if (--m_waiting[j] == 0)
+        NoticeArrived(i, op.dst); // the receiver's own ops: at once
+        for (const Notice& x : m_notices[i])
         {
-            Launch(j);
+            CollectiveTransport::DeliveryCallback noticed;
+            if (Local(x.gpu))
+            {
+                noticed = [this, i, gpu = x.gpu]() { NoticeArrived(i, gpu); };
+            }
+            m_transport->SendTagged(op.dst, x.gpu, kNoticeBytes, x.tag, std::move(noticed));
+        }
+    }
+    else
+    {
+        for (uint32_t j : m_dependents[i])
+        {
+            Release(j);
         }
     }
     if (m_delivered == m_localOps)
@@ -472,17 +519,108 @@ CollectiveExecutor::Delivered(uint32_t i)
     }
 }
 
-bool
-CollectiveExecutor::Sliced(const ScheduleOp& op) const
+void
+CollectiveExecutor::Release(uint32_t j)
 {
-    // An in-switch op (NVLS) is no network connection's: no slots.
-    return m_netSlots > 0 && op.group == ScheduleOp::kNoSwitchGroup && m_endpoint.CrossesNodes(op.src, op.dst);
+    if (--m_waiting[j] == 0)
+    {
+        Launch(j);
+    }
+}
+
+void
+CollectiveExecutor::NoticeArrived(uint32_t i, uint32_t gpu)
+{
+    const auto& ops = m_schedule->GetOps();
+    for (uint32_t j : m_dependents[i])
+    {
+        if (ops[j].src == gpu)
+        {
+            Release(j);
+        }
+    }
+}
+
+void
+CollectiveExecutor::ReopenWindow(std::pair<uint32_t, uint32_t> key)
+{
+    NetConnection& c = m_connections[key];
+    --c.inFlight;
+    if (!c.waiting.empty())
+    {
+        const uint32_t next = c.waiting.front();
+        c.waiting.pop_front();
+        Launch(next);
+    }
+}
+
+void
+CollectiveExecutor::ExpectNotices(Ptr<CollectiveTransport> transport)
+{
+    // Tags past the ops' (Tag(i, leg) < 2 n): the notifications, in op
+    // order, then the windows' credits, connection by connection. Every
+    // MPI rank numbers them alike from the schedule; a rank registers the
+    // ones that come to its GPUs from another rank's.
+    const auto& ops = m_schedule->GetOps();
+    const uint32_t n = static_cast<uint32_t>(ops.size());
+    uint32_t tag = 2 * n;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        std::vector<uint32_t> gpus;
+        for (uint32_t j : m_dependents[i])
+        {
+            if (ops[j].src != ops[i].dst)
+            {
+                gpus.push_back(ops[j].src);
+            }
+        }
+        std::sort(gpus.begin(), gpus.end());
+        gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+        for (uint32_t gpu : gpus)
+        {
+            m_notices[i].push_back({gpu, tag});
+            if (Local(gpu) && !Local(ops[i].dst))
+            {
+                transport->ExpectTagged(ops[i].dst, gpu, tag, [this, i, gpu]() { NoticeArrived(i, gpu); });
+            }
+            ++tag;
+        }
+    }
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> windowed;
+    for (const ScheduleOp& op : ops)
+    {
+        windowed[{op.src, op.dst}] += Windowed(op, m_endpoint) ? 1 : 0;
+    }
+    for (const auto& [key, count] : windowed)
+    {
+        if (count <= m_endpoint.netStepsInFlight)
+        {
+            continue;
+        }
+        NetConnection& c = m_connections[key];
+        c.creditsNeeded = count - m_endpoint.netStepsInFlight;
+        c.firstCreditTag = tag;
+        for (uint32_t k = 0; k < c.creditsNeeded; ++k, ++tag)
+        {
+            if (Local(key.first) && !Local(key.second))
+            {
+                transport->ExpectTagged(key.second, key.first, tag, [this, key]() { ReopenWindow(key); });
+            }
+        }
+    }
 }
 
 bool
-CollectiveExecutor::Windowed(const ScheduleOp& op) const
+CollectiveExecutor::Sliced(const ScheduleOp& op, const NcclEndpoint& e)
 {
-    return m_netStepsInFlight > 0 && !Sliced(op) && m_endpoint.CrossesNodes(op.src, op.dst);
+    // An in-switch op (NVLS) is no network connection's: no slots.
+    return e.netSlots > 0 && op.group == ScheduleOp::kNoSwitchGroup && e.CrossesNodes(op.src, op.dst);
+}
+
+bool
+CollectiveExecutor::Windowed(const ScheduleOp& op, const NcclEndpoint& e)
+{
+    return e.netStepsInFlight > 0 && !Sliced(op, e) && e.CrossesNodes(op.src, op.dst);
 }
 
 void
@@ -632,21 +770,27 @@ CollectiveExecutor::FindCrossRankDependency(const CollectiveSchedule& schedule,
     auto where = [&](uint32_t gpu) {
         return "GPU " + std::to_string(gpu) + " on MPI rank " + std::to_string(owner[gpu]);
     };
-    const std::string why = "; dependencies across MPI ranks are not supported yet";
+    // What only a message can carry across MPI ranks (DependencyNotice
+    // Message), and what nothing carries yet.
+    const std::string instant = "; a dependency across MPI ranks must travel as a message: pass "
+                                "--dependencies=message (the executor's DependencyNotice)";
+    const std::string why = "; not supported across MPI ranks yet";
+    const bool messages = Messages();
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> perConnection;
     std::map<uint32_t, std::pair<uint32_t, uint32_t>> groupRank; // group -> (MPI rank, first op)
     for (uint32_t i = 0; i < ops.size(); ++i)
     {
         const ScheduleOp& op = ops[i];
-        // The op starts where its sender is: what it waits for must be seen there.
+        // The op starts where its sender is: what it waits for must be seen
+        // there, or come as a notification.
         for (uint32_t d : op.deps)
         {
             // A dependency is seen where its receiver is (a PXN op: where
             // both legs end, checked below).
-            if (owner[ops[d].dst] != owner[op.src])
+            if (!messages && owner[ops[d].dst] != owner[op.src])
             {
                 return name(i) + " waits for op " + std::to_string(d) + " delivered at " + where(ops[d].dst) +
-                       ", but starts at " + where(op.src) + why;
+                       ", but starts at " + where(op.src) + instant;
             }
         }
         if (op.proxy != ScheduleOp::kNoProxy &&
@@ -678,22 +822,18 @@ CollectiveExecutor::FindCrossRankDependency(const CollectiveSchedule& schedule,
                    ToString(e.protocol) + ", whose delivery waits for the sender's copy (LlCopyRate, Ll128CopyRate)" +
                    why;
         }
-        // Sliced() and Windowed(), on the endpoint of the attributes in force.
-        const bool crosses = e.CrossesNodes(op.src, op.dst);
-        const bool sliced = m_netSlots > 0 && op.group == ScheduleOp::kNoSwitchGroup && crosses;
-        if (sliced)
+        if (Sliced(op, e))
         {
             return name(i) + " crosses from " + where(op.src) + " to " + where(op.dst) +
-                   " in NCCL's slots (NetSlots " + std::to_string(m_netSlots) +
+                   " in NCCL's slots (NetSlots " + std::to_string(e.netSlots) +
                    "), whose credits return from the receiver" + why;
         }
-        if (m_netStepsInFlight > 0 && !sliced && crosses &&
-            ++perConnection[{op.src, op.dst}] > m_netStepsInFlight)
+        if (!messages && Windowed(op, e) && ++perConnection[{op.src, op.dst}] > e.netStepsInFlight)
         {
             return name(i) + " is message " + std::to_string(perConnection[{op.src, op.dst}]) +
                    " of the network connection from " + where(op.src) + " to " + where(op.dst) +
-                   ", whose window of NetStepsInFlight " + std::to_string(m_netStepsInFlight) +
-                   " opens at the receiver's delivery" + why;
+                   ", whose window of NetStepsInFlight " + std::to_string(e.netStepsInFlight) +
+                   " opens at the receiver's delivery" + instant;
         }
     }
     return "";

@@ -32,6 +32,15 @@
 // posts (NcclEndpoint::NetSlices), each holding its slots of the
 // connection's NetSlots until NetCreditDelay after its delivery. The
 // defaults (Simple, zero latencies, one node) send the schedule's bytes at once.
+//
+// How a delivery reaches the ops that wait for it (DependencyNotice):
+// Instant (default), the waiting op starts the instant the delivery happens,
+// wherever it is (shared memory, the assumption of every closed form);
+// Message, a delivery at GPU Y releases an op sent by GPU X != Y only when a
+// notification of kNoticeBytes from Y has reached X through the transport
+// (NCCL's ready flag or credit, an MPI completion), one per (delivered op,
+// distinct waiting GPU), and a NetStepsInFlight window reopens when the
+// receiver's credit message reaches the sender. Notifications are not ops.
 #ifndef HOCKNEY_COLLECTIVE_EXECUTOR_H
 #define HOCKNEY_COLLECTIVE_EXECUTOR_H
 
@@ -66,9 +75,22 @@ struct ExecutedOp
     Time end;       ///< delivered, relative to the collective's start
 };
 
+/// How a delivery releases the ops waiting for it at another GPU
+/// (CollectiveExecutor's DependencyNotice attribute).
+enum class DependencyNotice
+{
+    INSTANT, ///< at once (shared memory: one process's view, the closed forms')
+    MESSAGE, ///< by a notification message from the receiving GPU through the transport
+};
+
 class CollectiveExecutor : public Object
 {
   public:
+    /// Payload of a notification (DependencyNotice Message): NCCL's ready
+    /// flag and credit are 64-bit counters (ncclSendMem::head,
+    /// ncclRecvMem::tail are uint64_t), posted as one 8-byte RDMA write.
+    static constexpr uint64_t kNoticeBytes = 8;
+
     /// Trace signature of OpStart and OpDelivered: op index, src, dst, bytes.
     using OpTracedCallback = void (*)(uint32_t op, uint32_t src, uint32_t dst, uint64_t bytes);
     /// Trace signature of OpCompleted.
@@ -115,11 +137,14 @@ class CollectiveExecutor : public Object
     /// synchronisation (the other rank's news arrives a lookahead later).
     /// With GPU g on MPI rank \p owner[g] and this executor's attributes,
     /// returns "" when \p schedule has no such op, else one line naming the
-    /// first and why: a dependency on a delivery at a GPU of another MPI
-    /// rank; a PXN op whose proxy is on another MPI rank than its sender or
-    /// receiver; an in-switch (NVLS) group spanning MPI ranks; a network
-    /// connection across MPI ranks with more ops than NetStepsInFlight (the
-    /// window opens at the receiver's delivery); a protocol with a copy rate
+    /// first and why: with DependencyNotice instant, a dependency on a
+    /// delivery at a GPU of another MPI rank and a network connection across
+    /// MPI ranks with more ops than NetStepsInFlight (the window opens at the
+    /// receiver's delivery; the line says to pass --dependencies=message,
+    /// which carries both as messages); in both modes, a PXN op whose proxy
+    /// is on another MPI rank than its sender or receiver; an in-switch
+    /// (NVLS) group spanning MPI ranks; an op across MPI ranks in NCCL's
+    /// slots (NetSlots; credits not yet messages); a protocol with a copy rate
     /// (LL, LL128) on an op across MPI ranks (the delivery waits for the
     /// sender's copy). Throws std::invalid_argument if \p owner has fewer
     /// entries than the schedule has ranks.
@@ -147,10 +172,23 @@ class CollectiveExecutor : public Object
     /// GPU g runs in this process (always, without a partition).
     bool Local(uint32_t gpu) const { return m_owner.empty() || m_owner[gpu] == m_local; }
 
-    /// Whether \p op crosses nodes with NetSlots on (sent as NCCL's slices).
-    bool Sliced(const ScheduleOp& op) const;
-    /// Whether \p op takes a place in its connection's whole-message window (NetStepsInFlight).
-    bool Windowed(const ScheduleOp& op) const;
+    /// Whether \p op crosses nodes with NetSlots on (sent as NCCL's slices), under endpoint \p e.
+    static bool Sliced(const ScheduleOp& op, const NcclEndpoint& e);
+    /// Whether \p op takes a place in its connection's whole-message window
+    /// (NetStepsInFlight), under endpoint \p e.
+    static bool Windowed(const ScheduleOp& op, const NcclEndpoint& e);
+    /// One of \p op's dependencies is satisfied where it starts: \p op starts when none is left.
+    void Release(uint32_t op);
+    /// The notification of op \p delivered's delivery reached GPU \p gpu:
+    /// releases the ops \p gpu sends that wait for it (DependencyNotice Message).
+    void NoticeArrived(uint32_t delivered, uint32_t gpu);
+    /// A place in \p connection's window is free at its sender: its next waiting op goes.
+    void ReopenWindow(std::pair<uint32_t, uint32_t> connection);
+    /// DependencyNotice Message, at Start: numbers the notifications and
+    /// the windows' credits (tags past the ops') and registers with
+    /// \p transport the ones another MPI rank sends to this one's GPUs.
+    void ExpectNotices(Ptr<CollectiveTransport> transport);
+    bool Messages() const { return m_dependencyNotice == static_cast<int>(DependencyNotice::MESSAGE); }
 
     // NCCL's slots on a network connection (NetSlots > 0), apart from the
     // whole-message window above.
@@ -195,6 +233,14 @@ class CollectiveExecutor : public Object
     uint32_t m_netStepsInFlight;
     uint32_t m_netSlots;
     Time m_netCreditDelay;
+    int m_dependencyNotice; // a DependencyNotice
+    /// A notification of a delivery to a GPU that waits for it (Message).
+    struct Notice
+    {
+        uint32_t gpu; ///< the waiting GPU (sends the ops it releases)
+        uint32_t tag; ///< its message's tag, from the delivering GPU
+    };
+    std::vector<std::vector<Notice>> m_notices; // per op (Message): distinct waiting GPUs but its receiver
     /// A slice queued on a network connection: its op, data bytes and slots.
     struct QueuedSlice
     {
@@ -210,6 +256,12 @@ class CollectiveExecutor : public Object
         std::deque<uint32_t> waiting;
         uint32_t slotsUsed = 0;
         std::deque<QueuedSlice> slices;
+        // DependencyNotice Message, at the receiver: the window's credits
+        // the sender will need (its windowed ops beyond NetStepsInFlight),
+        // the tag of the first, and how many were sent.
+        uint32_t creditsNeeded = 0;
+        uint32_t firstCreditTag = 0;
+        uint32_t creditsSent = 0;
     };
     std::vector<uint32_t> m_slicesLeft; // per op: slices not yet arrived (NetSlots)
     std::map<std::pair<uint32_t, uint32_t>, NetConnection> m_connections;

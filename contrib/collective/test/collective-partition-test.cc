@@ -61,12 +61,17 @@ TEST_F(CollectivePartitionTest, AnOpWaitingForADeliveryOnAnotherRankIsNamed)
     // 2 -> 3 waits for 0 -> 1: delivered at GPU 1 (rank 0), started at GPU 2 (rank 1).
     const std::string got = exec->FindCrossRankDependency(Schedule({{0, 1}, {2, 3}}, {{}, {0}}), kTwoRanks);
     EXPECT_EQ(got, "hand: op 1 (GPU 2 -> 3, step 1) waits for op 0 delivered at GPU 1 on MPI rank 0, but starts at "
-                   "GPU 2 on MPI rank 1; dependencies across MPI ranks are not supported yet");
+                   "GPU 2 on MPI rank 1; a dependency across MPI ranks must travel as a message: pass "
+                   "--dependencies=message (the executor's DependencyNotice)");
     // Waiting for an op it sent itself is waiting for its delivery, at GPU 2 (rank 1).
     EXPECT_NE(exec->FindCrossRankDependency(Schedule({{0, 2}, {0, 1}}, {{}, {0}}), kTwoRanks)
                   .find("op 1 (GPU 0 -> 1, step 1) waits for op 0 delivered at GPU 2 on MPI rank 1"),
               std::string::npos);
     EXPECT_THROW(exec->FindCrossRankDependency(Schedule({{0, 1}}, {{}}), {0, 0}), std::invalid_argument);
+    // As messages, both dependencies cross ranks (a notification from GPU 1, from GPU 2).
+    exec->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+    EXPECT_EQ(exec->FindCrossRankDependency(Schedule({{0, 1}, {2, 3}}, {{}, {0}}), kTwoRanks), "");
+    EXPECT_EQ(exec->FindCrossRankDependency(Schedule({{0, 2}, {0, 1}}, {{}, {0}}), kTwoRanks), "");
 }
 
 TEST_F(CollectivePartitionTest, TheNetworkWindowAcrossRanksIsNamedOnceItCanClose)
@@ -79,10 +84,18 @@ TEST_F(CollectivePartitionTest, TheNetworkWindowAcrossRanksIsNamedOnceItCanClose
                   .find("op 1 (GPU 0 -> 2, step 1) is message 2 of the network connection from GPU 0 on MPI rank 0 "
                         "to GPU 2 on MPI rank 1, whose window of NetStepsInFlight 1"),
               std::string::npos);
+    EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("pass --dependencies=message"), std::string::npos);
     exec->SetAttribute("NetStepsInFlight", UintegerValue(2)); // both fit: the window never closes
     EXPECT_EQ(exec->FindCrossRankDependency(s, kTwoRanks), "");
     exec->SetAttribute("NetStepsInFlight", UintegerValue(0)); // no window
     EXPECT_EQ(exec->FindCrossRankDependency(s, kTwoRanks), "");
+    // The receiver's credit as a message reopens the window across ranks.
+    exec->SetAttribute("NetStepsInFlight", UintegerValue(1));
+    exec->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+    EXPECT_EQ(exec->FindCrossRankDependency(s, kTwoRanks), "");
+    // NCCL's slots are not carried yet, messages or not.
+    exec->SetAttribute("NetSlots", UintegerValue(8));
+    EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("in NCCL's slots (NetSlots 8)"), std::string::npos);
 }
 
 TEST_F(CollectivePartitionTest, ACopyRateAcrossRanksIsNamed)
@@ -92,6 +105,9 @@ TEST_F(CollectivePartitionTest, ACopyRateAcrossRanksIsNamed)
     exec->SetAttribute("Protocol", EnumValue(static_cast<int>(NcclProtocol::LL)));
     EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("under protocol ll"), std::string::npos);
     EXPECT_EQ(exec->FindCrossRankDependency(Schedule({{0, 1}}, {{}}), kTwoRanks), "") << "inside rank 0";
+    // Messages do not carry the copy: still refused.
+    exec->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+    EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("under protocol ll"), std::string::npos);
 }
 
 TEST_F(CollectivePartitionTest, AProxyOrASwitchGroupAcrossRanksIsNamed)
@@ -108,6 +124,10 @@ TEST_F(CollectivePartitionTest, AProxyOrASwitchGroupAcrossRanksIsNamed)
     EXPECT_NE(exec->FindCrossRankDependency(nvls, kTwoRanks)
                   .find("op 1 (GPU 2 -> 3, step 0) is in in-switch group 0 with op 0, on MPI rank 0"),
               std::string::npos);
+    // Messages carry neither the relay nor the switch's sum: still refused.
+    exec->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+    EXPECT_NE(exec->FindCrossRankDependency(pxn, kTwoRanks).find("goes through its PXN proxy"), std::string::npos);
+    EXPECT_NE(exec->FindCrossRankDependency(nvls, kTwoRanks).find("is in in-switch group 0"), std::string::npos);
 }
 
 TEST_F(CollectivePartitionTest, APartitionedExecutorRefusesWhatItCannotRun)

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The executor's DependencyNotice: Instant releases a waiting op the
+// instant the delivery happens; Message releases an op another GPU sends
+// when an 8-byte notification from the receiving GPU reaches it through the
+// transport, and reopens a NetStepsInFlight window by the receiver's credit
+// message. Hand-made schedules on the tests' ideal links, 1 us + 80 ps per
+// byte (100 Gb/s): a 1000 B op takes 1 us + 80 ns = 1080 ns, a notification
+// 1 us + 8 x 80 ps = 1000.64 ns. Every time below is exact (whole
+// picoseconds, the ideal link rounds nothing), so the checks are equalities.
+#include "collective-executor.h"
+#include "ideal-test-transport.h"
+#include "simulator-test.h"
+
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+// Functions, not constants: a Time made before the run sets picoseconds
+// would be kept in nanoseconds.
+Time
+Op()
+{
+    return NanoSeconds(1080); // 1 us + 1000 B x 80 ps
+}
+
+Time
+Notice()
+{
+    return PicoSeconds(1000640); // 1 us + 8 B x 80 ps
+}
+
+/// The ideal links, recording what a partitioned executor expects from other ranks.
+class RecordingTransport : public hockney::IdealTestTransport
+{
+  public:
+    RecordingTransport()
+        : IdealTestTransport(4, {{MicroSeconds(1), DataRate("100Gbps")}})
+    {
+    }
+
+    void ExpectTagged(uint32_t src, uint32_t dst, uint32_t tag, DeliveryCallback) override
+    {
+        expected.emplace_back(src, dst, tag);
+    }
+
+    std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> expected;
+};
+
+class DependencyNoticeTest : public hockney::SimulatorTest
+{
+  protected:
+    /// Four GPUs, one chunk of 1000 B per op.
+    static CollectiveSchedule Schedule(const std::vector<std::pair<uint32_t, uint32_t>>& pairs,
+                                       const std::vector<std::vector<uint32_t>>& deps)
+    {
+        CollectiveSchedule s("hand", 4);
+        for (size_t i = 0; i < pairs.size(); ++i)
+        {
+            s.AddOp(pairs[i].first, pairs[i].second, {s.AddChunk(1000)}, false, deps[i], static_cast<uint32_t>(i));
+        }
+        return s;
+    }
+
+    /// Runs \p s in mode \p notice; the op start times (relative) and the messages sent.
+    struct Result
+    {
+        Time total;
+        std::vector<Time> start;
+        uint64_t sent;
+    };
+
+    static Result Run(const CollectiveSchedule& s, DependencyNotice notice, uint32_t gpusPerNode = 0)
+    {
+        auto transport = CreateObject<RecordingTransport>();
+        Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+        e->SetAttribute("CheckSchedule", BooleanValue(false)); // hand-made: no data model
+        e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(notice)));
+        e->SetAttribute("GpusPerNode", UintegerValue(gpusPerNode));
+        Result r;
+        r.total = e->Run(s, transport);
+        for (Time t : e->GetOpStartTimes())
+        {
+            r.start.push_back(t - e->GetStartTime());
+        }
+        r.sent = transport->sent;
+        Simulator::Destroy();
+        return r;
+    }
+};
+
+TEST_F(DependencyNoticeTest, AnOpWaitingForAnotherGpusDeliveryStartsWhenTheNotificationArrives)
+{
+    // GPU 0 sends to 1, then to 2 once the first is delivered (at GPU 1).
+    const CollectiveSchedule s = Schedule({{0, 1}, {0, 2}}, {{}, {0}});
+    const Result instant = Run(s, DependencyNotice::INSTANT);
+    EXPECT_EQ(instant.start[1], Op());
+    EXPECT_EQ(instant.total, 2 * Op());
+    EXPECT_EQ(instant.sent, 2u);
+    // GPU 1's notification to GPU 0 first: 1080 + 1000.64 ns, then the op.
+    const Result message = Run(s, DependencyNotice::MESSAGE);
+    EXPECT_EQ(message.start[1], Op() + Notice());
+    EXPECT_EQ(message.total, 2 * Op() + Notice());
+    EXPECT_EQ(message.sent, 3u) << "the two ops and one notification";
+}
+
+TEST_F(DependencyNoticeTest, AnOpWaitingAtItsOwnReceiverNeedsNoNotification)
+{
+    // 0 -> 1, then 1 -> 2: GPU 1 received and sends, the same in both modes.
+    const CollectiveSchedule s = Schedule({{0, 1}, {1, 2}}, {{}, {0}});
+    const Result message = Run(s, DependencyNotice::MESSAGE);
+    EXPECT_EQ(message.start[1], Op());
+    EXPECT_EQ(message.total, 2 * Op());
+    EXPECT_EQ(message.sent, 2u);
+}
+
+TEST_F(DependencyNoticeTest, OneNotificationPerWaitingGpu)
+{
+    // 0 -> 1 releases 2 -> 3 and 2 -> 0 (GPU 2: one notification for both)
+    // and 1 -> 3 (at its receiver, at once).
+    const CollectiveSchedule s = Schedule({{0, 1}, {2, 3}, {2, 0}, {1, 3}}, {{}, {0}, {0}, {0}});
+    const Result message = Run(s, DependencyNotice::MESSAGE);
+    EXPECT_EQ(message.start[1], Op() + Notice());
+    EXPECT_EQ(message.start[2], Op() + Notice());
+    EXPECT_EQ(message.start[3], Op());
+    EXPECT_EQ(message.total, 2 * Op() + Notice());
+    EXPECT_EQ(message.sent, 5u) << "four ops and one notification";
+    const Result instant = Run(s, DependencyNotice::INSTANT);
+    EXPECT_EQ(instant.total, 2 * Op());
+    EXPECT_EQ(instant.sent, 4u);
+}
+
+TEST_F(DependencyNoticeTest, TheWindowReopensByTheReceiversCredit)
+{
+    // One GPU per node, NetStepsInFlight 1: three ops 0 -> 1 one after the
+    // other. Instant: each starts at the previous delivery. Message: at the
+    // arrival of the receiver's credit, sent for the first two only (none
+    // is left in flight at the end).
+    const CollectiveSchedule s = Schedule({{0, 1}, {0, 1}, {0, 1}}, {{}, {}, {}});
+    const Result instant = Run(s, DependencyNotice::INSTANT, 1);
+    EXPECT_EQ(instant.start[2], 2 * Op());
+    EXPECT_EQ(instant.total, 3 * Op());
+    EXPECT_EQ(instant.sent, 3u);
+    const Result message = Run(s, DependencyNotice::MESSAGE, 1);
+    EXPECT_EQ(message.start[1], Op() + Notice());
+    EXPECT_EQ(message.start[2], 2 * (Op() + Notice()));
+    EXPECT_EQ(message.total, 3 * Op() + 2 * Notice());
+    EXPECT_EQ(message.sent, 5u) << "three ops and two credits";
+}
+
+TEST_F(DependencyNoticeTest, APartitionedRankExpectsTheNotificationsToItsGpus)
+{
+    // GPUs 0-1 on MPI rank 0, 2-3 on rank 1. Op 0: 0 -> 1; op 1: 2 -> 3
+    // waits for op 0 (notification GPU 1 -> 2, tag 2 x 2 ops + 0 = 4, the
+    // first past the ops' legs). Rank 1 expects it; rank 0 sends it.
+    const CollectiveSchedule s = Schedule({{0, 1}, {2, 3}}, {{}, {0}});
+    auto transport = CreateObject<RecordingTransport>();
+    Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+    e->SetAttribute("CheckSchedule", BooleanValue(false));
+    e->SetPartition({0, 0, 1, 1}, 1);
+    EXPECT_THROW(e->Start(s, transport), std::logic_error) << "instant: refused";
+    e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+    e->Start(s, transport);
+    ASSERT_EQ(transport->expected.size(), 1u);
+    EXPECT_EQ(transport->expected[0], std::make_tuple(1u, 2u, 4u));
+    EXPECT_EQ(transport->sent, 0u) << "op 1 waits for the notification";
+    Simulator::Destroy();
+}
+
+} // namespace
