@@ -102,22 +102,6 @@ DestroySimulator(uint32_t mpiRanks)
     }
 }
 
-void
-StopNow()
-{
-    Simulator::Stop();
-}
-
-/// The drain end (ComparisonFabric::drainEnd): the run stops at \p at,
-/// before any other event of that time (the smallest tie key), whatever
-/// each rank scheduled then.
-void
-StopBefore(Time at)
-{
-    SchedulerTieKey first(0, 0);
-    Simulator::Schedule(at - Simulator::Now(), &StopNow);
-}
-
 PacketResult
 RunPacket(const ComparisonPoint& pt,
           const TopologyDescription& desc,
@@ -169,7 +153,7 @@ RunPacket(const ComparisonPoint& pt,
 #endif
         }
         end = CreateObject<PartitionedRunEnd>();
-        end->Setup(drain, [drain](Time last) { StopBefore(last + drain + PicoSeconds(1)); });
+        end->Setup(drain, [drain](Time last) { PartitionedRunEnd::StopAt(last + drain + PicoSeconds(1)); });
     }
     RecordOps(exec, outputs.ops);
     // One run per size: its files are named by the size.
@@ -221,11 +205,11 @@ RunPacket(const ComparisonPoint& pt,
             // Summed over the ranks; the events without what only MPI runs
             // have: crossings' receipts, the other ranks' nodes'
             // initialization (FabricRemoteChannel::GetMpiOnlyEvents), the
-            // end's receipts and its own node's and device's initialization,
-            // and every rank's stop but one.
+            // end's receipts and its own node's and devices' initialization
+            // (PartitionedRunEnd::GetOwnEvents), and every rank's stop but one.
             // And the wall watch's checks, which every rank runs alike: rank 0's count.
             const uint64_t mpiOnly = FabricRemoteChannel::GetMpiOnlyEvents() - receiptsBefore +
-                                     end->GetOwnEvents() + 2 + 1 +
+                                     end->GetOwnEvents() + 1 +
                                      (MpiInterface::GetSystemId() == 0 ? 0 : watch.GetChecks());
             PacketRunCounters& k = r.counters;
             std::vector<uint64_t> v = {k.bytesSent, k.bytesDelivered, k.drops, k.pfcPauses, k.ecnMarks,
