@@ -246,21 +246,15 @@ RunPacket(const ComparisonPoint& pt,
                                      end->GetOwnEvents() + 1 +
                                      (MpiInterface::GetSystemId() == 0 ? 0 : watch.GetChecks());
             PacketRunCounters& k = r.counters;
-            std::vector<uint64_t> v = {k.bytesSent, k.bytesDelivered, k.drops, k.pfcPauses, k.ecnMarks,
-                                       k.cnps, k.dataHops, k.controlHops, r.events - mpiOnly};
-            v.insert(v.end(), k.dropsBy.begin(), k.dropsBy.end());
-            MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_SUM,
-                          MpiInterface::GetCommunicator());
-            k.bytesSent = v[0];
-            k.bytesDelivered = v[1];
-            k.drops = v[2];
-            k.pfcPauses = v[3];
-            k.ecnMarks = v[4];
-            k.cnps = v[5];
-            k.dataHops = v[6];
-            k.controlHops = v[7];
-            r.events = v[8] + 1;
-            std::copy(v.begin() + 9, v.end(), k.dropsBy.begin());
+            uint64_t events = r.events - mpiOnly;
+            std::vector<uint64_t*> fields = {&k.bytesSent, &k.bytesDelivered, &k.drops,       &k.pfcPauses, &k.ecnMarks,
+                                             &k.cnps,      &k.dataHops,       &k.controlHops, &events};
+            for (auto& d : k.dropsBy)
+            {
+                fields.push_back(&d);
+            }
+            SumOverRanks(sumOverRanks, fields);
+            r.events = events + 1;
             // The slowest rank's wall time, the largest rank's memory.
             MPI_Allreduce(MPI_IN_PLACE, &r.wallSeconds, 1, MPI_DOUBLE, MPI_MAX, MpiInterface::GetCommunicator());
             MPI_Allreduce(MPI_IN_PLACE, &r.peakRssBytes, 1, MPI_UINT64_T, MPI_MAX,

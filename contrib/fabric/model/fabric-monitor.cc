@@ -219,25 +219,38 @@ CheckFabricConservation(const NodeContainer& nodes)
     return Judge(s.r);
 }
 
+void
+SumOverRanks(const FabricSumOverRanks& sum, const std::vector<uint64_t*>& fields)
+{
+    std::vector<uint64_t> v;
+    v.reserve(fields.size());
+    for (const uint64_t* f : fields)
+    {
+        v.push_back(*f);
+    }
+    sum(v);
+    for (size_t i = 0; i < fields.size(); ++i)
+    {
+        *fields[i] = v[i];
+    }
+}
+
 FabricConservation
 CheckFabricConservation(const NodeContainer& nodes, uint32_t systemId, const FabricSumOverRanks& sum)
 {
     ConservationSums s = SumConservation(
         nodes, [systemId](const Node& n) { return n.GetSystemId() == systemId; }, false);
     FabricConservation& r = s.r;
-    std::vector<uint64_t> v = {r.injected, r.delivered,  r.dropped, r.faultDropped, r.consumed,
-                               r.replicated, s.queued, s.sent,  s.arrived,     r.lossless ? 0u : 1u};
-    v.insert(v.end(), r.droppedBy.begin(), r.droppedBy.end());
-    sum(v);
-    r.injected = v[0];
-    r.delivered = v[1];
-    r.dropped = v[2];
-    r.faultDropped = v[3];
-    r.consumed = v[4];
-    r.replicated = v[5];
-    r.inFlight = v[6] + (v[7] >= v[8] ? v[7] - v[8] : 0);
-    r.lossless = v[9] == 0;
-    std::copy(v.begin() + 10, v.end(), r.droppedBy.begin());
+    uint64_t lossyPorts = r.lossless ? 0 : 1;
+    std::vector<uint64_t*> fields = {&r.injected, &r.delivered, &r.dropped, &r.faultDropped, &r.consumed,
+                                     &r.replicated, &s.queued, &s.sent, &s.arrived, &lossyPorts};
+    for (auto& b : r.droppedBy)
+    {
+        fields.push_back(&b);
+    }
+    SumOverRanks(sum, fields);
+    r.inFlight = s.queued + (s.sent >= s.arrived ? s.sent - s.arrived : 0);
+    r.lossless = lossyPorts == 0;
     return Judge(r);
 }
 

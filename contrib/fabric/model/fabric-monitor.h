@@ -73,6 +73,9 @@ FabricConservation CheckFabricConservation(const NodeContainer& nodes);
 /// with MPI_SUM; the caller's, so that the fabric needs no MPI here).
 using FabricSumOverRanks = std::function<void(std::vector<uint64_t>&)>;
 
+/// Adds the numbers \p fields point to over the ranks with \p sum, in place.
+void SumOverRanks(const FabricSumOverRanks& sum, const std::vector<uint64_t*>& fields);
+
 /// The same check over a fabric partitioned over MPI ranks, every rank
 /// calling it alike: each adds up the ports of its own nodes (system id
 /// \p systemId; the others are idle copies), \p sum adds that over the
