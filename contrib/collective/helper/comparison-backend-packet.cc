@@ -102,22 +102,6 @@ DestroySimulator(uint32_t mpiRanks)
     }
 }
 
-void
-StopNow()
-{
-    Simulator::Stop();
-}
-
-/// The drain end (ComparisonFabric::drainEnd): the run stops at \p at,
-/// before any other event of that time (the smallest tie key), whatever
-/// each rank scheduled then.
-void
-StopBefore(Time at)
-{
-    SchedulerTieKey first(0, 0);
-    Simulator::Schedule(at - Simulator::Now(), &StopNow);
-}
-
 PacketResult
 RunPacket(const ComparisonPoint& pt,
           const TopologyDescription& desc,
@@ -169,7 +153,7 @@ RunPacket(const ComparisonPoint& pt,
 #endif
         }
         end = CreateObject<PartitionedRunEnd>();
-        end->Setup(drain, [drain](Time last) { StopBefore(last + drain + PicoSeconds(1)); });
+        end->Setup(drain, [drain](Time last) { PartitionedRunEnd::StopAt(last + drain + PicoSeconds(1)); });
     }
     RecordOps(exec, outputs.ops);
     // One run per size: its files are named by the size.
@@ -208,8 +192,42 @@ RunPacket(const ComparisonPoint& pt,
         "packet " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " + std::to_string(pt.spec.bytes) +
             " B");
     watch.Start();
+    // Over MPI ranks: numbers added, or gathered, over every rank.
+    FabricSumOverRanks sumOverRanks;
+    std::function<std::vector<uint64_t>(const std::vector<uint64_t>&)> gatherOverRanks;
+#ifdef NS3_MPI
+    if (mpiRanks > 1)
+    {
+        sumOverRanks = [](std::vector<uint64_t>& v) {
+            MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_SUM,
+                          MpiInterface::GetCommunicator());
+        };
+        gatherOverRanks = [mpiRanks](const std::vector<uint64_t>& mine) {
+            const int n = static_cast<int>(mine.size());
+            std::vector<int> counts(mpiRanks);
+            MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MpiInterface::GetCommunicator());
+            std::vector<int> displs(mpiRanks);
+            int total = 0;
+            for (uint32_t i = 0; i < mpiRanks; ++i)
+            {
+                displs[i] = total;
+                total += counts[i];
+            }
+            std::vector<uint64_t> all(static_cast<size_t>(total));
+            MPI_Allgatherv(mine.data(), n, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T,
+                           MpiInterface::GetCommunicator());
+            return all;
+        };
+    }
+#endif
     PacketResult r;
     auto measure = [&]() {
+        if (gatherOverRanks && watchdog)
+        {
+            // Each rank's watchdog saw its own ports' storms: every rank's,
+            // in the order one process lists them (the rows' pfc_storms).
+            watchdog->GatherPfcStorms(gatherOverRanks);
+        }
         r.counters = t->GetCounters();
         r.events = Simulator::GetEventCount() - eventsBefore;
         r.simulated = Simulator::Now();
@@ -221,28 +239,22 @@ RunPacket(const ComparisonPoint& pt,
             // Summed over the ranks; the events without what only MPI runs
             // have: crossings' receipts, the other ranks' nodes'
             // initialization (FabricRemoteChannel::GetMpiOnlyEvents), the
-            // end's receipts and its own node's and device's initialization,
-            // and every rank's stop but one.
+            // end's receipts and its own node's and devices' initialization
+            // (PartitionedRunEnd::GetOwnEvents), and every rank's stop but one.
             // And the wall watch's checks, which every rank runs alike: rank 0's count.
             const uint64_t mpiOnly = FabricRemoteChannel::GetMpiOnlyEvents() - receiptsBefore +
-                                     end->GetOwnEvents() + 2 + 1 +
+                                     end->GetOwnEvents() + 1 +
                                      (MpiInterface::GetSystemId() == 0 ? 0 : watch.GetChecks());
             PacketRunCounters& k = r.counters;
-            std::vector<uint64_t> v = {k.bytesSent, k.bytesDelivered, k.drops, k.pfcPauses, k.ecnMarks,
-                                       k.cnps, k.dataHops, k.controlHops, r.events - mpiOnly};
-            v.insert(v.end(), k.dropsBy.begin(), k.dropsBy.end());
-            MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_SUM,
-                          MpiInterface::GetCommunicator());
-            k.bytesSent = v[0];
-            k.bytesDelivered = v[1];
-            k.drops = v[2];
-            k.pfcPauses = v[3];
-            k.ecnMarks = v[4];
-            k.cnps = v[5];
-            k.dataHops = v[6];
-            k.controlHops = v[7];
-            r.events = v[8] + 1;
-            std::copy(v.begin() + 9, v.end(), k.dropsBy.begin());
+            uint64_t events = r.events - mpiOnly;
+            std::vector<uint64_t*> fields = {&k.bytesSent, &k.bytesDelivered, &k.drops,       &k.pfcPauses, &k.ecnMarks,
+                                             &k.cnps,      &k.dataHops,       &k.controlHops, &events};
+            for (auto& d : k.dropsBy)
+            {
+                fields.push_back(&d);
+            }
+            SumOverRanks(sumOverRanks, fields);
+            r.events = events + 1;
             // The slowest rank's wall time, the largest rank's memory.
             MPI_Allreduce(MPI_IN_PLACE, &r.wallSeconds, 1, MPI_DOUBLE, MPI_MAX, MpiInterface::GetCommunicator());
             MPI_Allreduce(MPI_IN_PLACE, &r.peakRssBytes, 1, MPI_UINT64_T, MPI_MAX,
@@ -319,14 +331,6 @@ RunPacket(const ComparisonPoint& pt,
         }
         return r;
     }
-    if (mpiRanks == 1)
-    {
-        FabricConservation cons = t->FinishRun();
-        if (!cons.ok)
-        {
-            throw std::runtime_error("packet run of " + pt.schedule.GetName() + ": " + cons.message);
-        }
-    }
     measure();
 #ifdef NS3_MPI
     if (mpiRanks > 1)
@@ -342,16 +346,16 @@ RunPacket(const ComparisonPoint& pt,
         }
     }
 #endif
+    // Over MPI ranks the same check on every rank, over every rank's ports
+    // (a port's own check cannot see a packet that crossed to another rank):
+    // the same verdict and message as one process.
+    const FabricConservation cons = t->FinishRun(sumOverRanks);
+    if (!cons.ok)
+    {
+        throw std::runtime_error("packet run of " + pt.schedule.GetName() + ": " + cons.message);
+    }
     writeTraces();
     DestroySimulator(mpiRanks);
-    if (mpiRanks > 1 && r.counters.bytesSent != r.counters.bytesDelivered)
-    {
-        // Conservation over the ranks (a port's own check cannot see a
-        // packet that crossed to another rank).
-        throw std::runtime_error("packet run of " + pt.schedule.GetName() + " over " + std::to_string(mpiRanks) +
-                                 " ranks: " + std::to_string(r.counters.bytesSent) + " B sent, " +
-                                 std::to_string(r.counters.bytesDelivered) + " B delivered");
-    }
     return r;
 }
 

@@ -520,27 +520,39 @@ PacketTransport::GetTransportName() const
 }
 
 FabricConservation
-PacketTransport::FinishRun() const
+PacketTransport::FinishRun(const FabricSumOverRanks& sum) const
 {
     if (!m_network)
     {
         throw std::logic_error("PacketTransport::FinishRun called before Build");
     }
-    FabricConservation c = m_network->FinishRun();
+    FabricConservation c = m_network->FinishRun(sum);
     RdmaEndpointCounters t = m_messenger->GetTotals();
-    if (t.bytesSent != t.bytesDelivered)
-    {
-        c.ok = false;
-        c.message += "; ERROR: messages: " + std::to_string(t.bytesSent) + " B sent, " +
-                     std::to_string(t.bytesDelivered) + " B delivered";
-    }
+    // What each rank's endpoints sent and got, and its GPUs' missing
+    // in-switch sums (each rank has its own), over every rank.
+    std::vector<uint64_t> v = {t.bytesSent, t.bytesDelivered};
     for (uint32_t r = 0; r < m_reductionEndpoints.size(); ++r)
     {
-        if (m_reductionEndpoints[r] && m_reductionEndpoints[r]->GetPendingSums() > 0)
+        v.push_back(m_reductionEndpoints[r] ? m_reductionEndpoints[r]->GetPendingSums() : 0);
+    }
+    if (m_network->GetPartition().ranks > 1 && sum)
+    {
+        v.resize(2 + m_network->GetNEndpoints(), 0); // the same length on every rank
+        sum(v);
+    }
+    if (v[0] != v[1])
+    {
+        c.ok = false;
+        c.message += "; ERROR: messages: " + std::to_string(v[0]) + " B sent, " + std::to_string(v[1]) +
+                     " B delivered";
+    }
+    for (uint32_t r = 0; r + 2 < v.size(); ++r)
+    {
+        if (v[2 + r] > 0)
         {
             c.ok = false;
-            c.message += "; ERROR: rank " + std::to_string(r) + " is missing " +
-                         std::to_string(m_reductionEndpoints[r]->GetPendingSums()) + " in-switch sums";
+            c.message += "; ERROR: rank " + std::to_string(r) + " is missing " + std::to_string(v[2 + r]) +
+                         " in-switch sums";
         }
     }
     return c;

@@ -125,7 +125,9 @@ class PacketTransport : public CollectiveTransport
     /// fabric, the watchdog if installed) and, at the messaging layer, user
     /// payload delivered == payload handed to Send. ok = false, with the
     /// violations named in message, otherwise. Call before Simulator::Destroy.
-    FabricConservation FinishRun() const;
+    /// Over MPI ranks every rank calls it with \p sum, and every rank gets
+    /// the whole run's check, that of one process (FabricNetwork::FinishRun).
+    FabricConservation FinishRun(const FabricSumOverRanks& sum = {}) const;
     /// The fabric's watchdog (FabricNetwork::InstallWatchdog), waiting at
     /// least two of the NICs' retransmission timeouts: a lossy fabric may sit
     /// still for one timeout (a lost last packet), which is recovery, not a

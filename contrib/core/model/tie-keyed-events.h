@@ -63,6 +63,12 @@ class SchedulerTieKey
     static constexpr uint32_t kMinorBits = 40;
     static constexpr uint64_t kMajorLimit = (uint64_t(1) << (64 - kMinorBits)) - 1; ///< majors below it
     static constexpr uint64_t kMinorLimit = uint64_t(1) << kMinorBits;              ///< minors below it
+    /// Major 0 is reserved for events that must leave before every other
+    /// keyed event of their time (a partitioned run's agreed stop:
+    /// PartitionedRunEnd::StopAt, key (0, 0)); keys of the model (the
+    /// fabric's links) start at major kFirstMajor, so nothing ties with it.
+    static constexpr uint64_t kReservedMajor = 0;
+    static constexpr uint64_t kFirstMajor = 1;
 
     SchedulerTieKey(uint64_t major, uint64_t minor); // below: inline, one per link arrival
     ~SchedulerTieKey();

@@ -442,9 +442,15 @@ FabricNetwork::AssertConservation() const
 }
 
 FabricConservation
-FabricNetwork::FinishRun() const
+FabricNetwork::FinishRun(const FabricSumOverRanks& sum) const
 {
-    FabricConservation c = CheckConservation();
+    uint32_t systemId = 0;
+#ifdef NS3_MPI
+    systemId = MpiInterface::IsEnabled() ? MpiInterface::GetSystemId() : 0;
+#endif
+    CheckBuilt();
+    FabricConservation c = m_partition.ranks > 1 && sum ? CheckFabricConservation(m_all, systemId, sum)
+                                                        : CheckConservation();
     if (m_watchdog && m_watchdog->HasFired())
     {
         c.ok = false;

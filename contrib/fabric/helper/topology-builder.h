@@ -113,7 +113,12 @@ class FabricNetwork : public Object
     /// started has stopped the run, ok = false with the watchdog's message
     /// (which names the blocked ports) in front of the conservation line;
     /// PFC storms the watchdog saw are appended (reported, still ok).
-    FabricConservation FinishRun() const;
+    /// Partitioned over MPI ranks (GetPartition().ranks > 1), every rank
+    /// calls it with \p sum (FabricSumOverRanks): the conservation of the
+    /// whole fabric, its ports on every rank (CheckFabricConservation with
+    /// this rank's system id); the storms are the watchdog's as they are
+    /// (FabricWatchdog::GatherPfcStorms first for every rank's).
+    FabricConservation FinishRun(const FabricSumOverRanks& sum = {}) const;
     /// Starts a watchdog over every node (StallTime as given, else the
     /// WatchdogStallTime attribute); it stops the run on a deadlock.
     Ptr<FabricWatchdog> InstallWatchdog();

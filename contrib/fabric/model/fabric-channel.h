@@ -24,6 +24,7 @@
 #define HOCKNEY_FABRIC_CHANNEL_H
 
 #include "fabric-header.h"
+#include "tie-keyed-events.h"
 
 #include "ns3/channel.h"
 #include "ns3/event-id.h"
@@ -111,7 +112,8 @@ class FabricChannel : public Channel
     /// order and the direction); the minor is 2 x the direction's sequence
     /// number of the sending, + 1 for a frame riding in a packet to a
     /// cut-through port.
-    uint64_t TieMajor(uint32_t dir) const { return m_id * 2 + dir; }
+    /// Above SchedulerTieKey's reserved major (the agreed stop runs first).
+    uint64_t TieMajor(uint32_t dir) const { return SchedulerTieKey::kFirstMajor + m_id * 2 + dir; }
     void DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token);
 
     Time m_delay;

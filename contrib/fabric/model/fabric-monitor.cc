@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 namespace ns3
 {
@@ -79,15 +80,33 @@ SumFabricCounters(const std::vector<FabricPortReport>& reports)
     return s;
 }
 
-FabricConservation
-CheckFabricConservation(const NodeContainer& nodes)
+namespace
+{
+/// CheckFabricConservation's sums over the ports of the nodes \p own takes.
+/// \p perLink: on the wires, each port's sent minus its peer's received
+/// (one process); else what these ports sent and what they received or
+/// lost, apart (the two ends of a link may be on two ranks).
+struct ConservationSums
 {
     FabricConservation r;
-    uint64_t wire = 0;
-    uint64_t queued = 0;
+    uint64_t wire{0};
+    uint64_t queued{0};
+    uint64_t sent{0};
+    uint64_t arrived{0};
+};
+
+ConservationSums
+SumConservation(const NodeContainer& nodes, const std::function<bool(const Node&)>& own, bool perLink)
+{
+    ConservationSums s;
+    FabricConservation& r = s.r;
     for (auto it = nodes.Begin(); it != nodes.End(); ++it)
     {
         Ptr<Node> n = *it;
+        if (own && !own(*n))
+        {
+            continue;
+        }
         Ptr<FabricSwitch> fs = DynamicCast<FabricSwitch>(n);
         bool sw = fs != nullptr;
         if (fs && fs->GetReduction())
@@ -97,7 +116,7 @@ CheckFabricConservation(const NodeContainer& nodes)
             FabricReductionCounters rc = fs->GetReduction()->GetCounters();
             r.consumed += rc.consumedBytes;
             r.replicated += rc.replicatedBytes;
-            queued += rc.heldBytes;
+            s.queued += rc.heldBytes;
         }
         for (uint32_t i = 0; i < n->GetNDevices(); ++i)
         {
@@ -115,7 +134,7 @@ CheckFabricConservation(const NodeContainer& nodes)
             }
             else
             {
-                queued += d->GetTotalQueueBytes();
+                s.queued += d->GetTotalQueueBytes();
                 r.injected += c.intBytes; // telemetry the switch wrote into packets
             }
             r.dropped += c.dropBytes;
@@ -125,13 +144,18 @@ CheckFabricConservation(const NodeContainer& nodes)
                 r.faultDropped += IsFaultDropCause(k) ? c.dropBytesBy[k] : 0;
             }
             Ptr<FabricNetDevice> peer = d->GetPeer();
-            if (peer)
+            if (peer && perLink)
             {
                 // Sent by this port and neither received by its peer nor lost
                 // on the link: on the wire.
                 const FabricPortCounters pc = peer->GetCounters();
                 uint64_t rx = pc.rxBytes + pc.lostOnLinkBytes;
-                wire += c.txBytes >= rx ? c.txBytes - rx : 0;
+                s.wire += c.txBytes >= rx ? c.txBytes - rx : 0;
+            }
+            else if (peer)
+            {
+                s.sent += c.txBytes;
+                s.arrived += c.rxBytes + c.lostOnLinkBytes;
             }
             for (uint8_t k = 0; k < kFabricClasses; ++k)
             {
@@ -139,7 +163,13 @@ CheckFabricConservation(const NodeContainer& nodes)
             }
         }
     }
-    r.inFlight = wire + queued;
+    return s;
+}
+
+/// The verdict and the message over the sums.
+FabricConservation
+Judge(FabricConservation r)
+{
     r.balanced = r.injected + r.replicated == r.delivered + r.consumed + r.dropped + r.inFlight;
     const bool lossyDrops = r.dropped > r.faultDropped;
     r.ok = r.balanced && !(r.lossless && lossyDrops);
@@ -179,6 +209,50 @@ CheckFabricConservation(const NodeContainer& nodes)
     r.message = os.str();
     return r;
 }
+} // namespace
+
+FabricConservation
+CheckFabricConservation(const NodeContainer& nodes)
+{
+    ConservationSums s = SumConservation(nodes, nullptr, true);
+    s.r.inFlight = s.wire + s.queued;
+    return Judge(s.r);
+}
+
+void
+SumOverRanks(const FabricSumOverRanks& sum, const std::vector<uint64_t*>& fields)
+{
+    std::vector<uint64_t> v;
+    v.reserve(fields.size());
+    for (const uint64_t* f : fields)
+    {
+        v.push_back(*f);
+    }
+    sum(v);
+    for (size_t i = 0; i < fields.size(); ++i)
+    {
+        *fields[i] = v[i];
+    }
+}
+
+FabricConservation
+CheckFabricConservation(const NodeContainer& nodes, uint32_t systemId, const FabricSumOverRanks& sum)
+{
+    ConservationSums s = SumConservation(
+        nodes, [systemId](const Node& n) { return n.GetSystemId() == systemId; }, false);
+    FabricConservation& r = s.r;
+    uint64_t lossyPorts = r.lossless ? 0 : 1;
+    std::vector<uint64_t*> fields = {&r.injected, &r.delivered, &r.dropped, &r.faultDropped, &r.consumed,
+                                     &r.replicated, &s.queued, &s.sent, &s.arrived, &lossyPorts};
+    for (auto& b : r.droppedBy)
+    {
+        fields.push_back(&b);
+    }
+    SumOverRanks(sum, fields);
+    r.inFlight = s.queued + (s.sent >= s.arrived ? s.sent - s.arrived : 0);
+    r.lossless = lossyPorts == 0;
+    return Judge(r);
+}
 
 TypeId
 FabricWatchdog::GetTypeId()
@@ -195,6 +269,17 @@ FabricWatchdog::GetTypeId()
                                           MakeTimeChecker(PicoSeconds(1)));
     return tid;
 }
+
+namespace
+{
+/// The storms' order: detection time, then node, port and class.
+bool
+DetectedBefore(const FabricPfcStorm& a, const FabricPfcStorm& b)
+{
+    return std::tie(a.detectedAt, a.nodeId, a.deviceIndex, a.cls) <
+           std::tie(b.detectedAt, b.nodeId, b.deviceIndex, b.cls);
+}
+} // namespace
 
 FabricWatchdog::FabricWatchdog() = default;
 FabricWatchdog::~FabricWatchdog() = default;
@@ -262,7 +347,7 @@ FabricWatchdog::StormSink(FabricWatchdog* w, FabricNetDevice* d, uint8_t cls, Ti
         s.cls = cls;
         s.detectedAt = Simulator::Now();
         s.pausedFor = pausedFor;
-        w->m_storms.push_back(s);
+        w->m_storms.insert(std::upper_bound(w->m_storms.begin(), w->m_storms.end(), s, DetectedBefore), s);
         NS_LOG_WARN("PFC storm detected: " << w->GetPfcStormReport());
         return;
     }
@@ -275,6 +360,35 @@ FabricWatchdog::StormSink(FabricWatchdog* w, FabricNetDevice* d, uint8_t cls, Ti
             break;
         }
     }
+}
+
+void
+FabricWatchdog::GatherPfcStorms(const std::function<std::vector<uint64_t>(const std::vector<uint64_t>&)>& gather)
+{
+    constexpr size_t kFields = 8;
+    std::vector<uint64_t> mine;
+    for (const auto& s : m_storms)
+    {
+        mine.insert(mine.end(), {s.nodeId, s.deviceIndex, s.peerNodeId, s.cls, uint64_t(s.detectedAt.GetTimeStep()),
+                                 uint64_t(s.pausedFor.GetTimeStep()), s.restored ? 1u : 0u,
+                                 uint64_t(s.restoredAt.GetTimeStep())});
+    }
+    const std::vector<uint64_t> all = gather(mine);
+    m_storms.clear();
+    for (size_t i = 0; i + kFields <= all.size(); i += kFields)
+    {
+        FabricPfcStorm s;
+        s.nodeId = static_cast<uint32_t>(all[i]);
+        s.deviceIndex = static_cast<uint32_t>(all[i + 1]);
+        s.peerNodeId = static_cast<uint32_t>(all[i + 2]);
+        s.cls = static_cast<uint8_t>(all[i + 3]);
+        s.detectedAt = TimeStep(static_cast<int64_t>(all[i + 4]));
+        s.pausedFor = TimeStep(static_cast<int64_t>(all[i + 5]));
+        s.restored = all[i + 6] != 0;
+        s.restoredAt = TimeStep(static_cast<int64_t>(all[i + 7]));
+        m_storms.push_back(s);
+    }
+    std::stable_sort(m_storms.begin(), m_storms.end(), DetectedBefore);
 }
 
 std::string

@@ -69,6 +69,23 @@ struct FabricConservation
 
 FabricConservation CheckFabricConservation(const NodeContainer& nodes);
 
+/// Adds numbers over MPI ranks in place, element by element (MPI_Allreduce
+/// with MPI_SUM; the caller's, so that the fabric needs no MPI here).
+using FabricSumOverRanks = std::function<void(std::vector<uint64_t>&)>;
+
+/// Adds the numbers \p fields point to over the ranks with \p sum, in place.
+void SumOverRanks(const FabricSumOverRanks& sum, const std::vector<uint64_t*>& fields);
+
+/// The same check over a fabric partitioned over MPI ranks, every rank
+/// calling it alike: each adds up the ports of its own nodes (system id
+/// \p systemId; the others are idle copies), \p sum adds that over the
+/// ranks, and every rank gets the whole fabric's result and message, those
+/// of CheckFabricConservation in one process. On the wires: what every port
+/// sent minus what every port received or lost on its link (a link's two
+/// ends may be on two ranks).
+FabricConservation CheckFabricConservation(const NodeContainer& nodes, uint32_t systemId,
+                                           const FabricSumOverRanks& sum);
+
 /// A PFC storm the ports' PFC watchdog detected (FabricPfcFlowControl,
 /// StormDetectionTime): the port, the peer that kept pausing it, when.
 struct FabricPfcStorm
@@ -105,8 +122,15 @@ class FabricWatchdog : public Object
     const std::string& GetMessage() const { return m_message; }
     /// Names nodes in the messages (FabricNetwork: the topology's names).
     void SetNodeNamer(NodeNamer namer) { m_namer = std::move(namer); }
-    /// The PFC storms detected so far, in detection order.
+    /// The PFC storms detected so far, in detection order (storms detected
+    /// in the same picosecond by node, port and class: an order that does
+    /// not depend on which event of that picosecond ran first).
     const std::vector<FabricPfcStorm>& GetPfcStorms() const { return m_storms; }
+    /// Under MPI: every rank's storms (each rank's watchdog sees its own
+    /// ports), gathered by \p gather (the caller's MPI_Allgatherv of the
+    /// numbers FabricPfcStorm's fields are written as), in the order above:
+    /// every rank then reports what one process reports.
+    void GatherPfcStorms(const std::function<std::vector<uint64_t>(const std::vector<uint64_t>&)>& gather);
     /// One line per storm ("PFC storm from h3: leaf0 dev 2 class 0 paused
     /// for 200 us, detected at 260 us, PFC restored at 900 us"), "; "-joined;
     /// empty without a storm.

@@ -96,6 +96,20 @@ class FabricRemoteChannel : public FabricChannel
     /// events summed over ranks minus this, summed, are one process's
     /// (plus the one stop event each rank schedules, if any).
     static uint64_t GetMpiOnlyEvents();
+    /// MpiInterface::SendPacket(\p packet, \p due, \p node, \p dev) as
+    /// every MPI message of a fabric run must be sent (crossings,
+    /// PartitionedRunEnd). Under null messages it first schedules an empty
+    /// event now: ns-3.37's NullMessageMpiInterface::SendPacket promises the
+    /// receiving rank nothing due before its guarantee, min(Next(), safe
+    /// time) + lookahead, and Next() is the earliest event still queued,
+    /// without the event now running - which may itself schedule, before
+    /// the next queued one, events that send again (a port's next packet one
+    /// serialization later). A rank that trusted such a guarantee ran past
+    /// a message's due time, and ns-3 then runs the message in its past
+    /// (doc/fabric.md, "Null messages and the guarantee"). With the empty
+    /// event Next() is now and the guarantee now + lookahead, which every
+    /// later message keeps. Those events are GetMpiOnlyEvents too.
+    static void SendMessage(Ptr<Packet> packet, Time due, uint32_t node, uint32_t dev);
 
   private:
     /// Hands \p crossing (and the packet after it, if any) to \p peer on

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "partitioned-run-end.h"
 
+#include "tie-keyed-events.h"
+
 #include "ns3/log.h"
+#include "ns3/boolean.h"
+#include "ns3/simple-channel.h"
 #include "ns3/simple-net-device.h"
 #include "ns3/simulator.h"
 
 #ifdef NS3_MPI
+#include "fabric-remote-channel.h"
+
 #include "ns3/mpi-interface.h"
 #include "ns3/mpi-receiver.h"
 #endif
@@ -48,20 +54,41 @@ PartitionedRunEnd::Setup(Time delay, std::function<void(Time)> atEnd)
 #ifdef NS3_MPI
     if (MpiInterface::IsEnabled() && MpiInterface::GetSize() > 1)
     {
+        // A node per rank, and between every two a point-to-point link of
+        // the given delay: ns-3's null-message simulator exchanges messages
+        // (and promises) only with the ranks it shares such a link with, so
+        // a rank sharing no fabric link with another could neither reach nor
+        // hear it (ns-3.37 crashes sending to such a rank). The links never
+        // lower the lookahead: the delay is at least the partition's.
         m_ranks = MpiInterface::GetSize();
+        const uint32_t self = MpiInterface::GetSystemId();
         for (uint32_t r = 0; r < m_ranks; ++r)
         {
-            Ptr<Node> node = CreateObject<Node>(r);
-            Ptr<SimpleNetDevice> dev = CreateObject<SimpleNetDevice>();
-            node->AddDevice(dev);
-            if (r == MpiInterface::GetSystemId())
+            m_nodes.push_back(CreateObject<Node>(r));
+        }
+        m_devices.assign(m_ranks * m_ranks, nullptr);
+        for (uint32_t a = 0; a < m_ranks; ++a)
+        {
+            for (uint32_t b = a + 1; b < m_ranks; ++b)
             {
-                Ptr<MpiReceiver> rx = CreateObject<MpiReceiver>();
-                rx->SetReceiveCallback(MakeCallback(&PartitionedRunEnd::Receive, this));
-                dev->AggregateObject(rx);
+                Ptr<SimpleChannel> channel = CreateObject<SimpleChannel>();
+                channel->SetAttribute("Delay", TimeValue(delay));
+                for (uint32_t end : {a, b})
+                {
+                    Ptr<SimpleNetDevice> dev = CreateObject<SimpleNetDevice>();
+                    dev->SetAttribute("PointToPointMode", BooleanValue(true));
+                    m_nodes[end]->AddDevice(dev);
+                    dev->SetChannel(channel);
+                    if (end == self)
+                    {
+                        Ptr<MpiReceiver> rx = CreateObject<MpiReceiver>();
+                        rx->SetReceiveCallback(MakeCallback(&PartitionedRunEnd::Receive, this));
+                        dev->AggregateObject(rx);
+                    }
+                    // Rank `end`'s device towards the other.
+                    m_devices[end * m_ranks + (end == a ? b : a)] = dev;
+                }
             }
-            m_nodes.push_back(node);
-            m_devices.push_back(dev);
         }
     }
 #endif
@@ -75,19 +102,31 @@ PartitionedRunEnd::LocalDone()
 #ifdef NS3_MPI
     if (m_ranks > 1)
     {
-        const int64_t t = Simulator::Now().GetTimeStep();
-        for (uint32_t r = 0; r < m_ranks; ++r)
-        {
-            if (r == MpiInterface::GetSystemId())
-            {
-                continue;
-            }
-            Ptr<Packet> p = Create<Packet>(reinterpret_cast<const uint8_t*>(&t), sizeof(t));
-            MpiInterface::SendPacket(p, Simulator::Now() + m_delay, m_nodes[r]->GetId(), m_devices[r]->GetIfIndex());
-        }
+        // Sent from an event of its own: a rank with nothing to do is done
+        // in the executor's Start, before Simulator::Run, where ns-3's
+        // null-message interface has no links to send on yet.
+        Simulator::ScheduleNow(&PartitionedRunEnd::Announce, this);
     }
 #endif
     Check();
+}
+
+void
+PartitionedRunEnd::Announce()
+{
+#ifdef NS3_MPI
+    const int64_t t = Simulator::Now().GetTimeStep();
+    for (uint32_t r = 0; r < m_ranks; ++r)
+    {
+        if (r == MpiInterface::GetSystemId())
+        {
+            continue;
+        }
+        Ptr<Packet> p = Create<Packet>(reinterpret_cast<const uint8_t*>(&t), sizeof(t));
+        Ptr<NetDevice> to = m_devices[r * m_ranks + MpiInterface::GetSystemId()];
+        FabricRemoteChannel::SendMessage(p, Simulator::Now() + m_delay, m_nodes[r]->GetId(), to->GetIfIndex());
+    }
+#endif
 }
 
 void
@@ -121,10 +160,28 @@ PartitionedRunEnd::GetEnd() const
     return m_ended ? m_last : Time(0);
 }
 
+namespace
+{
+void
+StopNow()
+{
+    Simulator::Stop();
+}
+} // namespace
+
+void
+PartitionedRunEnd::StopAt(Time at)
+{
+    SchedulerTieKey first(SchedulerTieKey::kReservedMajor, 0);
+    Simulator::Schedule(at - Simulator::Now(), &StopNow);
+}
+
 uint64_t
 PartitionedRunEnd::GetOwnEvents() const
 {
-    return m_ranks - 1;
+    // The receipts, the announcement, this rank's node's and devices' initialization
+    // (the other ranks' nodes are FabricRemoteChannel::GetMpiOnlyEvents').
+    return m_ranks > 1 ? (m_ranks - 1) + 1 + (m_ranks - 1) + 1 : 0;
 }
 
 } // namespace ns3

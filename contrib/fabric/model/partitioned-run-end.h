@@ -8,8 +8,10 @@
 // the same time after it. Delay must be at least the partition's lookahead
 // (an MPI message must not be due sooner). One process (no MPI, or one
 // rank): the callback runs at LocalDone with T = now. Each rank adds one
-// node (its own system id) with one device receiving the messages, after
-// the fabric's nodes, the same on every rank.
+// node (its own system id), after the fabric's nodes, the same on every
+// rank, and every two of them are joined by a point-to-point link of Delay
+// (a SimpleChannel): under null messages ns-3 talks only to ranks it shares
+// such a link with, and the fabric's partition need not join every two.
 #ifndef HOCKNEY_PARTITIONED_RUN_END_H
 #define HOCKNEY_PARTITIONED_RUN_END_H
 
@@ -37,20 +39,29 @@ class PartitionedRunEnd : public Object
     void LocalDone();
     /// T, once known (zero before).
     Time GetEnd() const;
-    /// Events the protocol adds to a rank's count: one receipt per other rank.
+    /// Events the protocol adds to a rank's count: one receipt per other
+    /// rank, the announcement, its node's and devices' initialization (0
+    /// in one process).
     uint64_t GetOwnEvents() const;
+    /// Stops the run at \p at (absolute, not before now), before every
+    /// other event of that time: the stop has SchedulerTieKey's reserved
+    /// key, below every link arrival's (whatever each rank scheduled at
+    /// \p at, in whatever order, stays unrun on every rank alike).
+    static void StopAt(Time at);
 
   protected:
     void DoDispose() override;
 
   private:
     void Receive(Ptr<Packet> p);
+    /// Tells every other rank this rank is done (an event at LocalDone's time).
+    void Announce();
     void Check();
 
     Time m_delay;
     std::function<void(Time)> m_atEnd;
     std::vector<Ptr<Node>> m_nodes;
-    std::vector<Ptr<NetDevice>> m_devices;
+    std::vector<Ptr<NetDevice>> m_devices; ///< [rank x ranks + other]: rank's device towards other
     uint32_t m_ranks = 1;
     uint32_t m_heard = 0; ///< other ranks done
     bool m_localDone = false;

@@ -3,6 +3,8 @@
 // One link: timing in picoseconds against hand computation and against ns-3's
 // own PointToPointNetDevice; long-stream goodput = rate x P / (P + H).
 #include "fabric-helper.h"
+#include "partitioned-run-end.h"
+#include "tie-keyed-events.h"
 #include "fabric-test-util.h"
 #include "simulator-test.h"
 
@@ -102,6 +104,38 @@ TEST_F(FabricLinkTest, OnePacketIsSerializationPlusPropagationInPicoseconds)
     // ns-3's PointToPointNetDevice: 1018 B + its 2 B PPP header = the same 1020 B.
     Time p2p = PointToPointArrival("100Gbps", MicroSeconds(1), 1018);
     EXPECT_EQ(p2p.GetPicoSeconds(), 1081600);
+}
+
+TEST_F(FabricLinkTest, TheAgreedStopRunsBeforeEveryArrivalOfItsTime)
+{
+    // PartitionedRunEnd::StopAt(X) ends a run before any other event of X,
+    // however the events of X were scheduled (a partitioned run's ranks
+    // schedule them in another order than one process). Both tie-keyed
+    // queues, a fresh link, its first packet at 1 081 600 ps (as above), the
+    // stop scheduled after it, and beside it a keyed event with the
+    // smallest key the model may use, (kFirstMajor, 0), scheduled first: the
+    // stop has the reserved key below both, and nothing of X runs. (The stop
+    // used (0, 0), which is also the first arrival's key on link 0 of a
+    // process: which of the two ran first depended on scheduling order.)
+    for (const char* queue : {"ns3::LazyHeapScheduler", "ns3::RingCalendarScheduler"})
+    {
+        Simulator::SetScheduler(ObjectFactory(queue));
+        Arrivals rx;
+        FabricLink l = ConnectPair(PlainLink(DataRate("100Gbps"), MicroSeconds(1), 20), rx);
+        const Time x = PicoSeconds(1081600);
+        bool smallestRan = false;
+        {
+            SchedulerTieKey smallest(SchedulerTieKey::kFirstMajor, 0);
+            Simulator::Schedule(x, [&smallestRan]() { smallestRan = true; });
+        }
+        l.devA->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 7, 3));
+        PartitionedRunEnd::StopAt(x);
+        Simulator::Run();
+        EXPECT_EQ(Simulator::Now(), x) << queue;
+        EXPECT_TRUE(rx.at.empty()) << queue;
+        EXPECT_FALSE(smallestRan) << queue;
+        Simulator::Destroy();
+    }
 }
 
 TEST_F(FabricLinkTest, SerializationRoundsToNearestPicosecondAtTerabitRates)
