@@ -506,8 +506,10 @@ FabricNetDevice::MakeReadyEvent()
 void
 FabricNetDevice::TransmitReadyEvent()
 {
+    // The event runs at m_txWakeAt: every schedule of m_txEvent sets it to
+    // the event's time (no clock read).
     m_txPending = false;
-    TryTransmit();
+    TryTransmit(m_txWakeAt);
 }
 
 void
@@ -773,7 +775,7 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
     {
         ++m_counters.controlTx;
     }
-    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime,
+    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime, now,
                         ride ? &frame : nullptr);
     if (!m_phyTxEndTrace.IsEmpty())
     {
@@ -814,7 +816,7 @@ FabricNetDevice::TransmitComplete(Ptr<const Packet> packet)
 // ---------------------------------------------------------------- receiving
 
 void
-FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd)
+FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet);
     m_phyRxEndTrace(packet);
@@ -829,7 +831,8 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
     }
     if (m_switch)
     {
-        m_switch->Receive(m_portIndex, packet, header, WireBytes(packet->GetSize()), rxEnd);
+        const uint32_t wire = WireBytes(packet->GetSize());
+        m_switch->Receive(m_portIndex, std::move(packet), header, wire, rxEnd, now);
         return;
     }
     // An endpoint consumes at line rate: its buffer drains at once.
@@ -961,9 +964,9 @@ FabricNetDevice::SettleFolded()
 
 void
 FabricNetDevice::ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
-                                    const FabricControlFrame& frame)
+                                    const FabricControlFrame& frame, Time now)
 {
-    Receive(packet, header, rxEnd);
+    Receive(packet, header, rxEnd, now);
     ReceiveControl(frame);
 }
 

@@ -237,7 +237,8 @@ class FabricNetDevice : public NetDevice
     void EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header, uint32_t ingressPort,
                           uint32_t ingressWireBytes, Time ready, Time rxEnd, Time now);
     /// Called by the channel in this node's context.
-    void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd);
+    /// `now`: Simulator::Now(), the arrival event's time.
+    void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd, Time now);
     /// A link-local frame from the peer (channel, this node's context).
     void ReceiveControl(FabricControlFrame frame);
     /**
@@ -256,7 +257,7 @@ class FabricNetDevice : public NetDevice
     /// A packet and the link-local frame piggybacked in it, arriving
     /// together (store-and-forward receiver): Receive, then ReceiveControl.
     void ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
-                            const FabricControlFrame& frame);
+                            const FabricControlFrame& frame, Time now);
     /// Flow control: a frame is pending or a class unblocked; try to send.
     void NotifyFlowControl() { TryTransmit(); }
     /// Flow control: class cls is now held paused (true) or released (false) by the peer.

@@ -132,12 +132,12 @@ FabricRemoteChannel::GetMpiOnlyEvents()
 
 void
 FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
-                              Time txTime, Time headerTime, const FabricControlFrame* ride)
+                              Time txTime, Time headerTime, Time now, const FabricControlFrame* ride)
 {
     FabricNetDevice* peer = PeekPointer(GetPeer(src));
     if (IsLocal(peer))
     {
-        FabricChannel::Transmit(packet, header, src, txTime, headerTime, ride);
+        FabricChannel::Transmit(packet, header, src, txTime, headerTime, now, ride);
         return;
     }
     // As FabricChannel::Transmit: the packet at its header (cut-through
@@ -145,8 +145,8 @@ FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, co
     const uint32_t dir = Direction(src);
     FabricCrossingHeader c;
     c.what = FabricCrossingHeader::kPacket;
-    c.at = Simulator::Now() + GetDelay() + (peer->IsCutThrough() ? headerTime : txTime);
-    c.rxEnd = Simulator::Now() + GetDelay() + txTime;
+    c.at = now + GetDelay() + (peer->IsCutThrough() ? headerTime : txTime);
+    c.rxEnd = now + GetDelay() + txTime;
     c.sequence = NextSequence(dir);
     c.token = Token(); // the link as the packet leaves, as FabricChannel::Transmit
     c.header = header;
@@ -209,7 +209,8 @@ FabricRemoteChannel::Schedule(FabricNetDevice* device, Ptr<Packet> packet, const
     if (c.what & FabricCrossingHeader::kPacket)
     {
         ScheduleArrival(device, dir, c.sequence, std::move(packet), c.header, c.at, c.rxEnd,
-                        (c.what & FabricCrossingHeader::kFrame) ? &c.frame : nullptr, c.token);
+                        (c.what & FabricCrossingHeader::kFrame) ? &c.frame : nullptr, c.token,
+                        Simulator::Now());
     }
     else
     {

@@ -78,7 +78,7 @@ class FabricRemoteChannel : public FabricChannel
     static TypeId GetTypeId();
 
     void Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src, Time txTime,
-                  Time headerTime, const FabricControlFrame* ride = nullptr) override;
+                  Time headerTime, Time now, const FabricControlFrame* ride = nullptr) override;
     void TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime) override;
 
     /// Aggregates the MpiReceiver that hands what other ranks send to

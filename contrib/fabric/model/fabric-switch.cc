@@ -284,7 +284,7 @@ FabricSwitch::AssignStreams(int64_t stream)
 
 void
 FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& header,
-                      uint32_t inWireBytes, Time rxEnd)
+                      uint32_t inWireBytes, Time rxEnd, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << inPort << packet);
     if (m_reduction && FabricSwitchReduction::IsGroupAddress(header.GetDestination()))
@@ -326,7 +326,6 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
     {
         Pause(inPort, c);
     }
-    const Time now = Simulator::Now();
     m_ports[out]->EnqueueForwarded(std::move(packet), header, inPort, inWireBytes, now + m_latency,
                                    rxEnd, now);
 }

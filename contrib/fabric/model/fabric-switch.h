@@ -95,9 +95,9 @@ class FabricSwitch : public Node
     int64_t AssignStreams(int64_t stream);
 
     // ---- called by this switch's ports ----------------------------------
-    /// A DATA packet arrived on port `inPort`.
+    /// A DATA packet arrived on port `inPort` at `now` (Simulator::Now()).
     void Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& header,
-                 uint32_t inWireBytes, Time rxEnd);
+                 uint32_t inWireBytes, Time rxEnd, Time now);
     /// A forwarded packet from `inPort` started leaving: release its buffer.
     void NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes);
 
