@@ -32,7 +32,7 @@ class ArrivalEvent : public FabricPooledEvent<ArrivalEvent>
 {
   public:
     ArrivalEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
-                 const FabricHeader& header, Time at, Time rxEnd)
+                 const FabricHeaderFields& header, Time at, Time rxEnd)
         : m_channel(channel),
           m_token(token),
           m_peer(peer),
@@ -53,7 +53,7 @@ class ArrivalEvent : public FabricPooledEvent<ArrivalEvent>
     uint64_t m_token; ///< the link's down count when the packet left (FabricChannel::Token)
     FabricNetDevice* m_peer;
     Ptr<Packet> m_packet;
-    FabricHeader m_header;
+    FabricHeaderFields m_header;
     Time m_at; ///< when it runs: the receiver's Simulator::Now(), handed on instead of read again
     Time m_rxEnd;
 };
@@ -63,7 +63,7 @@ class ArrivalWithControlEvent : public ArrivalEvent
 {
   public:
     ArrivalWithControlEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
-                            const FabricHeader& header, Time at, Time rxEnd, const FabricControlFrame& frame)
+                            const FabricHeaderFields& header, Time at, Time rxEnd, const FabricControlFrame& frame)
         : ArrivalEvent(channel, token, peer, std::move(packet), header, at, rxEnd),
           m_frame(frame)
     {
@@ -86,7 +86,7 @@ class ArrivalWithLateControlEvent : public ArrivalEvent
 {
   public:
     ArrivalWithLateControlEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer,
-                                Ptr<Packet>&& packet, const FabricHeader& header, Time at, Time rxEnd,
+                                Ptr<Packet>&& packet, const FabricHeaderFields& header, Time at, Time rxEnd,
                                 const FabricControlFrame& frame)
         : ArrivalEvent(channel, token, peer, std::move(packet), header, at, rxEnd),
           m_frame(frame)
@@ -168,7 +168,7 @@ FabricChannel::GetPeer(const FabricNetDevice* device) const
 }
 
 void
-FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
+FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeaderFields& header, const FabricNetDevice* src,
                         Time txTime, Time headerTime, Time now, const FabricControlFrame* ride)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << src << txTime);
@@ -181,7 +181,7 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const Fa
 
 void
 FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq, Ptr<Packet> packet,
-                               const FabricHeader& header, Time at, Time rxEnd, const FabricControlFrame* ride,
+                               const FabricHeaderFields& header, Time at, Time rxEnd, const FabricControlFrame* ride,
                                uint64_t token, Time now)
 {
     const uint32_t context = peer->GetNode()->GetId();
@@ -212,7 +212,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
 }
 
 void
-FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header, Time rxEnd,
+FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header, Time rxEnd,
                        uint64_t token, const FabricControlFrame* ride, Time now)
 {
     if (token == m_downs)
@@ -234,7 +234,7 @@ FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const F
 }
 
 void
-FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header,
+FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
                                       Time rxEnd, uint64_t token, const FabricControlFrame& frame,
                                       EventId& frameEvent, Time now)
 {

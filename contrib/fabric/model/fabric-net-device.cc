@@ -431,7 +431,7 @@ FabricNetDevice::NotifyTxReady()
 }
 
 void
-FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload,
+FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t payload,
                          uint32_t ingressPort, uint32_t ingressWireBytes, Time ready, Time rxEnd,
                          bool markAtEnqueue, Time now)
 {
@@ -457,7 +457,7 @@ FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeader& header, uint32_
 }
 
 void
-FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header,
+FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& header,
                                   uint32_t ingressPort, uint32_t ingressWireBytes, Time ready,
                                   Time rxEnd, Time now)
 {
@@ -800,7 +800,7 @@ FabricNetDevice::MarkIfCongested(Item& item, const ClassQueue& q)
         FabricHeader old;
         p->RemoveHeader(old);
         item.header.SetEcn(FabricHeader::CE);
-        p->AddHeader(item.header);
+        p->AddHeader(FabricHeader(item.header));
         item.packet = p;
         ++m_counters.ecnMarks;
         m_ecnMarkTrace(p, queued);
@@ -816,7 +816,7 @@ FabricNetDevice::TransmitComplete(Ptr<const Packet> packet)
 // ---------------------------------------------------------------- receiving
 
 void
-FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd, Time now)
+FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet);
     m_phyRxEndTrace(packet);
@@ -840,7 +840,7 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
     m_macRxTrace(packet);
     if (!m_fabricRx.IsNull())
     {
-        m_fabricRx(this, packet, header);
+        m_fabricRx(this, packet, FabricHeader(header));
     }
     else if (!m_rxCallback.IsNull())
     {
@@ -852,7 +852,7 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
 }
 
 void
-FabricNetDevice::DropCorrupt(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload)
+FabricNetDevice::DropCorrupt(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t payload)
 {
     NS_LOG_FUNCTION(this << packet);
     // The receiver's FCS/ICRC check fails: the packet is gone before any
@@ -963,7 +963,7 @@ FabricNetDevice::SettleFolded()
 }
 
 void
-FabricNetDevice::ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
+FabricNetDevice::ReceiveWithControl(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd,
                                     const FabricControlFrame& frame, Time now)
 {
     Receive(packet, header, rxEnd, now);
@@ -1017,7 +1017,7 @@ FabricNetDevice::CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes, Fabr
 }
 
 void
-FabricNetDevice::LoseOnLink(Ptr<Packet> packet, const FabricHeader& header, bool charged)
+FabricNetDevice::LoseOnLink(Ptr<Packet> packet, const FabricHeaderFields& header, bool charged)
 {
     NS_LOG_FUNCTION(this << packet << charged);
     const uint32_t payload = packet->GetSize() - kHdr;

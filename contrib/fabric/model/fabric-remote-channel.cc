@@ -131,7 +131,7 @@ FabricRemoteChannel::GetMpiOnlyEvents()
 }
 
 void
-FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
+FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeaderFields& header, const FabricNetDevice* src,
                               Time txTime, Time headerTime, Time now, const FabricControlFrame* ride)
 {
     FabricNetDevice* peer = PeekPointer(GetPeer(src));
@@ -149,7 +149,7 @@ FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, co
     c.rxEnd = now + GetDelay() + txTime;
     c.sequence = NextSequence(dir);
     c.token = Token(); // the link as the packet leaves, as FabricChannel::Transmit
-    c.header = header;
+    c.header = FabricHeader(header);
     if (ride)
     {
         c.what |= FabricCrossingHeader::kFrame;

@@ -77,7 +77,7 @@ class FabricRemoteChannel : public FabricChannel
   public:
     static TypeId GetTypeId();
 
-    void Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src, Time txTime,
+    void Transmit(Ptr<Packet> packet, const FabricHeaderFields& header, const FabricNetDevice* src, Time txTime,
                   Time headerTime, Time now, const FabricControlFrame* ride = nullptr) override;
     void TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime) override;
 
