@@ -265,47 +265,6 @@ TEST(RingCalendarSchedulerTest, SameOrderAsMapSchedulerWithTieKeysOff)
     }
 }
 
-TEST(RingCalendarSchedulerTest, WidthAdaptsToTheEvents)
-{
-    // 64 events a bucket at the start: it narrows until a bucket reached
-    // holds at most 12 on average; then one event every 64 steps: it widens
-    // until one holds at least 3 (the bounds in the .cc). Only the speed
-    // depends on it. 4096 buckets: the ring reaches every event at every
-    // width here (4096 x 8 steps > a round's 4096), so the far heap's share
-    // (the next tests) stays out of it.
-    Ptr<RingCalendarScheduler> s = MakeRing(4096, 64);
-    const uint64_t start = s->GetBucketWidthSteps();
-    uint32_t uid = 4;
-    // `rounds` times: `count` events `gap` steps apart from `first` (each
-    // round after the last), inserted, then all popped.
-    auto run = [&s, &uid](int rounds, uint64_t first, uint64_t count, uint64_t gap) {
-        for (int round = 0; round < rounds; ++round)
-        {
-            for (uint64_t k = 0; k < count; ++k)
-            {
-                Scheduler::Event e;
-                e.key.m_ts = first + uint64_t(round) * 64 * 64 + k * gap;
-                e.key.m_uid = uid++;
-                e.key.m_context = 0;
-                e.impl = new Noop();
-                s->Insert(e);
-            }
-            while (!s->IsEmpty())
-            {
-                s->RemoveNext().impl->Unref();
-            }
-        }
-    };
-    run(40, 0, 64 * 64, 1);
-    // 64 a bucket at 64 steps, halved while above 12: 8 at 8 steps.
-    EXPECT_EQ(start, 64u);
-    EXPECT_EQ(s->GetBucketWidthSteps(), 8u);
-    run(400, 1000000, 64, 64);
-    // One event a bucket reached up to 64 steps, two at 128: doubled while
-    // below 3, so 4 at 256 steps.
-    EXPECT_EQ(s->GetBucketWidthSteps(), 256u);
-}
-
 namespace
 {
 /// `rounds` times: `times` distinct times `gap` steps apart from `first`
@@ -333,6 +292,27 @@ RunRounds(Ptr<RingCalendarScheduler> s, uint32_t& uid, int rounds, uint64_t firs
     }
 }
 } // namespace
+
+TEST(RingCalendarSchedulerTest, WidthAdaptsToTheEvents)
+{
+    // 64 events a bucket at the start: it narrows until a bucket reached
+    // holds at most 12 on average; then one event every 64 steps: it widens
+    // until one holds at least 3 (the bounds in the .cc). Only the speed
+    // depends on it. 4096 buckets: the ring reaches every event at every
+    // width here (4096 x 8 steps > a round's 4096), so the far heap's share
+    // (the next tests) stays out of it.
+    Ptr<RingCalendarScheduler> s = MakeRing(4096, 64);
+    const uint64_t start = s->GetBucketWidthSteps();
+    uint32_t uid = 4;
+    RunRounds(s, uid, 40, 0, 64 * 64, 1, 1);
+    // 64 a bucket at 64 steps, halved while above 12: 8 at 8 steps.
+    EXPECT_EQ(start, 64u);
+    EXPECT_EQ(s->GetBucketWidthSteps(), 8u);
+    RunRounds(s, uid, 400, 1000000, 64, 64, 1);
+    // One event a bucket reached up to 64 steps, two at 128: doubled while
+    // below 3, so 4 at 256 steps.
+    EXPECT_EQ(s->GetBucketWidthSteps(), 256u);
+}
 
 TEST(RingCalendarSchedulerTest, NarrowsOnlyWhileTheRingReachesTheEvents)
 {
