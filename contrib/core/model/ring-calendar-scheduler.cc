@@ -24,10 +24,25 @@ namespace
 // below kMinPerBucket. A few events a bucket: moving to the next bucket costs
 // about as much as sorting a handful, so fewer than 3 wastes moves and more
 // than 12 sorts. The bounds are more than 2x apart, so halving from above
-// the one does not fall below the other: no oscillation.
+// the one does not fall below the other.
+//
+// The far heap: an event beyond the ring costs a heap push and pop
+// (O(log n)) and a migration into the ring. Events of one time stay in one
+// bucket however narrow it gets, so a run with many ties (a packet run's
+// symmetric ranks start and forward in step) kept halving on the event
+// count alone: rail-h100-4n's hierarchical AllReduce ran at 1-2 ps buckets
+// with 78 % of its inserts in the heap. So the width halves only if at most
+// kMaxFarShareToHalve of the inserts would have gone to the heap at half
+// the width (those at least half a ring ahead), and doubles while more than
+// kMaxFarShare went there, unless the buckets then held more than
+// 2 x kMaxPerBucket events (timers far ahead of everything else should not
+// widen it without bound). Halving and doubling for the heap cannot
+// alternate: 1/16 < 1/8.
 constexpr uint64_t kAdaptEvery = 1024;
 constexpr double kMaxPerBucket = 12.0;
 constexpr double kMinPerBucket = 3.0;
+constexpr double kMaxFarShare = 1.0 / 8;
+constexpr double kMaxFarShareToHalve = 1.0 / 16;
 constexpr uint32_t kMaxShift = 40;
 } // namespace
 
@@ -135,8 +150,14 @@ RingCalendarScheduler::Insert(const Event& ev)
 {
     const KeyedEvent e = m_keys.Admit(ev);
     const uint64_t idx = Index(ev.key.m_ts);
+    ++m_statInserts;
+    if (idx >= m_base + (m_buckets >> 1))
+    {
+        ++m_statFarIfHalved;
+    }
     if (idx >= m_base + m_buckets)
     {
+        ++m_statFar;
         m_far.Push(e);
         return;
     }
@@ -227,13 +248,21 @@ RingCalendarScheduler::MaybeAdapt() const
         return;
     }
     const double perBucket = double(m_statEvents) / double(m_statBuckets);
+    const double inserts = double(std::max<uint64_t>(m_statInserts, 1));
+    const double farShare = double(m_statFar) / inserts;
+    const double farShareIfHalved = double(m_statFarIfHalved) / inserts;
     m_statEvents = 0;
     m_statBuckets = 0;
-    if (perBucket > kMaxPerBucket && m_shift > 0)
+    m_statInserts = 0;
+    m_statFar = 0;
+    m_statFarIfHalved = 0;
+    if (perBucket > kMaxPerBucket && farShareIfHalved <= kMaxFarShareToHalve && m_shift > 0)
     {
         Rebuild(m_shift - 1);
     }
-    else if (perBucket < kMinPerBucket && m_shift < kMaxShift)
+    else if ((perBucket < kMinPerBucket ||
+              (farShare > kMaxFarShare && perBucket <= 2 * kMaxPerBucket)) &&
+             m_shift < kMaxShift)
     {
         Rebuild(m_shift + 1);
     }

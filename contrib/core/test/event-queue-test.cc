@@ -265,43 +265,83 @@ TEST(RingCalendarSchedulerTest, SameOrderAsMapSchedulerWithTieKeysOff)
     }
 }
 
+namespace
+{
+/// `rounds` times: `times` distinct times `gap` steps apart from `first`
+/// (each round 4096 steps after the last), `ties` events at each, inserted,
+/// then all popped.
+void
+RunRounds(Ptr<RingCalendarScheduler> s, uint32_t& uid, int rounds, uint64_t first, uint64_t times,
+          uint64_t gap, uint64_t ties)
+{
+    for (int round = 0; round < rounds; ++round)
+    {
+        for (uint64_t k = 0; k < times * ties; ++k)
+        {
+            Scheduler::Event e;
+            e.key.m_ts = first + uint64_t(round) * 4096 + (k / ties) * gap;
+            e.key.m_uid = uid++;
+            e.key.m_context = 0;
+            e.impl = new Noop();
+            s->Insert(e);
+        }
+        while (!s->IsEmpty())
+        {
+            s->RemoveNext().impl->Unref();
+        }
+    }
+}
+} // namespace
+
 TEST(RingCalendarSchedulerTest, WidthAdaptsToTheEvents)
 {
     // 64 events a bucket at the start: it narrows until a bucket reached
     // holds at most 12 on average; then one event every 64 steps: it widens
     // until one holds at least 3 (the bounds in the .cc). Only the speed
-    // depends on it.
-    Ptr<RingCalendarScheduler> s = MakeRing(64, 64);
+    // depends on it. 4096 buckets: the ring reaches every event at every
+    // width here (4096 x 8 steps > a round's 4096), so the far heap's share
+    // (the next tests) stays out of it.
+    Ptr<RingCalendarScheduler> s = MakeRing(4096, 64);
     const uint64_t start = s->GetBucketWidthSteps();
     uint32_t uid = 4;
-    // `rounds` times: `count` events `gap` steps apart from `first` (each
-    // round after the last), inserted, then all popped.
-    auto run = [&s, &uid](int rounds, uint64_t first, uint64_t count, uint64_t gap) {
-        for (int round = 0; round < rounds; ++round)
-        {
-            for (uint64_t k = 0; k < count; ++k)
-            {
-                Scheduler::Event e;
-                e.key.m_ts = first + uint64_t(round) * 64 * 64 + k * gap;
-                e.key.m_uid = uid++;
-                e.key.m_context = 0;
-                e.impl = new Noop();
-                s->Insert(e);
-            }
-            while (!s->IsEmpty())
-            {
-                s->RemoveNext().impl->Unref();
-            }
-        }
-    };
-    run(40, 0, 64 * 64, 1);
+    RunRounds(s, uid, 40, 0, 64 * 64, 1, 1);
     // 64 a bucket at 64 steps, halved while above 12: 8 at 8 steps.
     EXPECT_EQ(start, 64u);
     EXPECT_EQ(s->GetBucketWidthSteps(), 8u);
-    run(400, 1000000, 64, 64);
+    RunRounds(s, uid, 400, 1000000, 64, 64, 1);
     // One event a bucket reached up to 64 steps, two at 128: doubled while
     // below 3, so 4 at 256 steps.
     EXPECT_EQ(s->GetBucketWidthSteps(), 256u);
+}
+
+TEST(RingCalendarSchedulerTest, NarrowsOnlyWhileTheRingReachesTheEvents)
+{
+    // 64 buckets of 64 steps reach 4096 steps, a round's span: 64 events a
+    // bucket reached (above 12), but at half the width about half of the
+    // inserts (those 32 or more buckets ahead: ts from 1984 of 4096 on in a
+    // round, 52 %) would go to the far heap, above the 1/16 allowed: it stays
+    // at 64. The far share at 64 is 64 of 4096 (1.6 %, below 1/8): it does
+    // not widen either. (Counting events alone, it narrowed to 8 steps and
+    // sent 7/8 of them to the heap.)
+    Ptr<RingCalendarScheduler> s = MakeRing(64, 64);
+    uint32_t uid = 4;
+    RunRounds(s, uid, 40, 0, 4096, 1, 1);
+    EXPECT_EQ(s->GetBucketWidthSteps(), 64u);
+}
+
+TEST(RingCalendarSchedulerTest, WidensWhileEventsPassTheRing)
+{
+    // 16 events at each of 64 times 64 steps apart (a round spans 4096
+    // steps), 64 buckets from 1 step wide: every bucket reached holds one
+    // time's 16 events (above 12 at every width up to 64 steps, so counting
+    // events alone it stayed at 1 step, 98 % of the events in the far heap).
+    // The ring reaches 64 x width steps: the far share is about 1 - width/64,
+    // above 1/8 up to 32 steps, so it doubles to 64 (far share 1/64) and
+    // stops: halving again would send half of them back (above 1/16).
+    Ptr<RingCalendarScheduler> s = MakeRing(64, 1);
+    uint32_t uid = 4;
+    RunRounds(s, uid, 200, 0, 64, 64, 16);
+    EXPECT_EQ(s->GetBucketWidthSteps(), 64u);
 }
 
 TEST(RingCalendarSchedulerTest, BucketsMustBeAPowerOfTwo)

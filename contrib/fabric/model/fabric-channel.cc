@@ -32,12 +32,13 @@ class ArrivalEvent : public FabricPooledEvent<ArrivalEvent>
 {
   public:
     ArrivalEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
-                 const FabricHeader& header, Time rxEnd)
+                 const FabricHeaderFields& header, Time at, Time rxEnd)
         : m_channel(channel),
           m_token(token),
           m_peer(peer),
           m_packet(std::move(packet)),
           m_header(header),
+          m_at(at),
           m_rxEnd(rxEnd)
     {
     }
@@ -45,14 +46,15 @@ class ArrivalEvent : public FabricPooledEvent<ArrivalEvent>
   protected:
     void Notify() override
     {
-        m_channel->Deliver(m_peer, m_packet, m_header, m_rxEnd, m_token, nullptr);
+        m_channel->Deliver(m_peer, m_packet, m_header, m_rxEnd, m_token, nullptr, m_at);
     }
 
     FabricChannel* m_channel;
     uint64_t m_token; ///< the link's down count when the packet left (FabricChannel::Token)
     FabricNetDevice* m_peer;
     Ptr<Packet> m_packet;
-    FabricHeader m_header;
+    FabricHeaderFields m_header;
+    Time m_at; ///< when it runs: the receiver's Simulator::Now(), handed on instead of read again
     Time m_rxEnd;
 };
 
@@ -61,8 +63,8 @@ class ArrivalWithControlEvent : public ArrivalEvent
 {
   public:
     ArrivalWithControlEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
-                            const FabricHeader& header, Time rxEnd, const FabricControlFrame& frame)
-        : ArrivalEvent(channel, token, peer, std::move(packet), header, rxEnd),
+                            const FabricHeaderFields& header, Time at, Time rxEnd, const FabricControlFrame& frame)
+        : ArrivalEvent(channel, token, peer, std::move(packet), header, at, rxEnd),
           m_frame(frame)
     {
     }
@@ -70,7 +72,7 @@ class ArrivalWithControlEvent : public ArrivalEvent
   protected:
     void Notify() override
     {
-        m_channel->Deliver(m_peer, m_packet, m_header, m_rxEnd, m_token, &m_frame);
+        m_channel->Deliver(m_peer, m_packet, m_header, m_rxEnd, m_token, &m_frame, m_at);
     }
 
   private:
@@ -84,9 +86,9 @@ class ArrivalWithLateControlEvent : public ArrivalEvent
 {
   public:
     ArrivalWithLateControlEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer,
-                                Ptr<Packet>&& packet, const FabricHeader& header, Time rxEnd,
+                                Ptr<Packet>&& packet, const FabricHeaderFields& header, Time at, Time rxEnd,
                                 const FabricControlFrame& frame)
-        : ArrivalEvent(channel, token, peer, std::move(packet), header, rxEnd),
+        : ArrivalEvent(channel, token, peer, std::move(packet), header, at, rxEnd),
           m_frame(frame)
     {
     }
@@ -96,7 +98,8 @@ class ArrivalWithLateControlEvent : public ArrivalEvent
   protected:
     void Notify() override
     {
-        m_channel->DeliverWithLateControl(m_peer, m_packet, m_header, m_rxEnd, m_token, m_frame, frameEvent);
+        m_channel->DeliverWithLateControl(m_peer, m_packet, m_header, m_rxEnd, m_token, m_frame, frameEvent,
+                                          m_at);
     }
 
   private:
@@ -165,24 +168,22 @@ FabricChannel::GetPeer(const FabricNetDevice* device) const
 }
 
 void
-FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
-                        Time txTime, Time headerTime, const FabricControlFrame* ride)
+FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeaderFields& header, const FabricNetDevice* src,
+                        Time txTime, Time headerTime, Time now, const FabricControlFrame* ride)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << src << txTime);
     const uint32_t dir = Direction(src);
     FabricNetDevice* peer = PeekPointer(m_dev[1 - dir]);
-    const Time now = Simulator::Now();
     const Time at = now + m_delay + (peer->IsCutThrough() ? headerTime : txTime);
     ScheduleArrival(peer, dir, NextSequence(dir), std::move(packet), header, at, now + m_delay + txTime, ride,
-                    Token());
+                    Token(), now);
 }
 
 void
 FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq, Ptr<Packet> packet,
-                               const FabricHeader& header, Time at, Time rxEnd, const FabricControlFrame* ride,
-                               uint64_t token)
+                               const FabricHeaderFields& header, Time at, Time rxEnd, const FabricControlFrame* ride,
+                               uint64_t token, Time now)
 {
-    const Time now = Simulator::Now();
     const uint32_t context = peer->GetNode()->GetId();
     SchedulerTieKey key(TieMajor(dir), seq * 2);
     if (ride && !peer->IsCutThrough())
@@ -191,13 +192,13 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         // scheduled right after this packet's (nothing can run between the
         // two): one event doing both in that order is the same simulation.
         Simulator::ScheduleWithContext(
-            context, at - now, new ArrivalWithControlEvent(this, token, peer, std::move(packet), header, rxEnd, *ride));
+            context, at - now, new ArrivalWithControlEvent(this, token, peer, std::move(packet), header, at, rxEnd, *ride));
         return;
     }
     if (ride)
     {
         // Scheduled in the same order as an arrival and a TransmitControl.
-        auto* arrival = new ArrivalWithLateControlEvent(this, token, peer, std::move(packet), header, rxEnd, *ride);
+        auto* arrival = new ArrivalWithLateControlEvent(this, token, peer, std::move(packet), header, at, rxEnd, *ride);
         Simulator::ScheduleWithContext(context, at - now, arrival);
         // ScheduleWithContext returns no EventId (ns-3.37), and the arrival
         // may remove this event: it is scheduled in the current context
@@ -207,22 +208,22 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         arrival->frameEvent = Simulator::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
         return;
     }
-    Simulator::ScheduleWithContext(context, at - now, new ArrivalEvent(this, token, peer, std::move(packet), header, rxEnd));
+    Simulator::ScheduleWithContext(context, at - now, new ArrivalEvent(this, token, peer, std::move(packet), header, at, rxEnd));
 }
 
 void
-FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header, Time rxEnd,
-                       uint64_t token, const FabricControlFrame* ride)
+FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header, Time rxEnd,
+                       uint64_t token, const FabricControlFrame* ride, Time now)
 {
     if (token == m_downs)
     {
         if (ride)
         {
-            peer->ReceiveWithControl(packet, header, rxEnd, *ride);
+            peer->ReceiveWithControl(packet, header, rxEnd, *ride, now);
         }
         else
         {
-            peer->Receive(packet, header, rxEnd);
+            peer->Receive(packet, header, rxEnd, now);
         }
         return;
     }
@@ -233,11 +234,11 @@ FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const F
 }
 
 void
-FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header,
+FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
                                       Time rxEnd, uint64_t token, const FabricControlFrame& frame,
-                                      EventId& frameEvent)
+                                      EventId& frameEvent, Time now)
 {
-    Deliver(peer, packet, header, rxEnd, token, nullptr);
+    Deliver(peer, packet, header, rxEnd, token, nullptr, now);
     // The link was up until now (else the packet was lost and so will the
     // frame be, in its own event); if it goes down before rxEnd the port
     // forgets the offer, and the flow control drops a frame it took

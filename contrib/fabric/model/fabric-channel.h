@@ -49,12 +49,13 @@ class FabricChannel : public Channel
     Ptr<FabricNetDevice> GetPeer(const FabricNetDevice* device) const;
 
     /// Called by `src` when a packet starts serialization of `txTime`, whose
-    /// header takes `headerTime` (<= txTime) to serialize. `ride`, if given,
+    /// header takes `headerTime` (<= txTime) to serialize; `now` is the
+    /// caller's Simulator::Now() (read once per hop). `ride`, if given,
     /// is a link-local frame piggybacked in the packet's framing: it arrives
     /// with the last bit, as TransmitControl(*ride, src, txTime) would.
     /// (Virtual: FabricRemoteChannel sends to a peer on another MPI rank.)
-    virtual void Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
-                          Time txTime, Time headerTime, const FabricControlFrame* ride = nullptr);
+    virtual void Transmit(Ptr<Packet> packet, const FabricHeaderFields& header, const FabricNetDevice* src,
+                          Time txTime, Time headerTime, Time now, const FabricControlFrame* ride = nullptr);
     /// Delivers a link-local frame to src's peer `txTime` (its serialization,
     /// or the data packet it rides in) plus the delay from now.
     virtual void TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime);
@@ -71,16 +72,17 @@ class FabricChannel : public Channel
 
     /// Called by the packet's arrival event (built in place in the .cc):
     /// hands the packet, and the frame riding in it if any, to `peer` unless
-    /// the link went down since `token` (then both are lost on the link).
-    void Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header, Time rxEnd,
-                 uint64_t token, const FabricControlFrame* ride);
+    /// the link went down since `token` (then both are lost on the link);
+    /// `now` is the event's time (Simulator::Now()).
+    void Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header, Time rxEnd,
+                 uint64_t token, const FabricControlFrame* ride, Time now);
     /// The same for a cut-through receiver, whose frame riding in the packet
     /// arrives later, at rxEnd, in its own event `frameEvent`: if the packet
     /// arrived, the frame is offered to the peer ahead of time
     /// (FabricNetDevice::OfferLateControl), which may remove that event.
-    void DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeader& header,
+    void DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
                                 Time rxEnd, uint64_t token, const FabricControlFrame& frame,
-                                EventId& frameEvent);
+                                EventId& frameEvent, Time now);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -95,10 +97,11 @@ class FabricChannel : public Channel
     /// Schedules what Transmit sends to \p peer in direction \p dir as
     /// sent \p seq-th: the packet at \p at (absolute), its last bit at
     /// \p rxEnd, a frame riding in it if any; \p token as Token() when it
-    /// left. FabricRemoteChannel calls it on the receiving rank.
+    /// left; \p now is Simulator::Now(). FabricRemoteChannel calls it on
+    /// the receiving rank.
     void ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq, Ptr<Packet> packet,
-                         const FabricHeader& header, Time at, Time rxEnd, const FabricControlFrame* ride,
-                         uint64_t token);
+                         const FabricHeaderFields& header, Time at, Time rxEnd, const FabricControlFrame* ride,
+                         uint64_t token, Time now);
     /// The same for a link-local frame arriving at \p at.
     void ScheduleControlArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq, const FabricControlFrame& frame,
                                 Time at, uint64_t token);

@@ -10,8 +10,8 @@ NS_OBJECT_ENSURE_REGISTERED(FabricHeader);
 NS_OBJECT_ENSURE_REGISTERED(FabricPauseBody);
 NS_OBJECT_ENSURE_REGISTERED(FabricCreditBody);
 
-FabricHeader::FabricHeader(uint32_t src, uint32_t dst, uint32_t flowId, uint8_t priority, Ecn ecn,
-                           Kind kind)
+FabricHeaderFields::FabricHeaderFields(uint32_t src, uint32_t dst, uint32_t flowId, uint8_t priority,
+                                       Ecn ecn, Kind kind)
     : m_src(src),
       m_dst(dst),
       m_flow(flowId),
@@ -44,7 +44,7 @@ FabricHeader::GetSerializedSize() const
 }
 
 void
-FabricHeader::SetPriority(uint8_t v)
+FabricHeaderFields::SetPriority(uint8_t v)
 {
     if (v >= kFabricClasses)
     {

@@ -28,18 +28,13 @@ constexpr uint8_t kFabricClasses = 8;
 /// Fabric endpoint address that means "none" (switch ports have no address).
 constexpr uint32_t kFabricNoAddress = 0xFFFFFFFFu;
 
-/**
- * \brief Fabric framing: src/dst endpoint ids, flow id, class, ECN, kind.
- *
- * Serialized layout (16 bytes, network order): src u32, dst u32, flow u32,
- * u8 (priority in bits 0-2, ECN codepoint in bits 3-4, transport-control flag
- * in bit 5, INT-request flag in bit 6), u8 kind, u8 INT hop count, u8 zero.
- * The INT fields stand for what marks a packet as carrying in-band telemetry
- * in real framing (HPCC's INT rides after the UDP header, announced by a
- * DSCP / UDP port); the telemetry itself (IntHeader, int-header.h) follows
- * the FabricHeader as real payload bytes, present when the hop count is > 0.
- */
-class FabricHeader : public Header
+/// FabricHeader's fields as plain data: what the fabric's own path carries
+/// a packet's parsed header as (a port's queue, the arrival event, the
+/// switch). A FabricHeader is an ns3::Header, whose out-of-line, logged
+/// destructor chain (Header, ObjectBase) ran on about 2.3 copies a hop that
+/// only the fabric read; a FabricHeader is built from these fields where a
+/// packet is serialized or handed to an endpoint.
+class FabricHeaderFields
 {
   public:
     /// ECN codepoint, with the values of the two ECN bits of IPv4's TOS (RFC 3168).
@@ -60,18 +55,9 @@ class FabricHeader : public Header
         CREDIT_UPDATE = 2 ///< link-level credit return; body: FabricCreditBody
     };
 
-    static constexpr uint32_t kSerializedSize = 16;
-
-    FabricHeader() = default;
-    FabricHeader(uint32_t src, uint32_t dst, uint32_t flowId, uint8_t priority,
-                 Ecn ecn = NOT_ECT, Kind kind = DATA);
-
-    static TypeId GetTypeId();
-    TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
-    void Print(std::ostream& os) const override;
+    FabricHeaderFields() = default;
+    FabricHeaderFields(uint32_t src, uint32_t dst, uint32_t flowId, uint8_t priority,
+                       Ecn ecn = NOT_ECT, Kind kind = DATA);
 
     uint32_t GetSource() const { return m_src; }
     uint32_t GetDestination() const { return m_dst; }
@@ -104,7 +90,7 @@ class FabricHeader : public Header
     uint8_t GetIntHops() const { return m_intHops; }
     void SetIntHops(uint8_t v) { m_intHops = v; }
 
-  private:
+  protected:
     uint32_t m_src{kFabricNoAddress};
     uint32_t m_dst{kFabricNoAddress};
     uint32_t m_flow{0};
@@ -114,6 +100,41 @@ class FabricHeader : public Header
     bool m_control{false};
     bool m_intRequest{false};
     uint8_t m_intHops{0};
+};
+
+/**
+ * \brief Fabric framing: src/dst endpoint ids, flow id, class, ECN, kind.
+ *
+ * Serialized layout (16 bytes, network order): src u32, dst u32, flow u32,
+ * u8 (priority in bits 0-2, ECN codepoint in bits 3-4, transport-control flag
+ * in bit 5, INT-request flag in bit 6), u8 kind, u8 INT hop count, u8 zero.
+ * The INT fields stand for what marks a packet as carrying in-band telemetry
+ * in real framing (HPCC's INT rides after the UDP header, announced by a
+ * DSCP / UDP port); the telemetry itself (IntHeader, int-header.h) follows
+ * the FabricHeader as real payload bytes, present when the hop count is > 0.
+ */
+class FabricHeader : public Header, public FabricHeaderFields
+{
+  public:
+    static constexpr uint32_t kSerializedSize = 16;
+
+    FabricHeader() = default;
+    FabricHeader(uint32_t src, uint32_t dst, uint32_t flowId, uint8_t priority,
+                 Ecn ecn = NOT_ECT, Kind kind = DATA)
+        : FabricHeaderFields(src, dst, flowId, priority, ecn, kind)
+    {
+    }
+    explicit FabricHeader(const FabricHeaderFields& fields)
+        : FabricHeaderFields(fields)
+    {
+    }
+
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
 };
 
 /**

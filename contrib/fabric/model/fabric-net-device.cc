@@ -431,7 +431,7 @@ FabricNetDevice::NotifyTxReady()
 }
 
 void
-FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload,
+FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t payload,
                          uint32_t ingressPort, uint32_t ingressWireBytes, Time ready, Time rxEnd,
                          bool markAtEnqueue, Time now)
 {
@@ -457,7 +457,7 @@ FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeader& header, uint32_
 }
 
 void
-FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header,
+FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& header,
                                   uint32_t ingressPort, uint32_t ingressWireBytes, Time ready,
                                   Time rxEnd, Time now)
 {
@@ -506,8 +506,10 @@ FabricNetDevice::MakeReadyEvent()
 void
 FabricNetDevice::TransmitReadyEvent()
 {
+    // The event runs at m_txWakeAt: every schedule of m_txEvent sets it to
+    // the event's time (no clock read).
     m_txPending = false;
-    TryTransmit();
+    TryTransmit(m_txWakeAt);
 }
 
 void
@@ -773,7 +775,7 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
     {
         ++m_counters.controlTx;
     }
-    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime,
+    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime, now,
                         ride ? &frame : nullptr);
     if (!m_phyTxEndTrace.IsEmpty())
     {
@@ -798,7 +800,7 @@ FabricNetDevice::MarkIfCongested(Item& item, const ClassQueue& q)
         FabricHeader old;
         p->RemoveHeader(old);
         item.header.SetEcn(FabricHeader::CE);
-        p->AddHeader(item.header);
+        p->AddHeader(FabricHeader(item.header));
         item.packet = p;
         ++m_counters.ecnMarks;
         m_ecnMarkTrace(p, queued);
@@ -814,7 +816,7 @@ FabricNetDevice::TransmitComplete(Ptr<const Packet> packet)
 // ---------------------------------------------------------------- receiving
 
 void
-FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd)
+FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet);
     m_phyRxEndTrace(packet);
@@ -829,7 +831,8 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
     }
     if (m_switch)
     {
-        m_switch->Receive(m_portIndex, packet, header, WireBytes(packet->GetSize()), rxEnd);
+        const uint32_t wire = WireBytes(packet->GetSize());
+        m_switch->Receive(m_portIndex, std::move(packet), header, wire, rxEnd, now);
         return;
     }
     // An endpoint consumes at line rate: its buffer drains at once.
@@ -837,7 +840,7 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
     m_macRxTrace(packet);
     if (!m_fabricRx.IsNull())
     {
-        m_fabricRx(this, packet, header);
+        m_fabricRx(this, packet, FabricHeader(header));
     }
     else if (!m_rxCallback.IsNull())
     {
@@ -849,7 +852,7 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeader& header, Time rx
 }
 
 void
-FabricNetDevice::DropCorrupt(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload)
+FabricNetDevice::DropCorrupt(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t payload)
 {
     NS_LOG_FUNCTION(this << packet);
     // The receiver's FCS/ICRC check fails: the packet is gone before any
@@ -960,10 +963,10 @@ FabricNetDevice::SettleFolded()
 }
 
 void
-FabricNetDevice::ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
-                                    const FabricControlFrame& frame)
+FabricNetDevice::ReceiveWithControl(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd,
+                                    const FabricControlFrame& frame, Time now)
 {
-    Receive(packet, header, rxEnd);
+    Receive(packet, header, rxEnd, now);
     ReceiveControl(frame);
 }
 
@@ -1014,7 +1017,7 @@ FabricNetDevice::CountDrop(Ptr<const Packet> packet, uint32_t payloadBytes, Fabr
 }
 
 void
-FabricNetDevice::LoseOnLink(Ptr<Packet> packet, const FabricHeader& header, bool charged)
+FabricNetDevice::LoseOnLink(Ptr<Packet> packet, const FabricHeaderFields& header, bool charged)
 {
     NS_LOG_FUNCTION(this << packet << charged);
     const uint32_t payload = packet->GetSize() - kHdr;

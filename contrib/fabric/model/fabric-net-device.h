@@ -234,10 +234,11 @@ class FabricNetDevice : public NetDevice
     /// Switch egress: queue a forwarded packet; it may start at `ready`;
     /// its last bit arrived (or will arrive, cut-through) at `rxEnd`;
     /// `now` is the caller's Simulator::Now() (read once per hop).
-    void EnqueueForwarded(Ptr<Packet> packet, const FabricHeader& header, uint32_t ingressPort,
+    void EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t ingressPort,
                           uint32_t ingressWireBytes, Time ready, Time rxEnd, Time now);
     /// Called by the channel in this node's context.
-    void Receive(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd);
+    /// `now`: Simulator::Now(), the arrival event's time.
+    void Receive(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time now);
     /// A link-local frame from the peer (channel, this node's context).
     void ReceiveControl(FabricControlFrame frame);
     /**
@@ -255,8 +256,8 @@ class FabricNetDevice : public NetDevice
     void OfferLateControl(const FabricControlFrame& frame, Time at, const EventId& frameEvent);
     /// A packet and the link-local frame piggybacked in it, arriving
     /// together (store-and-forward receiver): Receive, then ReceiveControl.
-    void ReceiveWithControl(Ptr<Packet> packet, const FabricHeader& header, Time rxEnd,
-                            const FabricControlFrame& frame);
+    void ReceiveWithControl(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd,
+                            const FabricControlFrame& frame, Time now);
     /// Flow control: a frame is pending or a class unblocked; try to send.
     void NotifyFlowControl() { TryTransmit(); }
     /// Flow control: class cls is now held paused (true) or released (false) by the peer.
@@ -267,7 +268,7 @@ class FabricNetDevice : public NetDevice
     /// link went down; this node's context). \p charged: the peer counted it
     /// against this port's credit (sent while the link was up), which is
     /// returned as if the packet had arrived and left.
-    void LoseOnLink(Ptr<Packet> packet, const FabricHeader& header, bool charged);
+    void LoseOnLink(Ptr<Packet> packet, const FabricHeaderFields& header, bool charged);
     /// The link went down or came up (FabricChannel::SetLinkUp). While down,
     /// the port keeps sending at its rate and the channel loses what it
     /// sends, with no flow control (a dead peer grants nothing and pauses
@@ -327,7 +328,7 @@ class FabricNetDevice : public NetDevice
     struct Item
     {
         Item() = default;
-        Item(Ptr<Packet> p, const FabricHeader& h, uint32_t payload, uint32_t ingress,
+        Item(Ptr<Packet> p, const FabricHeaderFields& h, uint32_t payload, uint32_t ingress,
              uint32_t ingressWire, Time readyAt, Time rxEndAt)
             : packet(std::move(p)),
               header(h),
@@ -340,7 +341,7 @@ class FabricNetDevice : public NetDevice
         }
 
         Ptr<Packet> packet;
-        FabricHeader header;
+        FabricHeaderFields header;
         uint32_t payloadBytes;     ///< packet size - FabricHeader
         uint32_t ingressPort;      ///< switch ingress port (UINT32_MAX on endpoints)
         uint32_t ingressWireBytes; ///< bytes charged to the ingress buffer
@@ -373,10 +374,10 @@ class FabricNetDevice : public NetDevice
     void StartTransmission(Item& item, Time now);
     /// Appends a packet to its class queue (the Item built in place), with
     /// the ECN mark at enqueue when \p markAtEnqueue, and tries to send.
-    void Enqueue(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload, uint32_t ingressPort,
+    void Enqueue(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t payload, uint32_t ingressPort,
                  uint32_t ingressWireBytes, Time ready, Time rxEnd, bool markAtEnqueue, Time now);
     /// A received packet the ReceiveErrorModel corrupted: counted and dropped.
-    void DropCorrupt(Ptr<Packet> packet, const FabricHeader& header, uint32_t payload);
+    void DropCorrupt(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t payload);
     /// The Sniffer trace, at no cost while nothing is connected to it (by
     /// reference: not even a reference count changes then).
     void Sniff(const Ptr<Packet>& packet)

@@ -138,13 +138,13 @@ FabricRemoteChannel::GetMpiOnlyEvents()
 }
 
 void
-FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src,
-                              Time txTime, Time headerTime, const FabricControlFrame* ride)
+FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeaderFields& header, const FabricNetDevice* src,
+                              Time txTime, Time headerTime, Time now, const FabricControlFrame* ride)
 {
     FabricNetDevice* peer = PeekPointer(GetPeer(src));
     if (IsLocal(peer))
     {
-        FabricChannel::Transmit(packet, header, src, txTime, headerTime, ride);
+        FabricChannel::Transmit(packet, header, src, txTime, headerTime, now, ride);
         return;
     }
     // As FabricChannel::Transmit: the packet at its header (cut-through
@@ -152,11 +152,11 @@ FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeader& header, co
     const uint32_t dir = Direction(src);
     FabricCrossingHeader c;
     c.what = FabricCrossingHeader::kPacket;
-    c.at = Simulator::Now() + GetDelay() + (peer->IsCutThrough() ? headerTime : txTime);
-    c.rxEnd = Simulator::Now() + GetDelay() + txTime;
+    c.at = now + GetDelay() + (peer->IsCutThrough() ? headerTime : txTime);
+    c.rxEnd = now + GetDelay() + txTime;
     c.sequence = NextSequence(dir);
     c.token = Token(); // the link as the packet leaves, as FabricChannel::Transmit
-    c.header = header;
+    c.header = FabricHeader(header);
     if (ride)
     {
         c.what |= FabricCrossingHeader::kFrame;
@@ -230,7 +230,8 @@ FabricRemoteChannel::Schedule(FabricNetDevice* device, Ptr<Packet> packet, const
     if (c.what & FabricCrossingHeader::kPacket)
     {
         ScheduleArrival(device, dir, c.sequence, std::move(packet), c.header, c.at, c.rxEnd,
-                        (c.what & FabricCrossingHeader::kFrame) ? &c.frame : nullptr, c.token);
+                        (c.what & FabricCrossingHeader::kFrame) ? &c.frame : nullptr, c.token,
+                        Simulator::Now());
     }
     else
     {

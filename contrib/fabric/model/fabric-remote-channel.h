@@ -77,8 +77,8 @@ class FabricRemoteChannel : public FabricChannel
   public:
     static TypeId GetTypeId();
 
-    void Transmit(Ptr<Packet> packet, const FabricHeader& header, const FabricNetDevice* src, Time txTime,
-                  Time headerTime, const FabricControlFrame* ride = nullptr) override;
+    void Transmit(Ptr<Packet> packet, const FabricHeaderFields& header, const FabricNetDevice* src, Time txTime,
+                  Time headerTime, Time now, const FabricControlFrame* ride = nullptr) override;
     void TransmitControl(const FabricControlFrame& frame, const FabricNetDevice* src, Time txTime) override;
 
     /// Aggregates the MpiReceiver that hands what other ranks send to

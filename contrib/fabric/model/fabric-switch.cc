@@ -250,7 +250,7 @@ FabricSwitch::GetRoute(uint32_t dst) const
 }
 
 uint32_t
-FabricSwitch::SelectEgress(const FabricHeader& h) const
+FabricSwitch::SelectEgress(const FabricHeaderFields& h) const
 {
     const std::vector<uint32_t>& r = GetRoute(h.GetDestination());
     if (r.empty())
@@ -283,13 +283,13 @@ FabricSwitch::AssignStreams(int64_t stream)
 }
 
 void
-FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& header,
-                      uint32_t inWireBytes, Time rxEnd)
+FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFields& header,
+                      uint32_t inWireBytes, Time rxEnd, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << inPort << packet);
     if (m_reduction && FabricSwitchReduction::IsGroupAddress(header.GetDestination()))
     {
-        m_reduction->Receive(inPort, packet, header, inWireBytes, rxEnd);
+        m_reduction->Receive(inPort, packet, FabricHeader(header), inWireBytes, rxEnd);
         return;
     }
     uint32_t out = SelectEgress(header);
@@ -326,7 +326,6 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& h
     {
         Pause(inPort, c);
     }
-    const Time now = Simulator::Now();
     m_ports[out]->EnqueueForwarded(std::move(packet), header, inPort, inWireBytes, now + m_latency,
                                    rxEnd, now);
 }

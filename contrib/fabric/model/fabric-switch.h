@@ -78,7 +78,7 @@ class FabricSwitch : public Node
     /// Egress candidates for `dst` (empty if no route).
     const std::vector<uint32_t>& GetRoute(uint32_t dst) const;
     /// The egress port ECMP picks for this header (UINT32_MAX if no route).
-    uint32_t SelectEgress(const FabricHeader& header) const;
+    uint32_t SelectEgress(const FabricHeaderFields& header) const;
     void ClearRoutes()
     {
         m_routes.clear();
@@ -95,9 +95,9 @@ class FabricSwitch : public Node
     int64_t AssignStreams(int64_t stream);
 
     // ---- called by this switch's ports ----------------------------------
-    /// A DATA packet arrived on port `inPort`.
-    void Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeader& header,
-                 uint32_t inWireBytes, Time rxEnd);
+    /// A DATA packet arrived on port `inPort` at `now` (Simulator::Now()).
+    void Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFields& header,
+                 uint32_t inWireBytes, Time rxEnd, Time now);
     /// A forwarded packet from `inPort` started leaving: release its buffer.
     void NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes);
 

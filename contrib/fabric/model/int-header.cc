@@ -100,7 +100,7 @@ IntHeader::Print(std::ostream& os) const
 }
 
 void
-IntHeader::PushHop(Ptr<Packet>& packet, FabricHeader& h, Time now, uint64_t txBytes,
+IntHeader::PushHop(Ptr<Packet>& packet, FabricHeaderFields& h, Time now, uint64_t txBytes,
                    uint64_t queueBytes, DataRate lineRate)
 {
     // Copy on write: the sender may still hold this packet for retransmission.
@@ -115,7 +115,7 @@ IntHeader::PushHop(Ptr<Packet>& packet, FabricHeader& h, Time now, uint64_t txBy
     stack.hops.push_back(RdmaIntHop{now, txBytes, queueBytes, lineRate});
     p->AddHeader(stack);
     h.SetIntHops(static_cast<uint8_t>(stack.hops.size()));
-    p->AddHeader(h);
+    p->AddHeader(FabricHeader(h));
     packet = p;
 }
 

@@ -58,7 +58,7 @@ class IntHeader : public Header
     /// Bytes a switch egress adds to a packet with header `h`: 0 when INT is
     /// not requested or the stack is full, else a hop (plus the shim at the
     /// first hop).
-    static uint32_t GrowthBytes(const FabricHeader& h)
+    static uint32_t GrowthBytes(const FabricHeaderFields& h)
     {
         if (!h.IsIntRequested() || h.GetIntHops() >= kMaxHops)
         {
@@ -70,7 +70,7 @@ class IntHeader : public Header
     /// Appends one hop record to `packet` (which begins with `h`): a copy of
     /// the packet with the grown stack and the hop count in `h` raised. Call
     /// only when GrowthBytes(h) > 0.
-    static void PushHop(Ptr<Packet>& packet, FabricHeader& h, Time now, uint64_t txBytes,
+    static void PushHop(Ptr<Packet>& packet, FabricHeaderFields& h, Time now, uint64_t txBytes,
                         uint64_t queueBytes, DataRate lineRate);
     /// Removes the stack from `packet` (its FabricHeader already removed,
     /// with a hop count > 0) into `hops`.
