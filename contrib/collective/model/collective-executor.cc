@@ -263,10 +263,11 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
             m_dependents[d].push_back(i);
         }
     }
-    if (Messages())
-    {
-        ExpectNotices(transport);
-    }
+    // Slices (NCCL's slots) take the tags after the ops' and the notices':
+    // an id of the messenger's own numbering could be a tag still in flight
+    // from the same GPU, and the second message would take the first's
+    // delivery callback.
+    m_nextSliceTag = Messages() ? ExpectNotices(transport) : 2 * static_cast<uint32_t>(ops.size());
     // The connections first (CollectiveTransport::Connect), by the op's
     // depth in the dependency graph (the longest chain of ops before it),
     // then its index: a queue pair's number then does not depend on which
@@ -554,7 +555,7 @@ CollectiveExecutor::ReopenWindow(std::pair<uint32_t, uint32_t> key)
     }
 }
 
-void
+uint32_t
 CollectiveExecutor::ExpectNotices(Ptr<CollectiveTransport> transport)
 {
     // Tags past the ops' (Tag(i, leg) < 2 n): the notifications, in op
@@ -608,6 +609,7 @@ CollectiveExecutor::ExpectNotices(Ptr<CollectiveTransport> transport)
             }
         }
     }
+    return tag;
 }
 
 bool
@@ -666,7 +668,7 @@ CollectiveExecutor::PumpSlots(std::pair<uint32_t, uint32_t> key)
         auto legsLeft = std::make_shared<uint32_t>(static_cast<uint32_t>(legs.size()));
         for (auto [src, dst] : legs)
         {
-            m_transport->Send(src, dst, wire, [this, q, key, slots, legsLeft]() {
+            m_transport->SendTagged(src, dst, wire, m_nextSliceTag++, [this, q, key, slots, legsLeft]() {
                 if (--*legsLeft > 0)
                 {
                     return;

@@ -187,7 +187,8 @@ class CollectiveExecutor : public Object
     /// DependencyNotice Message, at Start: numbers the notifications and
     /// the windows' credits (tags past the ops') and registers with
     /// \p transport the ones another MPI rank sends to this one's GPUs.
-    void ExpectNotices(Ptr<CollectiveTransport> transport);
+    /// \return the first tag past them
+    uint32_t ExpectNotices(Ptr<CollectiveTransport> transport);
     bool Messages() const { return m_dependencyNotice == static_cast<int>(DependencyNotice::MESSAGE); }
 
     // NCCL's slots on a network connection (NetSlots > 0), apart from the
@@ -240,6 +241,7 @@ class CollectiveExecutor : public Object
         uint32_t gpu; ///< the waiting GPU (sends the ops it releases)
         uint32_t tag; ///< its message's tag, from the delivering GPU
     };
+    uint32_t m_nextSliceTag{0};                 // the next slice's tag (past the ops' and notices')
     std::vector<std::vector<Notice>> m_notices; // per op (Message): distinct waiting GPUs but its receiver
     /// A slice queued on a network connection: its op, data bytes and slots.
     struct QueuedSlice

@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -177,6 +178,59 @@ TEST_F(DependencyNoticeTest, APartitionedRankExpectsTheNotificationsToItsGpus)
     ASSERT_EQ(transport->expected.size(), 1u);
     EXPECT_EQ(transport->expected[0], std::make_tuple(1u, 2u, 4u));
     EXPECT_EQ(transport->sent, 0u) << "op 1 waits for the notification";
+    Simulator::Destroy();
+}
+
+/// The ideal links, recording the tag of every message and counting those sent without one.
+class TagRecordingTransport : public hockney::IdealTestTransport
+{
+  public:
+    TagRecordingTransport()
+        : IdealTestTransport(4, {{MicroSeconds(1), DataRate("100Gbps")}})
+    {
+    }
+
+    void SendTagged(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t tag, DeliveryCallback cb) override
+    {
+        tags.emplace_back(src, tag);
+        IdealTestTransport::Send(src, dst, bytes, std::move(cb));
+    }
+
+    void Send(uint32_t src, uint32_t dst, uint64_t bytes, DeliveryCallback cb) override
+    {
+        ++untagged;
+        IdealTestTransport::Send(src, dst, bytes, std::move(cb));
+    }
+
+    std::vector<std::pair<uint32_t, uint32_t>> tags;
+    uint32_t untagged = 0;
+};
+
+TEST_F(DependencyNoticeTest, NcclSlicesTakeTagsNoOpOrNoticeHas)
+{
+    // GPU 0 sends op 0 over NVLink (0 -> 1, same node of 2 GPUs) and op 1
+    // across nodes (0 -> 2) in NCCL's slots. The packet transport names a
+    // message by (sender, id): a slice numbered by the messenger's own count
+    // (1, 2, ...) could take the id of op 0's tag (0) or of a notice while it
+    // is in flight, and the second message would take the first's delivery
+    // callback (the op never completes). Every message is tagged, and no
+    // sender uses a tag twice; the slices' tags follow the ops' (2 x 2 ops).
+    const CollectiveSchedule s = Schedule({{0, 1}, {0, 2}}, {{}, {}});
+    auto transport = CreateObject<TagRecordingTransport>();
+    Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+    e->SetAttribute("CheckSchedule", BooleanValue(false));
+    e->SetAttribute("GpusPerNode", UintegerValue(2));
+    e->SetAttribute("NetSlots", UintegerValue(8));
+    e->Run(s, transport);
+    EXPECT_EQ(e->GetDeliveredOps(), 2u);
+    EXPECT_EQ(transport->untagged, 0u);
+    ASSERT_GE(transport->tags.size(), 2u) << "op 0 and at least one slice of op 1";
+    std::set<std::pair<uint32_t, uint32_t>> distinct(transport->tags.begin(), transport->tags.end());
+    EXPECT_EQ(distinct.size(), transport->tags.size());
+    for (const auto& [src, tag] : transport->tags)
+    {
+        EXPECT_TRUE(tag == 0 || tag >= 4) << "tag " << tag << " from GPU " << src;
+    }
     Simulator::Destroy();
 }
 
