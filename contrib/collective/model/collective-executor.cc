@@ -345,14 +345,6 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
         }
     }
     NS_LOG_INFO("start " << m_schedule->GetName() << ": " << n << " ops on " << transport->GetTransportName());
-    if (m_localOps == 0)
-    {
-        if (m_done)
-        {
-            m_done();
-        }
-        return;
-    }
     for (uint32_t i = 0; i < n; ++i)
     {
         if (m_waiting[i] == 0 && Local(ops[i].src))
@@ -366,6 +358,11 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
                 Simulator::Schedule(m_launchOverhead, &CollectiveExecutor::Launch, this, i);
             }
         }
+    }
+    // After the launches: an MPI rank whose GPUs receive nothing still sends.
+    if (m_localOps == 0 && m_done)
+    {
+        m_done();
     }
 }
 
@@ -381,7 +378,7 @@ CollectiveExecutor::Launch(uint32_t i)
         // flag and credit travel with it: with the window full, the op
         // waits for a delivery on its connection (Delivered releases it).
         NetConnection& c = m_connections[{op.src, op.dst}];
-        if (c.inFlight >= m_netStepsInFlight)
+        if (c.inFlight >= m_endpoint.netStepsInFlight)
         {
             c.waiting.push_back(i);
             return;
@@ -492,7 +489,11 @@ CollectiveExecutor::Delivered(uint32_t i)
     }
     if (Messages())
     {
-        NoticeArrived(i, op.dst); // the receiver's own ops: at once
+        // The receiver's own ops at once, then the notices: with no step
+        // latency a released op's first packets reach the receiver's NIC
+        // before the notices, which then interleave with them packet by
+        // packet (the NIC's queue pairs take turns), not behind whole messages.
+        NoticeArrived(i, op.dst);
         for (const Notice& x : m_notices[i])
         {
             CollectiveTransport::DeliveryCallback noticed;
@@ -592,8 +593,11 @@ CollectiveExecutor::ExpectNotices(Ptr<CollectiveTransport> transport)
     {
         windowed[{op.src, op.dst}] += Windowed(op, m_endpoint) ? 1 : 0;
     }
-    for (const auto& [key, count] : windowed)
+    for (const auto& entry : windowed)
     {
+        // A copy, not a structured binding: C++17 lambdas cannot capture those.
+        const std::pair<uint32_t, uint32_t> key = entry.first;
+        const uint32_t count = entry.second;
         if (count <= m_endpoint.netStepsInFlight)
         {
             continue;

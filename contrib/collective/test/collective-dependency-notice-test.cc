@@ -209,29 +209,40 @@ class TagRecordingTransport : public hockney::IdealTestTransport
 TEST_F(DependencyNoticeTest, NcclSlicesTakeTagsNoOpOrNoticeHas)
 {
     // GPU 0 sends op 0 over NVLink (0 -> 1, same node of 2 GPUs) and op 1
-    // across nodes (0 -> 2) in NCCL's slots. The packet transport names a
-    // message by (sender, id): a slice numbered by the messenger's own count
-    // (1, 2, ...) could take the id of op 0's tag (0) or of a notice while it
-    // is in flight, and the second message would take the first's delivery
-    // callback (the op never completes). Every message is tagged, and no
-    // sender uses a tag twice; the slices' tags follow the ops' (2 x 2 ops).
-    const CollectiveSchedule s = Schedule({{0, 1}, {0, 2}}, {{}, {}});
-    auto transport = CreateObject<TagRecordingTransport>();
-    Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
-    e->SetAttribute("CheckSchedule", BooleanValue(false));
-    e->SetAttribute("GpusPerNode", UintegerValue(2));
-    e->SetAttribute("NetSlots", UintegerValue(8));
-    e->Run(s, transport);
-    EXPECT_EQ(e->GetDeliveredOps(), 2u);
-    EXPECT_EQ(transport->untagged, 0u);
-    ASSERT_GE(transport->tags.size(), 2u) << "op 0 and at least one slice of op 1";
-    std::set<std::pair<uint32_t, uint32_t>> distinct(transport->tags.begin(), transport->tags.end());
-    EXPECT_EQ(distinct.size(), transport->tags.size());
-    for (const auto& [src, tag] : transport->tags)
+    // across nodes (0 -> 2) in NCCL's slots; op 2 (3 -> 2, NVLink) waits for
+    // op 1, delivered at GPU 2 (under Message a notice 2 -> 3, tag 2 x 3 ops = 6).
+    // The packet transport names a message by (sender, id): a slice numbered
+    // by the messenger's own count (1, 2, ...) could take the id of op 0's
+    // tag (0) or of a notice while it is in flight, and the second message
+    // would take the first's delivery callback (the op never completes).
+    // Every message is tagged, no sender uses a tag twice, and the slices'
+    // tags follow the ops' and the notice's.
+    const CollectiveSchedule s = Schedule({{0, 1}, {0, 2}, {3, 2}}, {{}, {}, {1}});
+    for (DependencyNotice notice : {DependencyNotice::INSTANT, DependencyNotice::MESSAGE})
     {
-        EXPECT_TRUE(tag == 0 || tag >= 4) << "tag " << tag << " from GPU " << src;
+        const uint32_t firstSliceTag = notice == DependencyNotice::MESSAGE ? 7 : 6;
+        auto transport = CreateObject<TagRecordingTransport>();
+        Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+        e->SetAttribute("CheckSchedule", BooleanValue(false));
+        e->SetAttribute("GpusPerNode", UintegerValue(2));
+        e->SetAttribute("NetSlots", UintegerValue(8));
+        e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(notice)));
+        e->Run(s, transport);
+        EXPECT_EQ(e->GetDeliveredOps(), 3u);
+        EXPECT_EQ(transport->untagged, 0u);
+        std::set<std::pair<uint32_t, uint32_t>> distinct(transport->tags.begin(), transport->tags.end());
+        EXPECT_EQ(distinct.size(), transport->tags.size());
+        uint32_t slices = 0;
+        for (const auto& [src, tag] : transport->tags)
+        {
+            const bool op = (src == 0 && tag == 0) || (src == 3 && tag == 4);
+            const bool noticed = notice == DependencyNotice::MESSAGE && src == 2 && tag == 6;
+            slices += (!op && !noticed) ? 1 : 0;
+            EXPECT_TRUE(op || noticed || (src == 0 && tag >= firstSliceTag)) << "tag " << tag << " from GPU " << src;
+        }
+        EXPECT_GE(slices, 1u) << "op 1 goes in slices";
+        Simulator::Destroy();
     }
-    Simulator::Destroy();
 }
 
 } // namespace

@@ -55,7 +55,7 @@ namespace ns3
 /// schedulers that have TieKeys on; other schedulers ignore it. The key is
 /// kept in one 64-bit word (an event in the queue: 32 bytes, not 40; the
 /// queues sort and move them): major below 2^24 - 1, minor below 2^40, else
-/// std::overflow_error (the fabric: major = 2 x link + direction, 8 M links;
+/// std::overflow_error (the fabric: major = kFirstMajor + 2 x link + direction, 8 M links;
 /// minor = 2 x the direction's packets + 1, 5.5e11 packets).
 class SchedulerTieKey
 {

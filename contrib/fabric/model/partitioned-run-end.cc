@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -172,6 +173,12 @@ StopNow()
 void
 PartitionedRunEnd::StopAt(Time at)
 {
+    if (at < Simulator::Now())
+    {
+        throw std::logic_error("PartitionedRunEnd::StopAt: expected a time not before now (" +
+                               std::to_string(Simulator::Now().GetPicoSeconds()) + " ps), got " +
+                               std::to_string(at.GetPicoSeconds()) + " ps");
+    }
     SchedulerTieKey first(SchedulerTieKey::kReservedMajor, 0);
     Simulator::Schedule(at - Simulator::Now(), &StopNow);
 }
