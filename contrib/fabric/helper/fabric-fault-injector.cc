@@ -8,10 +8,6 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
-#ifdef NS3_MPI
-#include "ns3/mpi-interface.h"
-#endif
-
 #include <deque>
 #include <stdexcept>
 
@@ -101,11 +97,8 @@ FabricFaultInjector::Schedule(const std::vector<FabricFault>& faults)
     }
     // The events hold a reference: the injector lives until its last fault acts.
     Ptr<FabricFaultInjector> self(this);
-    uint32_t systemId = 0;
-#ifdef NS3_MPI
-    systemId = MpiInterface::IsEnabled() ? MpiInterface::GetSystemId() : 0;
-#endif
     const TopologyPartition& partition = m_network->GetPartition();
+    const uint32_t systemId = m_network->GetLocalSystemId();
     for (const auto& f : faults)
     {
         if (f.kind == FabricFault::PFC_STORM && partition.ranks > 1 && partition.owner[f.node] != systemId)

@@ -193,6 +193,7 @@ FabricNetwork::Build(const TopologyDescription& description)
     if (MpiInterface::IsEnabled())
     {
         ranks = MpiInterface::GetSize();
+        m_localSystemId = MpiInterface::GetSystemId();
     }
 #endif
     m_partition = ranks > 1 ? PartitionTopology(g, ranks, m_partitionMode, "--ns3::FabricNetwork::Partition")
@@ -444,12 +445,8 @@ FabricNetwork::AssertConservation() const
 FabricConservation
 FabricNetwork::FinishRun(const FabricSumOverRanks& sum) const
 {
-    uint32_t systemId = 0;
-#ifdef NS3_MPI
-    systemId = MpiInterface::IsEnabled() ? MpiInterface::GetSystemId() : 0;
-#endif
     CheckBuilt();
-    FabricConservation c = m_partition.ranks > 1 && sum ? CheckFabricConservation(m_all, systemId, sum)
+    FabricConservation c = m_partition.ranks > 1 && sum ? CheckFabricConservation(m_all, m_localSystemId, sum)
                                                         : CheckConservation();
     if (m_watchdog && m_watchdog->HasFired())
     {

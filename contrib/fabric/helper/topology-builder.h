@@ -68,6 +68,9 @@ class FabricNetwork : public Object
     const TopologyGraph& GetTopology() const;
     /// Which rank owns each node (one rank in one process).
     const TopologyPartition& GetPartition() const { return m_partition; }
+    /// This process's MPI rank (its system id; 0 in one process): the
+    /// nodes it owns are those GetPartition().owner gives it.
+    uint32_t GetLocalSystemId() const { return m_localSystemId; }
 
     uint32_t GetNEndpoints() const;
     /// The ns-3 node of a topology node id.
@@ -162,6 +165,7 @@ class FabricNetwork : public Object
     Ptr<FabricWatchdog> m_watchdog; ///< the last one InstallWatchdog started
     std::string m_partitionMode;    ///< attribute Partition
     TopologyPartition m_partition;
+    uint32_t m_localSystemId{0}; ///< GetLocalSystemId, set by Build
 };
 
 } // namespace ns3
