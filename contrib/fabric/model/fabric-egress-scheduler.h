@@ -47,6 +47,10 @@ class FabricEgressScheduler : public Object
     /// has a queued packet or a source) in this discipline's order with
     /// port.TakeFromClass until one gives a packet; false if none did.
     virtual bool Dequeue(FabricNetDevice& port, uint8_t candidates) = 0;
+    /// True if a Dequeue in which no class can send changes what a later
+    /// one picks (DWRR: the deficits it resets). The port then never skips
+    /// such a visit (FabricNetDevice::NextStartAt).
+    virtual bool VisitsLeaveState() const { return false; }
 
     /// Classes served first, highest first (attribute StrictPriorityClasses).
     uint8_t GetStrictClasses() const { return m_strictMask; }
@@ -93,6 +97,7 @@ class FabricDwrrScheduler : public FabricEgressScheduler
     static TypeId GetTypeId();
     FabricDwrrScheduler();
     bool Dequeue(FabricNetDevice& port, uint8_t candidates) override;
+    bool VisitsLeaveState() const override { return true; }
 
     /// Weights of classes 0-7 as "w0,w1,...,w7"; throws std::invalid_argument.
     void SetClassWeights(std::string weights);

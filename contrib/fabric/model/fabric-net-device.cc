@@ -521,19 +521,26 @@ FabricNetDevice::TryTransmit(Time now)
     }
     if (now < m_txFreeAt)
     {
-        if (m_txPending && m_txWakeAt > m_txFreeAt)
+        // Something changed (a packet, a frame, credit, source work): the
+        // next start is where NextStartAt now puts it. A pending start at
+        // that time stays: a packet queued behind heads that are still in
+        // their forwarding latency leaves a deferred start where it was;
+        // moving it back to the end would only run an event that finds
+        // nothing ready and defers again (0.05-0.10 per data hop on fat
+        // trees and rail clusters). Not with a scheduler whose visit of a
+        // class that cannot send changes its state (DWRR's deficit): that
+        // visit at the end stays, as before.
+        const Time at = m_scheduler->VisitsLeaveState() ? m_txFreeAt : NextStartAt(m_txFreeAt);
+        if (m_txPending && m_txWakeAt != at)
         {
-            // A start deferred past the transmission's end (ScheduleNext):
-            // something changed (a packet, a frame, credit), so look at the
-            // end, as without the deferral.
             m_txPending = false;
             Simulator::Remove(m_txEvent);
         }
         if (!m_txPending)
         {
             m_txPending = true;
-            m_txWakeAt = m_txFreeAt;
-            m_txEvent = Simulator::Schedule(m_txFreeAt - now, MakeReadyEvent());
+            m_txWakeAt = at;
+            m_txEvent = Simulator::Schedule(at - now, MakeReadyEvent());
             if (m_lateOffered)
             {
                 FoldLateControl();
@@ -652,40 +659,44 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
     return true;
 }
 
+Time
+FabricNetDevice::NextStartAt(Time end) const
+{
+    if (SourceMayHaveWork() || m_fc->HasControlFrame())
+    {
+        return end;
+    }
+    // Only queued packets: if every head is still in its forwarding latency
+    // at the end, a start then would find nothing and wait for the first of
+    // them; wait for it at once (one event a forwarded packet fewer:
+    // 0.03-0.13 per data hop on fat trees and rail clusters). Anything that
+    // changes what the port could send before then (a frame, credit, source
+    // work) calls TryTransmit, which brings the start back to the end; no
+    // late frame is folded into a deferred start (FoldLateControl). The start
+    // then runs at the same time as the wait it replaces but was scheduled
+    // earlier (a smaller uid): with the tie keys the outputs are identical
+    // (arrivals, keyed, run first at equal times whatever the uids;
+    // regression and the 32 MB RoCE incast checked), without them
+    // (TieKeys=false) some congested runs tie differently (that incast: 1025
+    // CNPs for 1024).
+    Time first = Time::Max();
+    for (uint8_t mask = m_nonEmptyMask; mask; mask &= uint8_t(mask - 1))
+    {
+        first = std::min(first, m_queues[__builtin_ctz(mask)].items.front().ready);
+    }
+    return first > end && first != Time::Max() ? first : end;
+}
+
 void
 FabricNetDevice::ScheduleNext(Time end, Time now)
 {
-    // Count packets, not bytes: a queue of zero-payload packets (ACKs) still waits.
-    bool more = m_queuedPackets > 0 || m_sourceMask || m_fc->HasControlFrame();
+    // Count packets, not bytes: a queue of zero-payload packets (ACKs) still
+    // waits. A source without work now is not polled: it calls
+    // NotifyTxReady when it gets some (SetTxSourceClasses).
+    bool more = m_queuedPackets > 0 || SourceMayHaveWork() || m_fc->HasControlFrame();
     if (more && !m_txPending)
     {
-        Time at = end;
-        if (m_sourceMask == 0 && !m_fc->HasControlFrame())
-        {
-            // Only queued packets: if every head is still in its forwarding
-            // latency at the end, a start then would find nothing and wait
-            // for the first of them; wait for it at once (one event a
-            // forwarded packet fewer: 0.03-0.13 per data hop on fat trees
-            // and rail clusters). Anything that changes what the port could
-            // send before then (a packet, a frame, credit) calls
-            // TryTransmit, which brings the start back to the end; no late
-            // frame is folded into a deferred start (FoldLateControl). The
-            // start then runs at the same time as the wait it replaces but
-            // was scheduled earlier (a smaller uid): with the tie keys the
-            // outputs are identical (arrivals, keyed, run first at equal
-            // times whatever the uids; regression and the 32 MB RoCE incast
-            // checked), without them (TieKeys=false) some congested runs
-            // tie differently (that incast: 1025 CNPs for 1024).
-            Time first = Time::Max();
-            for (uint8_t mask = m_nonEmptyMask; mask; mask &= uint8_t(mask - 1))
-            {
-                first = std::min(first, m_queues[__builtin_ctz(mask)].items.front().ready);
-            }
-            if (first > end && first != Time::Max())
-            {
-                at = first;
-            }
-        }
+        const Time at = NextStartAt(end);
         m_txPending = true;
         m_txWakeAt = at;
         m_txEvent = Simulator::Schedule(at - now, MakeReadyEvent());

@@ -203,9 +203,11 @@ class FabricNetDevice : public NetDevice
     /// Registers the NIC's pull source (replaces a previous one; null callback
     /// removes). The device asks it only for classes in `classMask`.
     void SetTxSource(TxSource source, uint8_t classMask = 0xFF);
-    /// The classes of `classMask` the source can have packets of at all (a
-    /// NIC: the classes of its queue pairs); the others are not asked. Only
-    /// saves calls: the source would return nothing for them (default all).
+    /// The classes of `classMask` the source may have a packet of now (a
+    /// NIC: the classes of its queue pairs with work); the others are not
+    /// asked, and with none the port schedules no start at the end of a
+    /// transmission to ask. A source that gets a packet of a class it left
+    /// out calls NotifyTxReady (default all: asked at every chance).
     void SetTxSourceClasses(uint8_t classes) { m_sourceClasses = classes; }
     /// The NIC has a packet ready: start transmitting if the port is idle.
     void NotifyTxReady();
@@ -371,6 +373,12 @@ class FabricNetDevice : public NetDevice
     Ptr<Packet> ShowControlFrame(const FabricControlFrame& frame, TracedCallback<Ptr<const Packet>>& trace);
     /// \p now: Simulator::Now() of the caller (read once per transmission).
     void ScheduleNext(Time end, Time now);
+    /// When a start should look for the next packet, for a transmitter free
+    /// at \p end: \p end, or the first forwarding-latency deadline of the
+    /// queued heads if all are later and nothing else can send.
+    Time NextStartAt(Time end) const;
+    /// The source may have a packet now (SetTxSourceClasses).
+    bool SourceMayHaveWork() const { return (m_sourceMask & m_sourceClasses) != 0; }
     void StartTransmission(Item& item, Time now);
     /// Appends a packet to its class queue (the Item built in place), with
     /// the ECN mark at enqueue when \p markAtEnqueue, and tries to send.

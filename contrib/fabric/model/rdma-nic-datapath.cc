@@ -66,7 +66,25 @@ RdmaNic::UpdateActive(const RdmaQueuePair& qp)
 {
     uint64_t& word = m_active[qp.priority][qp.classIndex / 64];
     const uint64_t bit = uint64_t(1) << (qp.classIndex % 64);
-    word = HasWork(qp) ? (word | bit) : (word & ~bit);
+    const bool had = (word & bit) != 0;
+    const bool has = HasWork(qp);
+    if (had == has)
+    {
+        return;
+    }
+    word = has ? (word | bit) : (word & ~bit);
+    uint32_t& n = m_workQps[qp.priority];
+    n += has ? 1 : -1;
+    const uint8_t classes = n ? uint8_t(m_workClasses | (1u << qp.priority))
+                              : uint8_t(m_workClasses & ~(1u << qp.priority));
+    if (classes != m_workClasses)
+    {
+        m_workClasses = classes;
+        if (m_port)
+        {
+            m_port->SetTxSourceClasses(classes);
+        }
+    }
 }
 
 uint32_t

@@ -296,7 +296,7 @@ RdmaNic::Attach(Ptr<FabricNetDevice> port)
         f.SetTypeId(m_ccType);
         m_ccProto = f.Create<RdmaCongestionControl>();
     }
-    port->SetTxSourceClasses(m_qpClasses);
+    port->SetTxSourceClasses(m_workClasses);
     port->SetTxSource(MakeCallback(&RdmaNic::Pull, this));
     port->SetFabricReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
 }
@@ -366,11 +366,6 @@ RdmaNic::CreateQp(uint8_t priority)
     qp.ccWindow = rate->GetWindow();
     qp.classIndex = static_cast<uint32_t>(m_byClass[priority].size());
     m_byClass[priority].push_back(qp.qpn);
-    m_qpClasses |= uint8_t(1u << priority);
-    if (m_port)
-    {
-        m_port->SetTxSourceClasses(m_qpClasses);
-    }
     m_active[priority].resize((m_byClass[priority].size() + 63) / 64, 0);
     return qp.qpn;
 }
@@ -384,6 +379,9 @@ RdmaNic::ConnectQp(uint32_t qpn, uint32_t peerAddress, uint32_t peerQpn)
     qp.peerQpn = peerQpn;
     qp.connected = true;
     UpdateActive(qp);
+    // Work posted before the connection: the port learns of it as of any
+    // other (SetTxSourceClasses).
+    ScheduleWake(EligibleAt(qp));
 }
 
 std::pair<uint32_t, uint32_t>

@@ -37,6 +37,7 @@
 #include "ns3/traced-callback.h"
 #include "ns3/type-id.h"
 
+#include <array>
 #include <deque>
 #include <map>
 #include <vector>
@@ -245,7 +246,11 @@ class RdmaNic : public Object
     /// deque: references stay valid as QPs are added; two QPs per node
     std::deque<RdmaQueuePair> m_qps;
     std::vector<std::vector<uint32_t>> m_byClass; ///< QPs per priority class
-    uint8_t m_qpClasses{0}; ///< a bit per class with a QP (the port asks only these)
+    /// A bit per class with a QP that has work (the port asks only these,
+    /// and does not poll the NIC while there are none: every change that
+    /// gives a QP work is followed by ScheduleWake, whose Wake tells the port).
+    uint8_t m_workClasses{0};
+    std::array<uint32_t, 8> m_workQps{}; ///< per class, the QPs with work (bits set in m_active)
     std::vector<uint32_t> m_rrNext;               ///< round-robin cursor per class
     /// Per class, a bit per QP (by position in m_byClass) that has work:
     /// Pull visits only these, so its cost does not grow with idle QPs.

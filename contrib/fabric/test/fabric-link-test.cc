@@ -413,3 +413,61 @@ TEST_F(FabricLinkTest, FlowControlIsAnAttribute)
     d->GetAttribute("FlowControl", v);
     EXPECT_EQ(v.Get<FabricFlowControl>(), d->GetFlowControl());
 }
+
+namespace
+{
+// A pull source that says when it has work (SetTxSourceClasses), as the
+// RDMA NIC does: `left` packets of 1000 B, then none until more are given.
+struct AnnouncingSource
+{
+    Ptr<FabricNetDevice> dev;
+    uint32_t left{0};
+
+    static Ptr<Packet> Pull(AnnouncingSource* s, uint8_t cls, uint32_t maxBytes)
+    {
+        if (s->left == 0 || cls != 0 || maxBytes < 1000 + FabricHeader::kSerializedSize)
+        {
+            return Ptr<Packet>();
+        }
+        if (--s->left == 0)
+        {
+            s->dev->SetTxSourceClasses(0); // its last packet: no work after it
+        }
+        Ptr<Packet> p = Create<Packet>(1000);
+        p->AddHeader(FabricHeader(0, 1, 1, 0));
+        return p;
+    }
+
+    static void More(AnnouncingSource* s, uint32_t n)
+    {
+        s->left = n;
+        s->dev->SetTxSourceClasses(0x01);
+        s->dev->NotifyTxReady();
+    }
+};
+} // namespace
+
+TEST_F(FabricLinkTest, SourceWithoutWorkIsNotPolledAtTheEndOfATransmission)
+{
+    // 8 Gb/s, no framing: a 1000 B packet is 1 us on the wire, +100 ns.
+    // Three packets back to back from t = 0 (the first starts at
+    // SetTxSource, before the run), then at 10 us one more. Events after
+    // the probe at 1 ps, by hand: the starts of packets 2 and 3 at the ends
+    // of 1 and 2 (2), four arrivals (4), the event giving more work (1) = 7.
+    // A port polling its source at every end would add a start finding
+    // nothing at 3 us and at 11 us (9).
+    Arrivals rx;
+    FabricLink l = ConnectPair(PlainLink(DataRate("8Gbps"), NanoSeconds(100), 0), rx);
+    AnnouncingSource src{l.devA, 3};
+    l.devA->SetTxSourceClasses(0x01);
+    l.devA->SetTxSource(MakeCallback(&AnnouncingSource::Pull).Bind(&src));
+    Simulator::Schedule(MicroSeconds(10), &AnnouncingSource::More, &src, 1u);
+    uint64_t atProbe = 0;
+    // The probe's own event counts in its reading (the simulator counts an
+    // event before running it).
+    Simulator::Schedule(PicoSeconds(1), [&atProbe]() { atProbe = Simulator::GetEventCount(); });
+    Simulator::Run();
+    const std::vector<Time> expected{NanoSeconds(1100), NanoSeconds(2100), NanoSeconds(3100), NanoSeconds(11100)};
+    EXPECT_EQ(rx.at, expected);
+    EXPECT_EQ(Simulator::GetEventCount() - atProbe, 7u);
+}

@@ -634,3 +634,46 @@ TEST_F(FabricSwitchTest, FoldedCreditLostWithItsLinkIsNotCounted)
     }
     EXPECT_EQ(lostFrames, 24u);
 }
+
+TEST_F(FabricSwitchTest, PacketQueuedBehindADeferredStartLeavesItWhereItIs)
+{
+    // A - store-and-forward switch (3 us forwarding latency) - B; 8 Gb/s, no
+    // framing, 100 ns links: a 1000 B packet is 1 us on the wire. A sends at
+    // 0, 1.5 and 3.5 us; the packets reach the switch at 1.1, 2.6 and 4.6 us
+    // and may leave at 4.1, 5.6 and 7.6 us. The switch sends the first from
+    // 4.1 to 5.1, the second, ready after that end, from 5.6 (its start
+    // deferred at 4.1), the third from 7.6: B gets them at 5.2, 6.7, 8.7 us.
+    // The third arrives at 4.6, while the port is busy and the start is
+    // deferred to 5.6: it must leave that start in place. Events after the
+    // probe at 1 ps, by hand: A's two later sends (2), three arrivals at the
+    // switch (3), the three starts at 4.1, 5.6, 7.6 (3), three at B (3) = 11;
+    // moving the deferred start back to 5.1 would add one that finds nothing.
+    FabricHelper h;
+    Ptr<FabricSwitch> sw = h.CreateSwitch(MicroSeconds(3), false);
+    FabricLinkConfig cfg;
+    cfg.rate = DataRate("8Gbps");
+    cfg.delay = NanoSeconds(100);
+    cfg.headerBytes = 0;
+    cfg.minWireBytes = 0;
+    cfg.flowControl = FabricFlowControlMode::NONE;
+    FabricLink la = h.Connect(CreateObject<Node>(), sw, cfg);
+    FabricLink lb = h.Connect(sw, CreateObject<Node>(), cfg);
+    la.devA->SetFabricAddress(0);
+    lb.devB->SetFabricAddress(1);
+    sw->AddRoute(0, {la.portB});
+    sw->AddRoute(1, {lb.portA});
+    Arrivals rx;
+    lb.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    Ptr<FabricNetDevice> a = la.devA;
+    auto send = [a](uint32_t flow) { a->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, flow, 0)); };
+    send(1);
+    Simulator::Schedule(NanoSeconds(1500), [send]() { send(2); });
+    Simulator::Schedule(NanoSeconds(3500), [send]() { send(3); });
+    uint64_t atProbe = 0;
+    // The probe's own event counts in its reading (counted before it runs).
+    Simulator::Schedule(PicoSeconds(1), [&atProbe]() { atProbe = Simulator::GetEventCount(); });
+    Simulator::Run();
+    const std::vector<Time> expected{NanoSeconds(5200), NanoSeconds(6700), NanoSeconds(8700)};
+    EXPECT_EQ(rx.at, expected);
+    EXPECT_EQ(Simulator::GetEventCount() - atProbe, 11u);
+}
