@@ -290,6 +290,7 @@ FabricNetDevice::SetEgressScheduler(Ptr<FabricEgressScheduler> scheduler)
         throw std::invalid_argument("scheduler: expected an egress scheduler");
     }
     m_scheduler = scheduler;
+    m_schedulerVisitsLeaveState = scheduler->VisitsLeaveState();
 }
 
 void
@@ -301,6 +302,7 @@ FabricNetDevice::SetDataRate(DataRate rate)
         throw std::invalid_argument("rate: expected a data rate > 0");
     }
     m_rate = rate;
+    m_bps = rate.GetBitRate();
 }
 
 void
@@ -356,22 +358,12 @@ FabricNetDevice::SetSwitch(FabricSwitch* sw, uint32_t portIndex)
 
 // ---------------------------------------------------------------- timing
 
-uint32_t
-FabricNetDevice::WireBytes(uint32_t packetSize) const
-{
-    uint32_t payload = packetSize > kHdr ? packetSize - kHdr : 0;
-    uint32_t headers = m_headerGranule == 0 || payload <= m_headerGranule
-                           ? 1
-                           : (payload + m_headerGranule - 1) / m_headerGranule;
-    return std::max(payload + headers * m_headerBytes, m_minWireBytes);
-}
-
 Time
 FabricNetDevice::SerializationTime(uint64_t wireBytes) const
 {
     // Integer picoseconds, rounded to nearest: bytes * 8e12 / bps. A double
     // would drift by a picosecond at some sizes and rates.
-    unsigned __int128 bps = m_rate.GetBitRate();
+    unsigned __int128 bps = m_bps;
     unsigned __int128 num = (unsigned __int128)wireBytes * 8u * 1000000000000ull;
     uint64_t ps = uint64_t((num + bps / 2) / bps);
     return PicoSeconds(ps);
@@ -530,7 +522,11 @@ FabricNetDevice::TryTransmit(Time now)
         // trees and rail clusters). Not with a scheduler whose visit of a
         // class that cannot send changes its state (DWRR's deficit): that
         // visit at the end stays, as before.
-        const Time at = m_scheduler->VisitsLeaveState() ? m_txFreeAt : NextStartAt(m_txFreeAt);
+        if (m_txPending && m_txWakeAt == m_txFreeAt)
+        {
+            return; // the start at the end looks at everything anyway
+        }
+        const Time at = m_schedulerVisitsLeaveState ? m_txFreeAt : NextStartAt(m_txFreeAt);
         if (m_txPending && m_txWakeAt != at)
         {
             m_txPending = false;

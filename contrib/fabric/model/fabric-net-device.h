@@ -50,6 +50,7 @@
 #include "ns3/simulator.h"
 #include "ns3/traced-callback.h"
 
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <optional>
@@ -188,7 +189,15 @@ class FabricNetDevice : public NetDevice
 
     // ---- timing --------------------------------------------------------
     /// On-wire bytes of a packet of `packetSize` bytes (FabricHeader included).
-    uint32_t WireBytes(uint32_t packetSize) const;
+    /// Inline: several calls per packet and hop.
+    uint32_t WireBytes(uint32_t packetSize) const
+    {
+        const uint32_t payload = packetSize > FabricHeader::kSerializedSize ? packetSize - FabricHeader::kSerializedSize : 0;
+        const uint32_t headers = m_headerGranule == 0 || payload <= m_headerGranule
+                                     ? 1
+                                     : (payload + m_headerGranule - 1) / m_headerGranule;
+        return std::max(payload + headers * m_headerBytes, m_minWireBytes);
+    }
     /// Serialization time of `wireBytes` at DataRate, exact in picoseconds
     /// (rounded to the nearest ps).
     Time SerializationTime(uint64_t wireBytes) const;
@@ -409,6 +418,7 @@ class FabricNetDevice : public NetDevice
     uint16_t m_mtu{4096};
     uint32_t m_address{kFabricNoAddress};
     DataRate m_rate{"100Gbps"};
+    uint64_t m_bps{100000000000ull}; ///< m_rate in bit/s (SerializationTime calls no ns-3 function per packet)
     uint32_t m_headerBytes{70};
     uint32_t m_minWireBytes{0};
     uint32_t m_headerGranule{0}; ///< attribute HeaderGranuleBytes
@@ -418,6 +428,7 @@ class FabricNetDevice : public NetDevice
     FabricLinkType m_linkType{FabricLinkType::ETHERNET};
     SchedulerType m_schedulerType{ROUND_ROBIN};
     Ptr<FabricEgressScheduler> m_scheduler;
+    bool m_schedulerVisitsLeaveState{false}; ///< m_scheduler->VisitsLeaveState(), read per packet
     std::optional<Item>* m_pickInto{nullptr}; ///< where TakeFromClass puts the packet it takes (TryTransmit's)
     Time m_notBefore;           ///< earliest forwarding deadline TakeFromClass saw
     Time m_pickNow;             ///< TryTransmit's Simulator::Now(), for TakeFromClass
