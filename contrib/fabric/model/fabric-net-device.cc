@@ -666,8 +666,9 @@ FabricNetDevice::NextStartAt(Time end) const
     // at the end, a start then would find nothing and wait for the first of
     // them; wait for it at once (one event a forwarded packet fewer:
     // 0.03-0.13 per data hop on fat trees and rail clusters). Anything that
-    // changes what the port could send before then (a frame, credit, source
-    // work) calls TryTransmit, which brings the start back to the end; no
+    // could send before then (a frame to send, source work) calls
+    // TryTransmit, which brings the start back to the end (a packet queued
+    // or credit returned meanwhile changes no head's deadline); no
     // late frame is folded into a deferred start (FoldLateControl). The start
     // then runs at the same time as the wait it replaces but was scheduled
     // earlier (a smaller uid): with the tie keys the outputs are identical

@@ -14,6 +14,7 @@
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -27,25 +28,34 @@ class FabricSwitchTest : public hockney::SimulatorTest
 
 using hockney::Arrivals;
 
-// A - switch - B, 100 Gb/s, 500 ns links, 70 B framing; one 1000 B packet.
-Time
-OneHopArrival(bool cutThrough)
+// A (address 0) - sw - B (address 1) over two links of \p cfg, A's node
+// created first; B's arrivals are recorded in \p rx.
+std::pair<FabricLink, FabricLink>
+ConnectThrough(FabricHelper& h, Ptr<FabricSwitch> sw, const FabricLinkConfig& cfg, Arrivals& rx)
 {
-    FabricHelper h;
-    Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(300), cutThrough);
     Ptr<Node> a = CreateObject<Node>();
     Ptr<Node> b = CreateObject<Node>();
-    FabricLinkConfig cfg;
-    cfg.delay = NanoSeconds(500);
-    cfg.minWireBytes = 0;
     FabricLink la = h.Connect(a, sw, cfg);
     FabricLink lb = h.Connect(sw, b, cfg);
     la.devA->SetFabricAddress(0);
     lb.devB->SetFabricAddress(1);
     sw->AddRoute(0, {la.portB});
     sw->AddRoute(1, {lb.portA});
-    Arrivals rx;
     lb.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    return {la, lb};
+}
+
+// A - switch - B, 100 Gb/s, 500 ns links, 70 B framing; one 1000 B packet.
+Time
+OneHopArrival(bool cutThrough)
+{
+    FabricHelper h;
+    Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(300), cutThrough);
+    FabricLinkConfig cfg;
+    cfg.delay = NanoSeconds(500);
+    cfg.minWireBytes = 0;
+    Arrivals rx;
+    const auto [la, lb] = ConnectThrough(h, sw, cfg, rx);
     la.devA->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 0, 0));
     Simulator::Run();
     Time t = rx.at.empty() ? Time::Max() : rx.at[0];
@@ -656,15 +666,8 @@ TEST_F(FabricSwitchTest, PacketQueuedBehindADeferredStartLeavesItWhereItIs)
     cfg.headerBytes = 0;
     cfg.minWireBytes = 0;
     cfg.flowControl = FabricFlowControlMode::NONE;
-    FabricLink la = h.Connect(CreateObject<Node>(), sw, cfg);
-    FabricLink lb = h.Connect(sw, CreateObject<Node>(), cfg);
-    la.devA->SetFabricAddress(0);
-    lb.devB->SetFabricAddress(1);
-    sw->AddRoute(0, {la.portB});
-    sw->AddRoute(1, {lb.portA});
     Arrivals rx;
-    lb.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
-    Ptr<FabricNetDevice> a = la.devA;
+    Ptr<FabricNetDevice> a = ConnectThrough(h, sw, cfg, rx).first.devA;
     auto send = [a](uint32_t flow) { a->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, flow, 0)); };
     send(1);
     Simulator::Schedule(NanoSeconds(1500), [send]() { send(2); });
