@@ -192,7 +192,8 @@ class FabricNetDevice : public NetDevice
     /// Inline: several calls per packet and hop.
     uint32_t WireBytes(uint32_t packetSize) const
     {
-        const uint32_t payload = packetSize > FabricHeader::kSerializedSize ? packetSize - FabricHeader::kSerializedSize : 0;
+        constexpr uint32_t hdr = FabricHeader::kSerializedSize;
+        const uint32_t payload = packetSize > hdr ? packetSize - hdr : 0;
         const uint32_t headers = m_headerGranule == 0 || payload <= m_headerGranule
                                      ? 1
                                      : (payload + m_headerGranule - 1) / m_headerGranule;
