@@ -471,12 +471,18 @@ CollectiveExecutor::DataReady(uint32_t i)
     // The flag of the last line is written when the sender's copy ends
     // (LL, LL128), and a proxy can post it only once the data it relays
     // has landed: the later of the two.
+    AfterCopy(i, &CollectiveExecutor::SendFlag);
+}
+
+void
+CollectiveExecutor::AfterCopy(uint32_t i, void (CollectiveExecutor::*then)(uint32_t))
+{
     if (Simulator::Now() < m_copyEnd[i])
     {
-        Simulator::Schedule(m_copyEnd[i] - Simulator::Now(), &CollectiveExecutor::SendFlag, this, i);
+        Simulator::Schedule(m_copyEnd[i] - Simulator::Now(), then, this, i);
         return;
     }
-    SendFlag(i);
+    (this->*then)(i);
 }
 
 void
@@ -503,12 +509,7 @@ CollectiveExecutor::LegIn(uint32_t i)
 void
 CollectiveExecutor::Arrived(uint32_t i)
 {
-    if (Simulator::Now() < m_copyEnd[i])
-    {
-        Simulator::Schedule(m_copyEnd[i] - Simulator::Now(), &CollectiveExecutor::Delivered, this, i);
-        return;
-    }
-    Delivered(i);
+    AfterCopy(i, &CollectiveExecutor::Delivered);
 }
 
 void

@@ -196,6 +196,8 @@ class CollectiveExecutor : public Object
     void DataReady(uint32_t op);
     /// Posts \p op's ready flag to its receiver, now.
     void SendFlag(uint32_t op);
+    /// \p then(\p op) now, or when \p op's copy at its sender ends if later.
+    void AfterCopy(uint32_t op, void (CollectiveExecutor::*then)(uint32_t));
     void Delivered(uint32_t op);
     /// GPU g runs in this process (always, without a partition).
     bool Local(uint32_t gpu) const { return m_owner.empty() || m_owner[gpu] == m_local; }
