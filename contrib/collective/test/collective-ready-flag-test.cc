@@ -238,6 +238,25 @@ TEST_F(ReadyFlagTest, AnLlSenderPostsTheFlagWhenItsCopyEnds)
     EXPECT_EQ(split.messages, one.messages);
 }
 
+TEST_F(ReadyFlagTest, AProxysFlagWaitsForTheSendersCopyToo)
+{
+    // LL through a proxy: both legs (2000 B on the wire) in at 1160 ns, the
+    // copy (1 Gb/s) ends at 8 us: the proxy's flag goes then and arrives at
+    // 9000.64 ns (instant: 8 us). Op 1 (2 -> 1) starts then, copies until
+    // 17000.64 ns, its flag in at 18001.28 ns; op 2 (3 -> 0) starts at GPU
+    // 2's notice, 10001.28 ns, its flag in at 19001.92 ns.
+    const Result instant = RunOne(Relay(), DependencyNotice::INSTANT, false, NcclProtocol::LL, DataRate("1Gbps"));
+    EXPECT_EQ(instant.delivered[0], MicroSeconds(8));
+    const Result one = RunOne(Relay(), DependencyNotice::MESSAGE, false, NcclProtocol::LL, DataRate("1Gbps"));
+    EXPECT_EQ(one.delivered[0], PicoSeconds(9000640));
+    EXPECT_EQ(one.delivered[1], PicoSeconds(18001280));
+    EXPECT_EQ(one.delivered[2], PicoSeconds(19001920));
+    EXPECT_EQ(one.messages, 8u) << "two legs, three flags, one notice, two ops";
+    const Result split = RunSplit(Relay(), false, NcclProtocol::LL, DataRate("1Gbps"));
+    EXPECT_EQ(split.delivered, one.delivered);
+    EXPECT_EQ(split.log, one.log);
+}
+
 TEST_F(ReadyFlagTest, AFastCopysFlagArrivesBeforeTheData)
 {
     // At 1000 Gb/s the copy ends at 8 ns and its flag arrives at 1008.64 ns,
