@@ -128,13 +128,19 @@ TEST(MpiCli, CompareRefusesWhatItCannotSplit)
         {a2a + "--algorithm=all-at-once --backends=packet --end=drain --per-op=/tmp/x.csv",
          "--per-op: expected no --per-op under mpirun"},
         {a2a + "--backends=closed,packet", "expected --backends=packet under mpirun"},
-        // PXN: the proxy is on the sender's server (rank 0), the receiver on rank 1.
+        // PXN: the proxy is on the sender's server (rank 0), the receiver on
+        // rank 1, which learns of the NVLink leg only by the proxy's ready
+        // flag, a message (--dependencies=message: mpi.compare.pxn.*).
         {"compare --backends=packet --topology=rail-h100-2n --collective=alltoall --algorithm=pxn --bytes=1MB",
-         "goes through its PXN proxy GPU 1 on MPI rank 0, its ends are GPU 0 on MPI rank 0 and GPU 9 on MPI rank 1"},
-        // LL: the delivery waits for the sender's copy, on the other rank.
+         "goes through its PXN proxy GPU 1 on MPI rank 0 to GPU 9 on MPI rank 1, which must learn that the NVLink "
+         "leg has landed (the proxy's ready flag); a dependency across MPI ranks must travel as a message: pass "
+         "--dependencies=message"},
+        // LL: the delivery waits for the sender's copy, on the other rank
+        // (its ready flag with --dependencies=message: mpi.compare.ll.*).
         {"compare --backends=packet --topology=rail-h100-2n --collective=alltoall --algorithm=all-at-once "
          "--protocol=ll --bytes=64KB",
-         "under protocol ll, whose delivery waits for the sender's copy"},
+         "under protocol ll, whose delivery waits for the sender's copy (LlCopyRate, Ll128CopyRate: the sender's "
+         "ready flag); a dependency across MPI ranks must travel as a message: pass --dependencies=message"},
         {a2a + "--backends=packet --partition=bogus", "--partition: expected auto, pod or rank-map:FILE"},
     };
     for (const auto& [args, want] : cases)

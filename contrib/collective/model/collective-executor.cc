@@ -238,6 +238,7 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     m_notices.assign(n, {});
     m_opStart.assign(n, Time(0));
     m_legsLeft.assign(n, 0);
+    m_flagTag.assign(n, kNoFlag);
     m_opDelivered.assign(n, Time(0));
     m_copyEnd.assign(n, Time(0));
     m_slicesLeft.assign(n, 0);
@@ -250,12 +251,17 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
     for (uint32_t i = 0; i < n; ++i)
     {
         m_localOps += Local(ops[i].dst) ? 1 : 0;
-        if (Local(ops[i].dst) && !Local(ops[i].src))
+        const auto legs = ops[i].Legs();
+        // What the receiver waits for: every leg, or (a ready flag) the
+        // leg that reaches it and the flag.
+        m_legsLeft[i] = Flagged(ops[i]) ? 2 : static_cast<uint32_t>(legs.size());
+        const uint32_t last = static_cast<uint32_t>(legs.size()) - 1;
+        if (Local(ops[i].dst) && !Local(legs[last].first))
         {
             // Sent by another MPI rank: its delivery here is matched by tag
-            // (a single leg: FindCrossRankDependency refuses PXN and switch
-            // groups across ranks).
-            transport->ExpectTagged(ops[i].src, ops[i].dst, Tag(i, 0), [this, i]() { Arrived(i); });
+            // (FindCrossRankDependency allows only the last leg across
+            // ranks, no switch group; the flag is registered with the notices).
+            transport->ExpectTagged(legs[last].first, ops[i].dst, Tag(i, last), [this, i]() { LegIn(i); });
         }
         m_waiting[i] = static_cast<uint32_t>(ops[i].deps.size());
         for (uint32_t d : ops[i].deps)
@@ -418,37 +424,92 @@ CollectiveExecutor::Send(uint32_t i)
     }
     // A PXN op's two legs start together: NCCL's proxy posts each chunk to
     // its NIC as it lands, so the relay streams rather than storing the
-    // whole message (a cut-through relay; the op ends when both are in).
+    // whole message (a cut-through relay; the op ends when both are in,
+    // or, with a ready flag, when leg 1 and the proxy's flag are).
     const auto legs = op.Legs();
-    m_legsLeft[i] = static_cast<uint32_t>(legs.size());
+    const bool flagged = m_flagTag[i] != kNoFlag;
     for (uint32_t leg = 0; leg < legs.size(); ++leg)
     {
         auto [src, dst] = legs[leg];
         // Tagged by op and leg, so that a receiver on another MPI rank knows
         // the message (its rank registered the callback: none here).
         CollectiveTransport::DeliveryCallback arrived;
-        if (Local(op.dst))
+        if (flagged && leg + 1 < legs.size())
         {
-            arrived = [this, i]() {
-                if (--m_legsLeft[i] == 0)
-                {
-                    Arrived(i);
-                }
-            };
+            // The NVLink leg lands at the proxy (this rank's GPU too:
+            // FindCrossRankDependency), which then posts the flag.
+            arrived = [this, i]() { DataReady(i); };
+        }
+        else if (Local(op.dst))
+        {
+            arrived = [this, i]() { LegIn(i); };
         }
         m_transport->SendTagged(src, dst, wire, Tag(i, leg), std::move(arrived));
+    }
+    if (flagged && legs.size() == 1)
+    {
+        DataReady(i);
+    }
+}
+
+bool
+CollectiveExecutor::Flagged(const ScheduleOp& op) const
+{
+    return Messages() && op.group == ScheduleOp::kNoSwitchGroup && !Sliced(op, m_endpoint) &&
+           (op.proxy != ScheduleOp::kNoProxy || m_endpoint.CopyTime(op.bytes).IsStrictlyPositive());
+}
+
+uint32_t
+CollectiveExecutor::FlagSender(const ScheduleOp& op)
+{
+    return op.proxy != ScheduleOp::kNoProxy ? op.proxy : op.src;
+}
+
+void
+CollectiveExecutor::DataReady(uint32_t i)
+{
+    // The flag of the last line is written when the sender's copy ends
+    // (LL, LL128), and a proxy can post it only once the data it relays
+    // has landed: the later of the two.
+    AfterCopy(i, &CollectiveExecutor::SendFlag);
+}
+
+void
+CollectiveExecutor::AfterCopy(uint32_t i, void (CollectiveExecutor::*then)(uint32_t))
+{
+    if (Simulator::Now() < m_copyEnd[i])
+    {
+        Simulator::Schedule(m_copyEnd[i] - Simulator::Now(), then, this, i);
+        return;
+    }
+    (this->*then)(i);
+}
+
+void
+CollectiveExecutor::SendFlag(uint32_t i)
+{
+    const ScheduleOp& op = m_schedule->GetOps()[i];
+    CollectiveTransport::DeliveryCallback in;
+    if (Local(op.dst))
+    {
+        in = [this, i]() { LegIn(i); };
+    }
+    m_transport->SendTagged(FlagSender(op), op.dst, kNoticeBytes, m_flagTag[i], std::move(in));
+}
+
+void
+CollectiveExecutor::LegIn(uint32_t i)
+{
+    if (--m_legsLeft[i] == 0)
+    {
+        Arrived(i);
     }
 }
 
 void
 CollectiveExecutor::Arrived(uint32_t i)
 {
-    if (Simulator::Now() < m_copyEnd[i])
-    {
-        Simulator::Schedule(m_copyEnd[i] - Simulator::Now(), &CollectiveExecutor::Delivered, this, i);
-        return;
-    }
-    Delivered(i);
+    AfterCopy(i, &CollectiveExecutor::Delivered);
 }
 
 void
@@ -469,7 +530,10 @@ CollectiveExecutor::Delivered(uint32_t i)
     if (Windowed(op, m_endpoint) && Messages())
     {
         // The receiver's credit, sent only while the sender has an op
-        // waiting for it (none is in flight when the collective ends).
+        // waiting for it (none is in flight when the collective ends),
+        // back on the queue pair the data came on: to a PXN op's proxy,
+        // whose server-mate, the sender, reads it there (NCCL's proxy
+        // holds the connection's head).
         NetConnection& c = m_connections[{op.src, op.dst}];
         if (c.creditsSent < c.creditsNeeded)
         {
@@ -478,7 +542,7 @@ CollectiveExecutor::Delivered(uint32_t i)
             {
                 credited = [this, key = std::make_pair(op.src, op.dst)]() { ReopenWindow(key); };
             }
-            m_transport->SendTagged(op.dst, op.src, kNoticeBytes, c.firstCreditTag + c.creditsSent++,
+            m_transport->SendTagged(op.dst, FlagSender(op), kNoticeBytes, c.firstCreditTag + c.creditsSent++,
                                     std::move(credited));
         }
     }
@@ -560,7 +624,8 @@ uint32_t
 CollectiveExecutor::ExpectNotices(Ptr<CollectiveTransport> transport)
 {
     // Tags past the ops' (Tag(i, leg) < 2 n): the notifications, in op
-    // order, then the windows' credits, connection by connection. Every
+    // order, then the windows' credits, connection by connection, then the
+    // ready flags, in op order. Every
     // MPI rank numbers them alike from the schedule; a rank registers the
     // ones that come to its GPUs from another rank's.
     const auto& ops = m_schedule->GetOps();
@@ -589,9 +654,11 @@ CollectiveExecutor::ExpectNotices(Ptr<CollectiveTransport> transport)
         }
     }
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> windowed;
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> creditTo; // the credits' receiver: the sender or its proxy
     for (const ScheduleOp& op : ops)
     {
         windowed[{op.src, op.dst}] += Windowed(op, m_endpoint) ? 1 : 0;
+        creditTo[{op.src, op.dst}] = FlagSender(op);
     }
     for (const auto& entry : windowed)
     {
@@ -609,9 +676,24 @@ CollectiveExecutor::ExpectNotices(Ptr<CollectiveTransport> transport)
         {
             if (Local(key.first) && !Local(key.second))
             {
-                transport->ExpectTagged(key.second, key.first, tag, [this, key]() { ReopenWindow(key); });
+                transport->ExpectTagged(key.second, creditTo[key], tag, [this, key]() { ReopenWindow(key); });
             }
         }
+    }
+    // Then the ready flags, in op order.
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (!Flagged(ops[i]))
+        {
+            continue;
+        }
+        m_flagTag[i] = tag;
+        const uint32_t from = FlagSender(ops[i]);
+        if (Local(ops[i].dst) && !Local(from))
+        {
+            transport->ExpectTagged(from, ops[i].dst, tag, [this, i]() { LegIn(i); });
+        }
+        ++tag;
     }
     return tag;
 }
@@ -799,11 +881,18 @@ CollectiveExecutor::FindCrossRankDependency(const CollectiveSchedule& schedule,
                        ", but starts at " + where(op.src) + instant;
             }
         }
-        if (op.proxy != ScheduleOp::kNoProxy &&
-            (owner[op.proxy] != owner[op.src] || owner[op.proxy] != owner[op.dst]))
+        // A PXN op: both legs start at its sender, so the proxy must be
+        // there; its receiver learns that the NVLink leg has landed by the
+        // proxy's ready flag, a message only with DependencyNotice Message.
+        if (op.proxy != ScheduleOp::kNoProxy && owner[op.proxy] != owner[op.src])
         {
-            return name(i) + " goes through its PXN proxy " + where(op.proxy) + ", its ends are " + where(op.src) +
-                   " and " + where(op.dst) + " (both legs start together and the op ends when both are in)" + why;
+            return name(i) + " goes through its PXN proxy " + where(op.proxy) + ", but starts at " + where(op.src) +
+                   " (both legs start together at the sender)" + why;
+        }
+        if (op.proxy != ScheduleOp::kNoProxy && owner[op.proxy] != owner[op.dst] && !messages)
+        {
+            return name(i) + " goes through its PXN proxy " + where(op.proxy) + " to " + where(op.dst) +
+                   ", which must learn that the NVLink leg has landed (the proxy's ready flag)" + instant;
         }
         if (op.group != ScheduleOp::kNoSwitchGroup)
         {
@@ -822,11 +911,12 @@ CollectiveExecutor::FindCrossRankDependency(const CollectiveSchedule& schedule,
         {
             continue;
         }
-        if (e.CopyTime(op.bytes).IsStrictlyPositive())
+        if (!messages && e.CopyTime(op.bytes).IsStrictlyPositive())
         {
             return name(i) + " crosses from " + where(op.src) + " to " + where(op.dst) + " under protocol " +
-                   ToString(e.protocol) + ", whose delivery waits for the sender's copy (LlCopyRate, Ll128CopyRate)" +
-                   why;
+                   ToString(e.protocol) +
+                   ", whose delivery waits for the sender's copy (LlCopyRate, Ll128CopyRate: the sender's ready flag)" +
+                   instant;
         }
         if (Sliced(op, e))
         {

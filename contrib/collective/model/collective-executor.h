@@ -41,6 +41,16 @@
 // (NCCL's ready flag or credit, an MPI completion), one per (delivered op,
 // distinct waiting GPU), and a NetStepsInFlight window reopens when the
 // receiver's credit message reaches the sender. Notifications are not ops.
+// In Message mode an op whose receiver cannot tell from its own message
+// alone that the data is all there carries a ready flag too (kNoticeBytes,
+// on the connection of its last leg, tagged after the notices and credits):
+// a PXN op's proxy posts it when the NVLink leg has landed in its buffer
+// (NCCL's proxy sees the sender's tail move), an LL or LL128 op's sender
+// when its copy ends (the flag of the last line); the op is delivered when
+// its last leg and its flag are in, and a PXN op's window credit goes back
+// to the proxy, on the queue pair the data came on. What the receiver
+// needs then travels with the messages, so a run split over MPI ranks
+// reproduces it.
 #ifndef HOCKNEY_COLLECTIVE_EXECUTOR_H
 #define HOCKNEY_COLLECTIVE_EXECUTOR_H
 
@@ -90,6 +100,8 @@ class CollectiveExecutor : public Object
     /// flag and credit are 64-bit counters (ncclSendMem::head,
     /// ncclRecvMem::tail are uint64_t), posted as one 8-byte RDMA write.
     static constexpr uint64_t kNoticeBytes = 8;
+    /// m_flagTag of an op without a ready flag.
+    static constexpr uint32_t kNoFlag = UINT32_MAX;
 
     /// Trace signature of OpStart and OpDelivered: op index, src, dst, bytes.
     using OpTracedCallback = void (*)(uint32_t op, uint32_t src, uint32_t dst, uint64_t bytes);
@@ -140,14 +152,15 @@ class CollectiveExecutor : public Object
     /// first and why: with DependencyNotice instant, a dependency on a
     /// delivery at a GPU of another MPI rank and a network connection across
     /// MPI ranks with more ops than NetStepsInFlight (the window opens at the
-    /// receiver's delivery; the line says to pass --dependencies=message,
-    /// which carries both as messages); in both modes, a PXN op whose proxy
-    /// is on another MPI rank than its sender or receiver; an in-switch
-    /// (NVLS) group spanning MPI ranks; an op across MPI ranks in NCCL's
-    /// slots (NetSlots; credits not yet messages); a protocol with a copy rate
-    /// (LL, LL128) on an op across MPI ranks (the delivery waits for the
-    /// sender's copy). Throws std::invalid_argument if \p owner has fewer
-    /// entries than the schedule has ranks.
+    /// receiver's delivery), a PXN op whose receiver is on another MPI rank
+    /// than its proxy and a protocol with a copy rate (LL, LL128) on an op
+    /// across MPI ranks (the receiver needs the ready flag; the line says to
+    /// pass --dependencies=message, which carries all of these as messages);
+    /// in both modes, a PXN op whose proxy is on another MPI rank than its
+    /// sender; an in-switch (NVLS) group spanning MPI ranks; an op across
+    /// MPI ranks in NCCL's slots (NetSlots; credits not yet messages).
+    /// Throws std::invalid_argument if \p owner has fewer entries than the
+    /// schedule has ranks.
     std::string FindCrossRankDependency(const CollectiveSchedule& schedule, const std::vector<uint32_t>& owner) const;
     /// A partitioned run: this process is MPI rank \p local and GPU g is on
     /// MPI rank \p owner[g]. Start() then starts only the ops this rank's
@@ -168,6 +181,23 @@ class CollectiveExecutor : public Object
     void Send(uint32_t op);
     /// The transport delivered \p op: Delivered now, or when its copy ends.
     void Arrived(uint32_t op);
+    /// One of \p op's messages to its receiver (a leg, its ready flag) is in:
+    /// Arrived when the last is.
+    void LegIn(uint32_t op);
+    /// Whether \p op carries a ready flag (Message mode; not in a switch
+    /// group or NCCL's slots): a PXN op, or a protocol with a copy rate.
+    bool Flagged(const ScheduleOp& op) const;
+    /// The sender of \p op's ready flag and the receiver of its window's
+    /// credits (the end of its queue pair at the sender's server): its
+    /// proxy, else its sender.
+    static uint32_t FlagSender(const ScheduleOp& op);
+    /// \p op's data is all at the flag's sender (PXN: leg 0 landed at the
+    /// proxy; else: Send): its flag goes when the sender's copy has ended.
+    void DataReady(uint32_t op);
+    /// Posts \p op's ready flag to its receiver, now.
+    void SendFlag(uint32_t op);
+    /// \p then(\p op) now, or when \p op's copy at its sender ends if later.
+    void AfterCopy(uint32_t op, void (CollectiveExecutor::*then)(uint32_t));
     void Delivered(uint32_t op);
     /// GPU g runs in this process (always, without a partition).
     bool Local(uint32_t gpu) const { return m_owner.empty() || m_owner[gpu] == m_local; }
@@ -210,7 +240,8 @@ class CollectiveExecutor : public Object
     std::vector<std::vector<uint32_t>> m_dependents; // per op: ops waiting on it
     std::vector<SwitchGroup> m_groups;               // per in-switch group of the schedule
     std::vector<Time> m_opStart;
-    std::vector<uint32_t> m_legsLeft;                // per op: legs not yet delivered (PXN: 2)
+    std::vector<uint32_t> m_legsLeft;                // per op: legs (PXN: 2) or last leg and flag not yet in
+    std::vector<uint32_t> m_flagTag;                 // per op (Message): its ready flag's tag, or kNoFlag
     std::vector<Time> m_opDelivered;
     std::vector<Time> m_copyEnd;                     // per op: its data moved by the sender's GPU
     std::vector<Time> m_copyFree;                    // per rank: its GPU's copy is free from

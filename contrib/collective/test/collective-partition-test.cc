@@ -98,25 +98,35 @@ TEST_F(CollectivePartitionTest, TheNetworkWindowAcrossRanksIsNamedOnceItCanClose
     EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("in NCCL's slots (NetSlots 8)"), std::string::npos);
 }
 
-TEST_F(CollectivePartitionTest, ACopyRateAcrossRanksIsNamed)
+TEST_F(CollectivePartitionTest, ACopyRateAcrossRanksNeedsTheReadyFlag)
 {
-    // LL: the delivery at GPU 2 waits for GPU 0's copy, which rank 1 cannot see.
+    // LL: the delivery at GPU 2 waits for GPU 0's copy, which rank 1 cannot
+    // see unless the sender's ready flag tells it (messages).
     const CollectiveSchedule s = Schedule({{0, 2}}, {{}});
     exec->SetAttribute("Protocol", EnumValue(static_cast<int>(NcclProtocol::LL)));
     EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("under protocol ll"), std::string::npos);
+    EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("pass --dependencies=message"), std::string::npos);
     EXPECT_EQ(exec->FindCrossRankDependency(Schedule({{0, 1}}, {{}}), kTwoRanks), "") << "inside rank 0";
-    // Messages do not carry the copy: still refused.
     exec->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
-    EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("under protocol ll"), std::string::npos);
+    EXPECT_EQ(exec->FindCrossRankDependency(s, kTwoRanks), "");
+    // In NCCL's slots: no flag (the slots' credits are not messages yet).
+    exec->SetAttribute("GpusPerNode", UintegerValue(2));
+    exec->SetAttribute("NetSlots", UintegerValue(8));
+    EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("in NCCL's slots"), std::string::npos);
 }
 
 TEST_F(CollectivePartitionTest, AProxyOrASwitchGroupAcrossRanksIsNamed)
 {
     CollectiveSchedule pxn("pxn", 4);
     pxn.AddOp(0, 2, {pxn.AddChunk(1000)}, false, {}, 0, 1); // through GPU 1 (rank 0) to GPU 2 (rank 1)
-    EXPECT_NE(exec->FindCrossRankDependency(pxn, kTwoRanks).find("goes through its PXN proxy GPU 1 on MPI rank 0"),
+    EXPECT_NE(exec->FindCrossRankDependency(pxn, kTwoRanks)
+                  .find("goes through its PXN proxy GPU 1 on MPI rank 0 to GPU 2 on MPI rank 1, which must learn"),
               std::string::npos);
+    EXPECT_NE(exec->FindCrossRankDependency(pxn, kTwoRanks).find("pass --dependencies=message"), std::string::npos);
     EXPECT_EQ(exec->FindCrossRankDependency(pxn, {0, 0, 0, 0}), "");
+    // The proxy away from the sender: both legs start at the sender.
+    CollectiveSchedule away("away", 4);
+    away.AddOp(0, 3, {away.AddChunk(1000)}, false, {}, 0, 2); // through GPU 2 (rank 1)
     CollectiveSchedule nvls("nvls", 4);
     const uint32_t chunk = nvls.AddChunk(1000);
     nvls.AddSwitchOp(0, 1, {chunk}, 0, {}, 0);
@@ -124,9 +134,14 @@ TEST_F(CollectivePartitionTest, AProxyOrASwitchGroupAcrossRanksIsNamed)
     EXPECT_NE(exec->FindCrossRankDependency(nvls, kTwoRanks)
                   .find("op 1 (GPU 2 -> 3, step 0) is in in-switch group 0 with op 0, on MPI rank 0"),
               std::string::npos);
-    // Messages carry neither the relay nor the switch's sum: still refused.
+    EXPECT_NE(exec->FindCrossRankDependency(away, kTwoRanks)
+                  .find("goes through its PXN proxy GPU 2 on MPI rank 1, but starts at GPU 0 on MPI rank 0"),
+              std::string::npos);
+    // Messages carry the proxy's ready flag, not a relay started away from
+    // its sender nor the switch's sum.
     exec->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
-    EXPECT_NE(exec->FindCrossRankDependency(pxn, kTwoRanks).find("goes through its PXN proxy"), std::string::npos);
+    EXPECT_EQ(exec->FindCrossRankDependency(pxn, kTwoRanks), "");
+    EXPECT_NE(exec->FindCrossRankDependency(away, kTwoRanks).find("but starts at GPU 0"), std::string::npos);
     EXPECT_NE(exec->FindCrossRankDependency(nvls, kTwoRanks).find("is in in-switch group 0"), std::string::npos);
 }
 
