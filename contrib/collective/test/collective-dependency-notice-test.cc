@@ -15,6 +15,7 @@
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
+#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
@@ -160,6 +161,127 @@ TEST_F(DependencyNoticeTest, TheWindowReopensByTheReceiversCredit)
     EXPECT_EQ(message.start[2], 2 * (Op() + Notice()));
     EXPECT_EQ(message.total, 3 * Op() + 2 * Notice());
     EXPECT_EQ(message.sent, 5u) << "three ops and two credits";
+}
+
+/// What RunSlots measured: the total, the op start times (relative), the messages sent.
+struct SlotResult
+{
+    Time total;
+    std::vector<Time> start;
+    uint64_t sent;
+};
+
+/// Runs \p s with one GPU a node (every op crosses) in NCCL's slots:
+/// \p slots a connection, credits back \p creditDelay after a delivery.
+SlotResult
+RunSlots(const CollectiveSchedule& s, DependencyNotice notice, uint32_t slots, Time creditDelay = Time(0))
+{
+    auto transport = CreateObject<RecordingTransport>();
+    Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+    e->SetAttribute("CheckSchedule", BooleanValue(false));
+    e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(notice)));
+    e->SetAttribute("GpusPerNode", UintegerValue(1));
+    e->SetAttribute("NetSlots", UintegerValue(slots));
+    e->SetAttribute("NetCreditDelay", TimeValue(creditDelay));
+    SlotResult r;
+    r.total = e->Run(s, transport);
+    for (Time t : e->GetOpStartTimes())
+    {
+        r.start.push_back(t - e->GetStartTime());
+    }
+    r.sent = transport->sent;
+    Simulator::Destroy();
+    return r;
+}
+
+TEST_F(DependencyNoticeTest, NcclSlotsComeBackByTheReceiversCreditMessage)
+{
+    // Three ops 0 -> 1 of 1000 B, Simple: one slice each holding 4 slots
+    // (a chunk under 32 KiB, NcclEndpoint::NetSlices), 8 slots: ops 0 and 1
+    // go at once, op 2 when 4 slots are back. 12 slots in all, so the
+    // sender needs R = 12 - 8 = 4 back: one credit, the first arrival's
+    // (none is in flight at the end).
+    const CollectiveSchedule s = Schedule({{0, 1}, {0, 1}, {0, 1}}, {{}, {}, {}});
+    const SlotResult instant = RunSlots(s, DependencyNotice::INSTANT, 8);
+    EXPECT_EQ(instant.total, 2 * Op()) << "op 2's slice at the first delivery";
+    EXPECT_EQ(instant.sent, 3u);
+    // The credit (8 B) leaves at the first delivery: op 2 goes at 1080 + 1000.64 ns.
+    const SlotResult message = RunSlots(s, DependencyNotice::MESSAGE, 8);
+    EXPECT_EQ(message.total, 2 * Op() + Notice());
+    EXPECT_EQ(message.sent, 4u) << "three slices and one credit";
+    // NetCreditDelay: the receiver posts the credit 5 us after the delivery.
+    const SlotResult delayed = RunSlots(s, DependencyNotice::MESSAGE, 8, MicroSeconds(5));
+    EXPECT_EQ(delayed.total, 2 * Op() + MicroSeconds(5) + Notice());
+    EXPECT_EQ(delayed.sent, 4u);
+    const SlotResult instantDelayed = RunSlots(s, DependencyNotice::INSTANT, 8, MicroSeconds(5));
+    EXPECT_EQ(instantDelayed.total, 2 * Op() + MicroSeconds(5));
+}
+
+TEST_F(DependencyNoticeTest, TheLastSlotCreditReturnsOnlyWhatTheSenderStillNeeds)
+{
+    // 6 slots, three 4-slot slices: 12 in all, R = 12 - 6 = 6 to come back.
+    // Op 0 goes (4 in use); op 1 waits (4 + 4 > 6) for credit 0 (4 slots,
+    // at 1080 + 1000.64 ns), then holds 4; op 2 waits for credit 1, which
+    // returns min(4, 6 - 4) = 2 slots: 2 + 4 <= 6, it goes. Two credits,
+    // the three ops in sequence: 3 ops + 2 credits.
+    const CollectiveSchedule s = Schedule({{0, 1}, {0, 1}, {0, 1}}, {{}, {}, {}});
+    const SlotResult message = RunSlots(s, DependencyNotice::MESSAGE, 6);
+    EXPECT_EQ(message.start[2], Time(0)) << "an op starts at its step latency (0), its slices wait for slots";
+    EXPECT_EQ(message.total, 3 * Op() + 2 * Notice());
+    EXPECT_EQ(message.sent, 5u) << "three slices and two credits";
+    const SlotResult instant = RunSlots(s, DependencyNotice::INSTANT, 6);
+    EXPECT_EQ(instant.total, 3 * Op());
+    // A slice wider than the window (4 slots, 2 of them) goes alone and
+    // holds the whole window: the same sequence, R = 3 x 2 - 2 = 4, two
+    // credits of 2.
+    const SlotResult narrow = RunSlots(s, DependencyNotice::MESSAGE, 2);
+    EXPECT_EQ(narrow.total, 3 * Op() + 2 * Notice());
+    EXPECT_EQ(narrow.sent, 5u);
+    // Everything fits (two slices of 4 slots in 8): no credit at all.
+    const SlotResult fits = RunSlots(Schedule({{0, 1}, {0, 1}}, {{}, {}}), DependencyNotice::MESSAGE, 8);
+    EXPECT_EQ(fits.total, Op());
+    EXPECT_EQ(fits.sent, 2u);
+    // 16 slots: two NCCL channels a connection, each op's 1000 B as two
+    // slices of 500 B (4 slots each, 1 us + 40 ns): 24 slots, R = 8, two
+    // credits, sent at the first two arrivals; op 2's slices go when both
+    // are in.
+    const SlotResult two = RunSlots(s, DependencyNotice::MESSAGE, 16);
+    EXPECT_EQ(two.total, 2 * NanoSeconds(1040) + Notice());
+    EXPECT_EQ(two.sent, 8u) << "six slices and two credits";
+}
+
+TEST_F(DependencyNoticeTest, APartitionedRankExpectsTheSlicesAndTheSlotCredits)
+{
+    // GPUs 0-1 on MPI rank 0, 2-3 on rank 1, two a node; three ops 0 -> 2
+    // of one 4-slot slice each, 8 slots. Tags: the ops' 0-5, no notice or
+    // window; the slices 6, 8, 10 (two a slice, its legs); the connection's
+    // credits from 12 (three tags, one a slice), of which R = 12 - 8 = 4
+    // slots need one. Rank 1 expects the slices, rank 0 the credit.
+    const CollectiveSchedule s = Schedule({{0, 2}, {0, 2}, {0, 2}}, {{}, {}, {}});
+    for (uint32_t rank : {0u, 1u})
+    {
+        auto transport = CreateObject<RecordingTransport>();
+        Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+        e->SetAttribute("CheckSchedule", BooleanValue(false));
+        e->SetAttribute("GpusPerNode", UintegerValue(2));
+        e->SetAttribute("NetSlots", UintegerValue(8));
+        e->SetPartition({0, 0, 1, 1}, rank);
+        EXPECT_THROW(e->Start(s, transport), std::logic_error) << "instant: the slots come back by shared memory";
+        e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+        e->Start(s, transport);
+        using Expected = std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>;
+        if (rank == 1)
+        {
+            EXPECT_EQ(transport->expected, (Expected{{0, 2, 6}, {0, 2, 8}, {0, 2, 10}}));
+            EXPECT_EQ(transport->sent, 0u);
+        }
+        else
+        {
+            EXPECT_EQ(transport->expected, (Expected{{2, 0, 12}}));
+            EXPECT_EQ(transport->sent, 2u) << "two slices fit the 8 slots";
+        }
+        Simulator::Destroy();
+    }
 }
 
 TEST_F(DependencyNoticeTest, APartitionedRankExpectsTheNotificationsToItsGpus)
