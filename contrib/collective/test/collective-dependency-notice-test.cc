@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -248,6 +249,73 @@ TEST_F(DependencyNoticeTest, TheLastSlotCreditReturnsOnlyWhatTheSenderStillNeeds
     const SlotResult two = RunSlots(s, DependencyNotice::MESSAGE, 16);
     EXPECT_EQ(two.total, 2 * NanoSeconds(1040) + Notice());
     EXPECT_EQ(two.sent, 8u) << "six slices and two credits";
+}
+
+TEST_F(DependencyNoticeTest, OneProcessTakesTheSendersOrderWhenTheOpsCutDifferently)
+{
+    // 8 slots; op 0 of 64 KiB (two slices of 32 KiB, 2 slots each), ops 1
+    // and 2 of 1000 B (one slice of 4): 12 slots, R = 4. Posted: op 0's two
+    // and op 1's (8 in use); op 2 waits. Op 1's slice arrives first (1080
+    // ns), op 0's at 1 us + 32768 x 80 ps = 3621.44 ns. The k-th arrival's
+    // credit is min(s_k, R - P_{k-1}) of the sender's k-th posted slice:
+    // 2 at op 1's arrival (op 0's first slice), 2 at op 0's first (its
+    // second): op 2 goes when the second credit is in, at 3621.44 + 1000.64
+    // ns, and arrives 1080 ns later. No third credit.
+    CollectiveSchedule s("mixed", 4);
+    s.AddOp(0, 1, {s.AddChunk(65536)}, false, {}, 0);
+    s.AddOp(0, 1, {s.AddChunk(1000)}, false, {}, 1);
+    s.AddOp(0, 1, {s.AddChunk(1000)}, false, {}, 2);
+    const SlotResult message = RunSlots(s, DependencyNotice::MESSAGE, 8);
+    EXPECT_EQ(message.total, PicoSeconds(3621440) + Notice() + Op());
+    EXPECT_EQ(message.sent, 6u) << "four slices and two credits";
+    // Instant: op 1's 4 slots come back at its delivery, op 2 goes then.
+    const SlotResult instant = RunSlots(s, DependencyNotice::INSTANT, 8);
+    EXPECT_EQ(instant.total, PicoSeconds(3621440));
+}
+
+/// The ideal links, keeping what a partitioned executor expects (by tag) to fire it by hand.
+class ExpectingTransport : public hockney::IdealTestTransport
+{
+  public:
+    ExpectingTransport()
+        : IdealTestTransport(4, {{MicroSeconds(1), DataRate("100Gbps")}})
+    {
+    }
+
+    void ExpectTagged(uint32_t, uint32_t, uint32_t tag, DeliveryCallback cb) override
+    {
+        expected[tag] = std::move(cb);
+    }
+
+    std::map<uint32_t, DeliveryCallback> expected;
+};
+
+TEST_F(DependencyNoticeTest, AReceivingRankCompletesSlicedOpsAndSendsTheCredits)
+{
+    // MPI rank 1 of APartitionedRankExpectsTheSlicesAndTheSlotCredits: the
+    // three slices from GPU 0 (rank 0) arrive one by one (their tags 6, 8,
+    // 10); the first sends the one credit (R = 12 - 8 = 4 slots), the
+    // others none; each op is in with its one slice.
+    const CollectiveSchedule s = Schedule({{0, 2}, {0, 2}, {0, 2}}, {{}, {}, {}});
+    auto transport = CreateObject<ExpectingTransport>();
+    Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+    e->SetAttribute("CheckSchedule", BooleanValue(false));
+    e->SetAttribute("GpusPerNode", UintegerValue(2));
+    e->SetAttribute("NetSlots", UintegerValue(8));
+    e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+    e->SetPartition({0, 0, 1, 1}, 1);
+    e->Start(s, transport);
+    ASSERT_EQ(transport->expected.size(), 3u);
+    EXPECT_EQ(e->GetLocalOps(), 3u);
+    uint32_t delivered = 0;
+    for (uint32_t tag : {6u, 8u, 10u})
+    {
+        transport->expected.at(tag)();
+        EXPECT_EQ(e->GetDeliveredOps(), ++delivered);
+        EXPECT_EQ(transport->sent, 1u) << "the first arrival's credit only, after slice tag " << tag;
+    }
+    EXPECT_TRUE(e->IsComplete());
+    Simulator::Destroy();
 }
 
 TEST_F(DependencyNoticeTest, APartitionedRankExpectsTheSlicesAndTheSlotCredits)
