@@ -86,13 +86,17 @@ class DependencyNoticeTest : public hockney::SimulatorTest
         uint64_t sent;
     };
 
-    static Result Run(const CollectiveSchedule& s, DependencyNotice notice, uint32_t gpusPerNode = 0)
+    /// With \p slots: NCCL's slots (NetSlots), credits back \p creditDelay after a delivery.
+    static Result Run(const CollectiveSchedule& s, DependencyNotice notice, uint32_t gpusPerNode = 0,
+                      uint32_t slots = 0, Time creditDelay = Time(0))
     {
         auto transport = CreateObject<RecordingTransport>();
         Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
         e->SetAttribute("CheckSchedule", BooleanValue(false)); // hand-made: no data model
         e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(notice)));
         e->SetAttribute("GpusPerNode", UintegerValue(gpusPerNode));
+        e->SetAttribute("NetSlots", UintegerValue(slots));
+        e->SetAttribute("NetCreditDelay", TimeValue(creditDelay));
         Result r;
         r.total = e->Run(s, transport);
         for (Time t : e->GetOpStartTimes())
@@ -164,37 +168,6 @@ TEST_F(DependencyNoticeTest, TheWindowReopensByTheReceiversCredit)
     EXPECT_EQ(message.sent, 5u) << "three ops and two credits";
 }
 
-/// What RunSlots measured: the total, the op start times (relative), the messages sent.
-struct SlotResult
-{
-    Time total;
-    std::vector<Time> start;
-    uint64_t sent;
-};
-
-/// Runs \p s with one GPU a node (every op crosses) in NCCL's slots:
-/// \p slots a connection, credits back \p creditDelay after a delivery.
-SlotResult
-RunSlots(const CollectiveSchedule& s, DependencyNotice notice, uint32_t slots, Time creditDelay = Time(0))
-{
-    auto transport = CreateObject<RecordingTransport>();
-    Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
-    e->SetAttribute("CheckSchedule", BooleanValue(false));
-    e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(notice)));
-    e->SetAttribute("GpusPerNode", UintegerValue(1));
-    e->SetAttribute("NetSlots", UintegerValue(slots));
-    e->SetAttribute("NetCreditDelay", TimeValue(creditDelay));
-    SlotResult r;
-    r.total = e->Run(s, transport);
-    for (Time t : e->GetOpStartTimes())
-    {
-        r.start.push_back(t - e->GetStartTime());
-    }
-    r.sent = transport->sent;
-    Simulator::Destroy();
-    return r;
-}
-
 TEST_F(DependencyNoticeTest, NcclSlotsComeBackByTheReceiversCreditMessage)
 {
     // Three ops 0 -> 1 of 1000 B, Simple: one slice each holding 4 slots
@@ -203,18 +176,18 @@ TEST_F(DependencyNoticeTest, NcclSlotsComeBackByTheReceiversCreditMessage)
     // sender needs R = 12 - 8 = 4 back: one credit, the first arrival's
     // (none is in flight at the end).
     const CollectiveSchedule s = Schedule({{0, 1}, {0, 1}, {0, 1}}, {{}, {}, {}});
-    const SlotResult instant = RunSlots(s, DependencyNotice::INSTANT, 8);
+    const Result instant = Run(s, DependencyNotice::INSTANT, 1, 8);
     EXPECT_EQ(instant.total, 2 * Op()) << "op 2's slice at the first delivery";
     EXPECT_EQ(instant.sent, 3u);
     // The credit (8 B) leaves at the first delivery: op 2 goes at 1080 + 1000.64 ns.
-    const SlotResult message = RunSlots(s, DependencyNotice::MESSAGE, 8);
+    const Result message = Run(s, DependencyNotice::MESSAGE, 1, 8);
     EXPECT_EQ(message.total, 2 * Op() + Notice());
     EXPECT_EQ(message.sent, 4u) << "three slices and one credit";
     // NetCreditDelay: the receiver posts the credit 5 us after the delivery.
-    const SlotResult delayed = RunSlots(s, DependencyNotice::MESSAGE, 8, MicroSeconds(5));
+    const Result delayed = Run(s, DependencyNotice::MESSAGE, 1, 8, MicroSeconds(5));
     EXPECT_EQ(delayed.total, 2 * Op() + MicroSeconds(5) + Notice());
     EXPECT_EQ(delayed.sent, 4u);
-    const SlotResult instantDelayed = RunSlots(s, DependencyNotice::INSTANT, 8, MicroSeconds(5));
+    const Result instantDelayed = Run(s, DependencyNotice::INSTANT, 1, 8, MicroSeconds(5));
     EXPECT_EQ(instantDelayed.total, 2 * Op() + MicroSeconds(5));
 }
 
@@ -226,27 +199,27 @@ TEST_F(DependencyNoticeTest, TheLastSlotCreditReturnsOnlyWhatTheSenderStillNeeds
     // returns min(4, 6 - 4) = 2 slots: 2 + 4 <= 6, it goes. Two credits,
     // the three ops in sequence: 3 ops + 2 credits.
     const CollectiveSchedule s = Schedule({{0, 1}, {0, 1}, {0, 1}}, {{}, {}, {}});
-    const SlotResult message = RunSlots(s, DependencyNotice::MESSAGE, 6);
+    const Result message = Run(s, DependencyNotice::MESSAGE, 1, 6);
     EXPECT_EQ(message.start[2], Time(0)) << "an op starts at its step latency (0), its slices wait for slots";
     EXPECT_EQ(message.total, 3 * Op() + 2 * Notice());
     EXPECT_EQ(message.sent, 5u) << "three slices and two credits";
-    const SlotResult instant = RunSlots(s, DependencyNotice::INSTANT, 6);
+    const Result instant = Run(s, DependencyNotice::INSTANT, 1, 6);
     EXPECT_EQ(instant.total, 3 * Op());
     // A slice wider than the window (4 slots, 2 of them) goes alone and
     // holds the whole window: the same sequence, R = 3 x 2 - 2 = 4, two
     // credits of 2.
-    const SlotResult narrow = RunSlots(s, DependencyNotice::MESSAGE, 2);
+    const Result narrow = Run(s, DependencyNotice::MESSAGE, 1, 2);
     EXPECT_EQ(narrow.total, 3 * Op() + 2 * Notice());
     EXPECT_EQ(narrow.sent, 5u);
     // Everything fits (two slices of 4 slots in 8): no credit at all.
-    const SlotResult fits = RunSlots(Schedule({{0, 1}, {0, 1}}, {{}, {}}), DependencyNotice::MESSAGE, 8);
+    const Result fits = Run(Schedule({{0, 1}, {0, 1}}, {{}, {}}), DependencyNotice::MESSAGE, 1, 8);
     EXPECT_EQ(fits.total, Op());
     EXPECT_EQ(fits.sent, 2u);
     // 16 slots: two NCCL channels a connection, each op's 1000 B as two
     // slices of 500 B (4 slots each, 1 us + 40 ns): 24 slots, R = 8, two
     // credits, sent at the first two arrivals; op 2's slices go when both
     // are in.
-    const SlotResult two = RunSlots(s, DependencyNotice::MESSAGE, 16);
+    const Result two = Run(s, DependencyNotice::MESSAGE, 1, 16);
     EXPECT_EQ(two.total, 2 * NanoSeconds(1040) + Notice());
     EXPECT_EQ(two.sent, 8u) << "six slices and two credits";
 }
@@ -265,11 +238,11 @@ TEST_F(DependencyNoticeTest, OneProcessTakesTheSendersOrderWhenTheOpsCutDifferen
     s.AddOp(0, 1, {s.AddChunk(65536)}, false, {}, 0);
     s.AddOp(0, 1, {s.AddChunk(1000)}, false, {}, 1);
     s.AddOp(0, 1, {s.AddChunk(1000)}, false, {}, 2);
-    const SlotResult message = RunSlots(s, DependencyNotice::MESSAGE, 8);
+    const Result message = Run(s, DependencyNotice::MESSAGE, 1, 8);
     EXPECT_EQ(message.total, PicoSeconds(3621440) + Notice() + Op());
     EXPECT_EQ(message.sent, 6u) << "four slices and two credits";
     // Instant: op 1's 4 slots come back at its delivery, op 2 goes then.
-    const SlotResult instant = RunSlots(s, DependencyNotice::INSTANT, 8);
+    const Result instant = Run(s, DependencyNotice::INSTANT, 1, 8);
     EXPECT_EQ(instant.total, PicoSeconds(3621440));
 }
 
