@@ -152,6 +152,23 @@ TEST(MpiCli, CompareRefusesWhatItCannotSplit)
     }
 }
 
+TEST(MpiCli, CompareRefusesNcclSlotsAcrossRanksUnlessTheirCreditsAreMessages)
+{
+    // The ring's crossing GPU 7 (rank 0) -> 8 (rank 1) in NCCL's slots: by
+    // shared memory, refused; as credit messages, mpi.compare.dependencies.slots-*.
+    const CliResult r = RunHockney("compare --backends=packet --topology=roce-leafspine --collective=allreduce "
+                                   "--algorithm=ring --protocol=simple --bytes=64KB --end=drain "
+                                   "--ns3::CollectiveExecutor::NetSlots=16 --ns3::CollectiveExecutor::NetStepsInFlight=0",
+                                   Mpirun(2));
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(CompareLines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("(GPU 7 -> 8, step 0) crosses from GPU 7 on MPI rank 0 to GPU 8 on MPI rank 1 in NCCL's "
+                         "slots (NetSlots 16), whose credits return from the receiver; a dependency across MPI "
+                         "ranks must travel as a message: pass --dependencies=message"),
+              std::string::npos)
+        << r.err;
+}
+
 TEST(MpiCli, CommandsThatDoNotSpreadRefuseRanks)
 {
     const CliResult r = RunHockney("model --alpha=5us --beta=450GB/s --bytes=1KB", Mpirun(2));

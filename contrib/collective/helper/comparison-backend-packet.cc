@@ -9,6 +9,7 @@
 #include "collective-executor.h"
 #include "comparison-backend.h"
 #include "comparison-packet-fabric.h"
+#include "fabric-fault-injector.h"
 #include "fabric-pcap-helper.h"
 #include "input-error.h"
 #include "units.h"
@@ -242,9 +243,11 @@ RunPacket(const ComparisonPoint& pt,
             // end's receipts and its own node's and devices' initialization
             // (PartitionedRunEnd::GetOwnEvents), and every rank's stop but one.
             // And the wall watch's checks, which every rank runs alike: rank 0's count.
+            Ptr<FabricFaultInjector> injector = t->GetObject<FabricFaultInjector>();
             const uint64_t mpiOnly = FabricRemoteChannel::GetMpiOnlyEvents() - receiptsBefore +
                                      end->GetOwnEvents() + 1 +
-                                     (MpiInterface::GetSystemId() == 0 ? 0 : watch.GetChecks());
+                                     (MpiInterface::GetSystemId() == 0 ? 0 : watch.GetChecks()) +
+                                     (injector ? injector->GetReplicaEvents() : 0);
             PacketRunCounters& k = r.counters;
             uint64_t events = r.events - mpiOnly;
             std::vector<uint64_t*> fields = {&k.bytesSent, &k.bytesDelivered, &k.drops,       &k.pfcPauses, &k.ecnMarks,

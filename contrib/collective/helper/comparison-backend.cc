@@ -11,6 +11,7 @@
 #include "units.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -154,10 +155,24 @@ RecordOps(Ptr<CollectiveExecutor> exec, std::vector<ExecutedOp>* ops)
 void
 ApplyEndpoint(Ptr<CollectiveExecutor> exec, const ComparisonPoint& pt)
 {
-    if (pt.endpoint)
+    if (!pt.endpoint)
     {
-        exec->SetEndpoint(*pt.endpoint);
+        return;
     }
+    NcclEndpoint e = *pt.endpoint;
+    // With DependencyNotice message a slot's credit crosses the network as
+    // a message: NetCreditDelay is then the receiver's own delay before it,
+    // the attribute's (the point's inter-node alpha, which PointEndpoint
+    // puts there for the closed form, would count the crossing twice).
+    EnumValue notice;
+    exec->GetAttribute("DependencyNotice", notice);
+    if (notice.Get() == static_cast<int>(DependencyNotice::MESSAGE))
+    {
+        TimeValue delay;
+        exec->GetAttribute("NetCreditDelay", delay);
+        e.netCreditDelay = delay.Get();
+    }
+    exec->SetEndpoint(e);
 }
 
 Time

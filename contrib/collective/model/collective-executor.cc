@@ -256,11 +256,12 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
         // leg that reaches it and the flag.
         m_legsLeft[i] = Flagged(ops[i]) ? 2 : static_cast<uint32_t>(legs.size());
         const uint32_t last = static_cast<uint32_t>(legs.size()) - 1;
-        if (Local(ops[i].dst) && !Local(legs[last].first))
+        if (Local(ops[i].dst) && !Local(legs[last].first) && !Sliced(ops[i], m_endpoint))
         {
             // Sent by another MPI rank: its delivery here is matched by tag
             // (FindCrossRankDependency allows only the last leg across
-            // ranks, no switch group; the flag is registered with the notices).
+            // ranks, no switch group; the flag is registered with the notices;
+            // slices: NumberSlices).
             transport->ExpectTagged(legs[last].first, ops[i].dst, Tag(i, last), [this, i]() { LegIn(i); });
         }
         m_waiting[i] = static_cast<uint32_t>(ops[i].deps.size());
@@ -269,11 +270,11 @@ CollectiveExecutor::Start(const CollectiveSchedule& schedule, Ptr<CollectiveTran
             m_dependents[d].push_back(i);
         }
     }
-    // Slices (NCCL's slots) take the tags after the ops' and the notices':
-    // an id of the messenger's own numbering could be a tag still in flight
-    // from the same GPU, and the second message would take the first's
-    // delivery callback.
-    m_nextSliceTag = Messages() ? ExpectNotices(transport) : 2 * static_cast<uint32_t>(ops.size());
+    // Slices (NCCL's slots) take the tags after the ops' and the notices',
+    // numbered from the schedule (the same on every MPI rank): an id of the
+    // messenger's own numbering could be a tag still in flight from the same
+    // GPU, and the second message would take the first's delivery callback.
+    NumberSlices(transport, Messages() ? ExpectNotices(transport) : 2 * static_cast<uint32_t>(ops.size()));
     // The connections first (CollectiveTransport::Connect), by the op's
     // depth in the dependency graph (the longest chain of ops before it),
     // then its index: a queue pair's number then does not depend on which
@@ -705,6 +706,57 @@ CollectiveExecutor::Sliced(const ScheduleOp& op, const NcclEndpoint& e)
     return e.netSlots > 0 && op.group == ScheduleOp::kNoSwitchGroup && e.CrossesNodes(op.src, op.dst);
 }
 
+std::vector<uint32_t>
+CollectiveExecutor::SliceSlots(uint64_t bytes, const NcclEndpoint& e)
+{
+    std::vector<uint32_t> out;
+    for (const NcclNetSlice& s : e.NetSlices(bytes))
+    {
+        out.push_back(std::min(s.slots, e.netSlots));
+    }
+    return out;
+}
+
+std::map<std::pair<uint32_t, uint32_t>, CollectiveExecutor::SlotSequence>
+CollectiveExecutor::SlotSequences(const std::vector<ScheduleOp>& ops, const NcclEndpoint& e)
+{
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<std::vector<uint32_t>>> cuts;
+    for (const ScheduleOp& op : ops)
+    {
+        if (Sliced(op, e))
+        {
+            cuts[{op.src, op.dst}].push_back(SliceSlots(op.bytes, e));
+        }
+    }
+    std::map<std::pair<uint32_t, uint32_t>, SlotSequence> out;
+    for (const auto& [key, list] : cuts)
+    {
+        // A message's slices go together, in its order: whichever order
+        // the ops go in, the sequence is the same when they all cut alike
+        // or when every slice holds the same slots.
+        SlotSequence& q = out[key];
+        bool alike = true;
+        bool uniform = true;
+        for (const std::vector<uint32_t>& cut : list)
+        {
+            alike = alike && cut == list.front();
+            for (uint32_t s : cut)
+            {
+                uniform = uniform && s == list.front().front();
+                q.total += s;
+                ++q.slices;
+                q.order.push_back(s);
+            }
+        }
+        q.known = alike || uniform;
+        if (!q.known)
+        {
+            q.order.clear();
+        }
+    }
+    return out;
+}
+
 bool
 CollectiveExecutor::Windowed(const ScheduleOp& op, const NcclEndpoint& e)
 {
@@ -723,11 +775,10 @@ CollectiveExecutor::LaunchSlices(uint32_t i)
     m_copyEnd[i] = copyStart + m_endpoint.CopyTime(op.bytes);
     m_copyFree[op.src] = m_copyEnd[i];
     const std::vector<NcclNetSlice> slices = m_endpoint.NetSlices(op.bytes);
-    m_slicesLeft[i] = static_cast<uint32_t>(slices.size());
     NetConnection& c = m_connections[{op.src, op.dst}];
-    for (const NcclNetSlice& s : slices)
+    for (uint32_t k = 0; k < slices.size(); ++k)
     {
-        c.slices.push_back({i, s});
+        c.slices.push_back({i, k, slices[k]});
     }
     PumpSlots({op.src, op.dst});
 }
@@ -739,38 +790,171 @@ CollectiveExecutor::PumpSlots(std::pair<uint32_t, uint32_t> key)
     while (!c.slices.empty())
     {
         const QueuedSlice q = c.slices.front();
-        // A slice wider than the whole window still goes alone (the
-        // window is then that slice).
-        if (c.slotsUsed > 0 && c.slotsUsed + q.slice.slots > m_netSlots)
+        // At most the whole window (SliceSlots): a wider slice goes alone.
+        const uint32_t slots = std::min(q.slice.slots, m_netSlots);
+        if (c.slotsUsed > 0 && c.slotsUsed + slots > m_netSlots)
         {
             return;
         }
         c.slices.pop_front();
-        c.slotsUsed += q.slice.slots;
+        c.slotsUsed += slots;
+        if (Messages())
+        {
+            c.posted.push_back(slots);
+        }
         const ScheduleOp& op = m_schedule->GetOps()[q.op];
         const uint64_t wire = m_endpoint.WireBytes(q.slice.bytes);
-        const uint32_t slots = q.slice.slots;
         const auto legs = op.Legs();
         auto legsLeft = std::make_shared<uint32_t>(static_cast<uint32_t>(legs.size()));
-        for (auto [src, dst] : legs)
+        for (uint32_t leg = 0; leg < legs.size(); ++leg)
         {
-            m_transport->SendTagged(src, dst, wire, m_nextSliceTag++, [this, q, key, slots, legsLeft]() {
-                if (--*legsLeft > 0)
-                {
-                    return;
-                }
-                if (m_netCreditDelay.IsZero())
-                {
-                    ReturnCredit(key, slots);
-                }
-                else
-                {
-                    Simulator::Schedule(m_netCreditDelay, &CollectiveExecutor::ReturnCredit, this, key, slots);
-                }
-                SliceArrived(q.op);
-            });
+            auto [src, dst] = legs[leg];
+            // A receiver on another MPI rank registered its callback (NumberSlices).
+            CollectiveTransport::DeliveryCallback arrived;
+            if (Local(op.dst))
+            {
+                arrived = [this, q, key, slots, legsLeft]() {
+                    if (--*legsLeft == 0)
+                    {
+                        SliceReceived(key, q.op, slots);
+                    }
+                };
+            }
+            m_transport->SendTagged(src, dst, wire, m_sliceTag[q.op] + 2 * q.index + leg, std::move(arrived));
         }
     }
+}
+
+uint32_t
+CollectiveExecutor::NumberSlices(Ptr<CollectiveTransport> transport, uint32_t tag)
+{
+    // Two tags a slice (its legs: a PXN op's second goes from the proxy),
+    // op by op, then the slots' credits connection by connection, as many
+    // tags as the connection has slices (at most one credit a slice).
+    const auto& ops = m_schedule->GetOps();
+    m_sliceTag.assign(ops.size(), 0);
+    for (uint32_t i = 0; i < ops.size(); ++i)
+    {
+        if (!Sliced(ops[i], m_endpoint))
+        {
+            continue;
+        }
+        m_sliceTag[i] = tag;
+        const std::vector<uint32_t> slots = SliceSlots(ops[i].bytes, m_endpoint);
+        // Set here, not when the slices go: the receiver may be on another MPI rank.
+        m_slicesLeft[i] = static_cast<uint32_t>(slots.size());
+        if (Local(ops[i].dst) && !Local(ops[i].src))
+        {
+            // One leg (FindCrossRankDependency refuses PXN across ranks).
+            const std::pair<uint32_t, uint32_t> key{ops[i].src, ops[i].dst};
+            for (uint32_t k = 0; k < slots.size(); ++k)
+            {
+                transport->ExpectTagged(key.first, key.second, tag + 2 * k,
+                                        [this, key, i, s = slots[k]]() { SliceReceived(key, i, s); });
+            }
+        }
+        tag += 2 * static_cast<uint32_t>(slots.size());
+    }
+    if (!Messages())
+    {
+        return tag;
+    }
+    for (auto& entry : SlotSequences(ops, m_endpoint))
+    {
+        const std::pair<uint32_t, uint32_t> key = entry.first;
+        NetConnection& c = m_connections[key];
+        c.sequence = std::move(entry.second);
+        c.slotsNeeded = c.sequence.total > m_netSlots ? c.sequence.total - m_netSlots : 0;
+        c.firstSlotCreditTag = tag;
+        if (Local(key.first) && !Local(key.second))
+        {
+            // The sender's rank knows the credits it will get and their
+            // slots from the schedule (SliceReceived: a known sequence
+            // across ranks, FindCrossRankDependency).
+            uint32_t credited = 0;
+            for (uint32_t k = 0; credited < c.slotsNeeded; ++k)
+            {
+                const uint32_t slots = std::min(c.sequence.order.at(k), c.slotsNeeded - credited);
+                credited += slots;
+                transport->ExpectTagged(key.second, key.first, tag + k,
+                                        [this, key, slots]() { ReturnCredit(key, slots); });
+            }
+        }
+        tag += c.sequence.slices;
+    }
+    return tag;
+}
+
+void
+CollectiveExecutor::SliceReceived(std::pair<uint32_t, uint32_t> key, uint32_t i, uint32_t slots)
+{
+    // The credit first, then the delivery (which may release ops).
+    if (!Messages())
+    {
+        if (m_netCreditDelay.IsZero())
+        {
+            ReturnCredit(key, slots);
+        }
+        else
+        {
+            Simulator::Schedule(m_netCreditDelay, &CollectiveExecutor::ReturnCredit, this, key, slots);
+        }
+        SliceArrived(i);
+        return;
+    }
+    // DependencyNotice Message: the receiver posts the credit as an 8 B
+    // message NetCreditDelay after the delivery (NCCL's receiver proxy
+    // posting its receive, an RDMA write of its fifo entry), and only
+    // while the sender still needs slots back. The rule, exact and the
+    // same on every MPI rank: let s_0, s_1, ... be the connection's slices'
+    // slots in the order the sender posts them (SliceSlots, each <= W =
+    // NetSlots), P_k = s_0 + ... + s_k, U their total and R = max(0, U - W).
+    // The k-th slice to arrive (k = 0, 1, ..., whichever it is) sends
+    // credit k, of a_k = min(s_k, R - P_{k-1}) slots, iff P_{k-1} < R: the
+    // credits return exactly R slots, each a_k > 0.
+    // - Nothing waits for ever: slice j waits while the slots in use,
+    //   P_{j-1} - (slots returned), exceed W - s_j, i.e. while fewer than
+    //   P_j - W are back. Slices 0..j-1 were posted, so j of them arrive
+    //   and credits 0..j-1 return min(P_{j-1}, R) >= P_j - W slots
+    //   (P_{j-1} = P_j - s_j >= P_j - W, and R >= P_j - W as P_j <= U).
+    // - None is in flight at the end: the last slice goes only when
+    //   U - W = R slots are back (or the window is empty: U - s_last <= R),
+    //   so after every credit arrived; its op is delivered later, and the
+    //   collective ends no earlier.
+    // - The sender posts as if every slice's slots came back (instant's
+    //   rule): with R back every later slice fits, as with more.
+    // The credits depend only on the count of arrivals and the sequence,
+    // not on which slice arrives when: with the sequence known from the
+    // schedule (its ops cut alike or every slice holds as many slots) both
+    // ranks of a cut connection compute them (NumberSlices); otherwise, one
+    // process only, s_k is the sender's record. NetStepsInFlight's credits
+    // are the case s_k = 1, W = NetStepsInFlight (Delivered).
+    NetConnection& c = m_connections[key];
+    const uint32_t k = c.slicesArrived++;
+    if (c.slotsCredited < c.slotsNeeded)
+    {
+        const uint32_t s = c.sequence.known ? c.sequence.order[k] : c.posted[k];
+        const uint32_t credit = std::min(s, c.slotsNeeded - c.slotsCredited);
+        c.slotsCredited += credit;
+        const uint32_t tag = c.firstSlotCreditTag + k;
+        auto post = [this, key, credit, tag]() {
+            CollectiveTransport::DeliveryCallback credited;
+            if (Local(key.first))
+            {
+                credited = [this, key, credit]() { ReturnCredit(key, credit); };
+            }
+            m_transport->SendTagged(key.second, key.first, kNoticeBytes, tag, std::move(credited));
+        };
+        if (m_netCreditDelay.IsZero())
+        {
+            post();
+        }
+        else
+        {
+            Simulator::Schedule(m_netCreditDelay, post);
+        }
+    }
+    SliceArrived(i);
 }
 
 void
@@ -866,6 +1050,7 @@ CollectiveExecutor::FindCrossRankDependency(const CollectiveSchedule& schedule,
     const bool messages = Messages();
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> perConnection;
     std::map<uint32_t, std::pair<uint32_t, uint32_t>> groupRank; // group -> (MPI rank, first op)
+    std::map<std::pair<uint32_t, uint32_t>, SlotSequence> sequences; // NetSlots, messages: when first needed
     for (uint32_t i = 0; i < ops.size(); ++i)
     {
         const ScheduleOp& op = ops[i];
@@ -920,9 +1105,29 @@ CollectiveExecutor::FindCrossRankDependency(const CollectiveSchedule& schedule,
         }
         if (Sliced(op, e))
         {
-            return name(i) + " crosses from " + where(op.src) + " to " + where(op.dst) +
-                   " in NCCL's slots (NetSlots " + std::to_string(e.netSlots) +
-                   "), whose credits return from the receiver" + why;
+            const std::string slots = name(i) + " crosses from " + where(op.src) + " to " + where(op.dst) +
+                                      " in NCCL's slots (NetSlots " + std::to_string(e.netSlots) + ")";
+            if (!messages)
+            {
+                return slots + ", whose credits return from the receiver" + instant;
+            }
+            if (op.proxy != ScheduleOp::kNoProxy || e.CopyTime(op.bytes).IsStrictlyPositive())
+            {
+                // Slices carry no ready flag (Flagged): what a PXN leg or an
+                // LL copy adds to their delivery stays at the sender's rank.
+                return slots + " through a PXN proxy or with a copy rate (LL, LL128): slices carry no ready flag" +
+                       why;
+            }
+            if (sequences.empty())
+            {
+                sequences = SlotSequences(ops, e);
+            }
+            if (!sequences.at({op.src, op.dst}).known)
+            {
+                return slots + " on a connection whose ops cut into different slot sequences (their sizes "
+                               "differ): which credits the sender still needs depends on the order its ops go" +
+                       why;
+            }
         }
         if (!messages && Windowed(op, e) && ++perConnection[{op.src, op.dst}] > e.netStepsInFlight)
         {

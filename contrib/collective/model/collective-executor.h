@@ -30,7 +30,9 @@
 // connection runs NCCL's slots instead (LaunchSlices .. ReturnCredit, apart
 // from the rest): a message across nodes goes as the slices NCCL's proxy
 // posts (NcclEndpoint::NetSlices), each holding its slots of the
-// connection's NetSlots until NetCreditDelay after its delivery. The
+// connection's NetSlots until NetCreditDelay after its delivery (with
+// DependencyNotice Message: until the receiver's credit message, posted
+// NetCreditDelay after the delivery, reaches the sender; SliceReceived). The
 // defaults (Simple, zero latencies, one node) send the schedule's bytes at once.
 //
 // How a delivery reaches the ops that wait for it (DependencyNotice):
@@ -40,7 +42,9 @@
 // notification of kNoticeBytes from Y has reached X through the transport
 // (NCCL's ready flag or credit, an MPI completion), one per (delivered op,
 // distinct waiting GPU), and a NetStepsInFlight window reopens when the
-// receiver's credit message reaches the sender. Notifications are not ops.
+// receiver's credit message reaches the sender (NCCL's slots too, sent only
+// while the sender still needs it: none in flight when the collective ends).
+// Notifications are not ops.
 // In Message mode an op whose receiver cannot tell from its own message
 // alone that the data is all there carries a ready flag too (kNoticeBytes,
 // on the connection of its last leg, tagged after the notices and credits):
@@ -152,15 +156,17 @@ class CollectiveExecutor : public Object
     /// first and why: with DependencyNotice instant, a dependency on a
     /// delivery at a GPU of another MPI rank and a network connection across
     /// MPI ranks with more ops than NetStepsInFlight (the window opens at the
-    /// receiver's delivery), a PXN op whose receiver is on another MPI rank
-    /// than its proxy and a protocol with a copy rate (LL, LL128) on an op
-    /// across MPI ranks (the receiver needs the ready flag; the line says to
-    /// pass --dependencies=message, which carries all of these as messages);
-    /// in both modes, a PXN op whose proxy is on another MPI rank than its
-    /// sender; an in-switch (NVLS) group spanning MPI ranks; an op across
-    /// MPI ranks in NCCL's slots (NetSlots; credits not yet messages).
-    /// Throws std::invalid_argument if \p owner has fewer entries than the
-    /// schedule has ranks.
+    /// receiver's delivery), an op across MPI ranks in NCCL's slots (NetSlots;
+    /// the slots come back by shared memory), a PXN op whose receiver is on
+    /// another MPI rank than its proxy and a protocol with a copy rate (LL,
+    /// LL128) on an op across MPI ranks (the receiver needs the ready flag;
+    /// the line says to pass --dependencies=message, which carries all of
+    /// these as messages); in both modes, a PXN op whose proxy is on another
+    /// MPI rank than its sender; an in-switch (NVLS) group spanning MPI
+    /// ranks; with messages, NCCL's slots on a connection whose ops cut into
+    /// different slot sequences (the credits the sender needs then depend on
+    /// the order its ops go: SlotSequences). Throws std::invalid_argument if
+    /// \p owner has fewer entries than the schedule has ranks.
     std::string FindCrossRankDependency(const CollectiveSchedule& schedule, const std::vector<uint32_t>& owner) const;
     /// A partitioned run: this process is MPI rank \p local and GPU g is on
     /// MPI rank \p owner[g]. Start() then starts only the ops this rank's
@@ -204,6 +210,25 @@ class CollectiveExecutor : public Object
 
     /// Whether \p op crosses nodes with NetSlots on (sent as NCCL's slices), under endpoint \p e.
     static bool Sliced(const ScheduleOp& op, const NcclEndpoint& e);
+    /// The slots each slice of a message of \p bytes holds under \p e
+    /// (NcclEndpoint::NetSlices), each at most NetSlots: a slice wider than
+    /// the window goes alone and holds all of it, as it would holding more
+    /// (nothing else fits beside it either way).
+    static std::vector<uint32_t> SliceSlots(uint64_t bytes, const NcclEndpoint& e);
+    /// A network connection's slices (NetSlots): their slot counts (SliceSlots)
+    /// in the order the sender posts them when every order of its ops gives
+    /// the same sequence (its ops cut alike, or every slice holds as many
+    /// slots: \p known), their total and their number.
+    struct SlotSequence
+    {
+        bool known = true;
+        std::vector<uint32_t> order; ///< when known
+        uint32_t total = 0;
+        uint32_t slices = 0;
+    };
+    /// Per network connection (src, dst) with sliced ops under \p e, in key order.
+    static std::map<std::pair<uint32_t, uint32_t>, SlotSequence> SlotSequences(const std::vector<ScheduleOp>& ops,
+                                                                               const NcclEndpoint& e);
     /// Whether \p op takes a place in its connection's whole-message window
     /// (NetStepsInFlight), under endpoint \p e.
     static bool Windowed(const ScheduleOp& op, const NcclEndpoint& e);
@@ -227,6 +252,16 @@ class CollectiveExecutor : public Object
     void LaunchSlices(uint32_t op);
     /// Hand the connection's queued slices to the transport while their slots are free.
     void PumpSlots(std::pair<uint32_t, uint32_t> connection);
+    /// NCCL's slots, at the start: numbers the slices (tags from \p tag on,
+    /// two a slice: its legs) and, with DependencyNotice Message, the slots'
+    /// credits connection by connection; registers with \p transport the
+    /// ones another MPI rank sends to this one's GPUs.
+    /// \return the first tag past them
+    uint32_t NumberSlices(Ptr<CollectiveTransport> transport, uint32_t tag);
+    /// A slice of \p op holding \p slots of \p connection arrived at its
+    /// receiver: its credit (returned after NetCreditDelay, or posted then
+    /// as a message while the sender still needs slots back), then SliceArrived.
+    void SliceReceived(std::pair<uint32_t, uint32_t> connection, uint32_t op, uint32_t slots);
     /// A slice of \p op arrived: \p op is in once its last slice is.
     void SliceArrived(uint32_t op);
     /// \p slots come back to \p connection (the receiver's credit).
@@ -272,12 +307,13 @@ class CollectiveExecutor : public Object
         uint32_t gpu; ///< the waiting GPU (sends the ops it releases)
         uint32_t tag; ///< its message's tag, from the delivering GPU
     };
-    uint32_t m_nextSliceTag{0};                 // the next slice's tag (past the ops' and notices')
+    std::vector<uint32_t> m_sliceTag;           // per sliced op: its first slice's tag (past the ops' and notices')
     std::vector<std::vector<Notice>> m_notices; // per op (Message): distinct waiting GPUs but its receiver
-    /// A slice queued on a network connection: its op, data bytes and slots.
+    /// A slice queued on a network connection: its op, its index in the op, data bytes and slots.
     struct QueuedSlice
     {
         uint32_t op;
+        uint32_t index;
         NcclNetSlice slice;
     };
     /// A network connection (src, dst across nodes): its steps in flight
@@ -295,6 +331,17 @@ class CollectiveExecutor : public Object
         uint32_t creditsNeeded = 0;
         uint32_t firstCreditTag = 0;
         uint32_t creditsSent = 0;
+        // NetSlots with DependencyNotice Message (SliceReceived): the slots
+        // the sender must get back to post its last slice, its slices' slot
+        // counts in posting order (from the schedule when known, else the
+        // sender's record, one process only), and at the receiver the
+        // slices arrived, the slots credited and the first credit's tag.
+        uint32_t slotsNeeded = 0;
+        SlotSequence sequence;
+        std::vector<uint32_t> posted;
+        uint32_t slicesArrived = 0;
+        uint32_t slotsCredited = 0;
+        uint32_t firstSlotCreditTag = 0;
     };
     std::vector<uint32_t> m_slicesLeft; // per op: slices not yet arrived (NetSlots)
     std::map<std::pair<uint32_t, uint32_t>, NetConnection> m_connections;

@@ -15,10 +15,12 @@
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
+#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -84,13 +86,17 @@ class DependencyNoticeTest : public hockney::SimulatorTest
         uint64_t sent;
     };
 
-    static Result Run(const CollectiveSchedule& s, DependencyNotice notice, uint32_t gpusPerNode = 0)
+    /// With \p slots: NCCL's slots (NetSlots), credits back \p creditDelay after a delivery.
+    static Result Run(const CollectiveSchedule& s, DependencyNotice notice, uint32_t gpusPerNode = 0,
+                      uint32_t slots = 0, Time creditDelay = Time(0))
     {
         auto transport = CreateObject<RecordingTransport>();
         Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
         e->SetAttribute("CheckSchedule", BooleanValue(false)); // hand-made: no data model
         e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(notice)));
         e->SetAttribute("GpusPerNode", UintegerValue(gpusPerNode));
+        e->SetAttribute("NetSlots", UintegerValue(slots));
+        e->SetAttribute("NetCreditDelay", TimeValue(creditDelay));
         Result r;
         r.total = e->Run(s, transport);
         for (Time t : e->GetOpStartTimes())
@@ -160,6 +166,163 @@ TEST_F(DependencyNoticeTest, TheWindowReopensByTheReceiversCredit)
     EXPECT_EQ(message.start[2], 2 * (Op() + Notice()));
     EXPECT_EQ(message.total, 3 * Op() + 2 * Notice());
     EXPECT_EQ(message.sent, 5u) << "three ops and two credits";
+}
+
+TEST_F(DependencyNoticeTest, NcclSlotsComeBackByTheReceiversCreditMessage)
+{
+    // Three ops 0 -> 1 of 1000 B, Simple: one slice each holding 4 slots
+    // (a chunk under 32 KiB, NcclEndpoint::NetSlices), 8 slots: ops 0 and 1
+    // go at once, op 2 when 4 slots are back. 12 slots in all, so the
+    // sender needs R = 12 - 8 = 4 back: one credit, the first arrival's
+    // (none is in flight at the end).
+    const CollectiveSchedule s = Schedule({{0, 1}, {0, 1}, {0, 1}}, {{}, {}, {}});
+    const Result instant = Run(s, DependencyNotice::INSTANT, 1, 8);
+    EXPECT_EQ(instant.total, 2 * Op()) << "op 2's slice at the first delivery";
+    EXPECT_EQ(instant.sent, 3u);
+    // The credit (8 B) leaves at the first delivery: op 2 goes at 1080 + 1000.64 ns.
+    const Result message = Run(s, DependencyNotice::MESSAGE, 1, 8);
+    EXPECT_EQ(message.total, 2 * Op() + Notice());
+    EXPECT_EQ(message.sent, 4u) << "three slices and one credit";
+    // NetCreditDelay: the receiver posts the credit 5 us after the delivery.
+    const Result delayed = Run(s, DependencyNotice::MESSAGE, 1, 8, MicroSeconds(5));
+    EXPECT_EQ(delayed.total, 2 * Op() + MicroSeconds(5) + Notice());
+    EXPECT_EQ(delayed.sent, 4u);
+    const Result instantDelayed = Run(s, DependencyNotice::INSTANT, 1, 8, MicroSeconds(5));
+    EXPECT_EQ(instantDelayed.total, 2 * Op() + MicroSeconds(5));
+}
+
+TEST_F(DependencyNoticeTest, TheLastSlotCreditReturnsOnlyWhatTheSenderStillNeeds)
+{
+    // 6 slots, three 4-slot slices: 12 in all, R = 12 - 6 = 6 to come back.
+    // Op 0 goes (4 in use); op 1 waits (4 + 4 > 6) for credit 0 (4 slots,
+    // at 1080 + 1000.64 ns), then holds 4; op 2 waits for credit 1, which
+    // returns min(4, 6 - 4) = 2 slots: 2 + 4 <= 6, it goes. Two credits,
+    // the three ops in sequence: 3 ops + 2 credits.
+    const CollectiveSchedule s = Schedule({{0, 1}, {0, 1}, {0, 1}}, {{}, {}, {}});
+    const Result message = Run(s, DependencyNotice::MESSAGE, 1, 6);
+    EXPECT_EQ(message.start[2], Time(0)) << "an op starts at its step latency (0), its slices wait for slots";
+    EXPECT_EQ(message.total, 3 * Op() + 2 * Notice());
+    EXPECT_EQ(message.sent, 5u) << "three slices and two credits";
+    const Result instant = Run(s, DependencyNotice::INSTANT, 1, 6);
+    EXPECT_EQ(instant.total, 3 * Op());
+    // A slice wider than the window (4 slots, 2 of them) goes alone and
+    // holds the whole window: the same sequence, R = 3 x 2 - 2 = 4, two
+    // credits of 2.
+    const Result narrow = Run(s, DependencyNotice::MESSAGE, 1, 2);
+    EXPECT_EQ(narrow.total, 3 * Op() + 2 * Notice());
+    EXPECT_EQ(narrow.sent, 5u);
+    // Everything fits (two slices of 4 slots in 8): no credit at all.
+    const Result fits = Run(Schedule({{0, 1}, {0, 1}}, {{}, {}}), DependencyNotice::MESSAGE, 1, 8);
+    EXPECT_EQ(fits.total, Op());
+    EXPECT_EQ(fits.sent, 2u);
+    // 16 slots: two NCCL channels a connection, each op's 1000 B as two
+    // slices of 500 B (4 slots each, 1 us + 40 ns): 24 slots, R = 8, two
+    // credits, sent at the first two arrivals; op 2's slices go when both
+    // are in.
+    const Result two = Run(s, DependencyNotice::MESSAGE, 1, 16);
+    EXPECT_EQ(two.total, 2 * NanoSeconds(1040) + Notice());
+    EXPECT_EQ(two.sent, 8u) << "six slices and two credits";
+}
+
+TEST_F(DependencyNoticeTest, OneProcessTakesTheSendersOrderWhenTheOpsCutDifferently)
+{
+    // 8 slots; op 0 of 64 KiB (two slices of 32 KiB, 2 slots each), ops 1
+    // and 2 of 1000 B (one slice of 4): 12 slots, R = 4. Posted: op 0's two
+    // and op 1's (8 in use); op 2 waits. Op 1's slice arrives first (1080
+    // ns), op 0's at 1 us + 32768 x 80 ps = 3621.44 ns. The k-th arrival's
+    // credit is min(s_k, R - P_{k-1}) of the sender's k-th posted slice:
+    // 2 at op 1's arrival (op 0's first slice), 2 at op 0's first (its
+    // second): op 2 goes when the second credit is in, at 3621.44 + 1000.64
+    // ns, and arrives 1080 ns later. No third credit.
+    CollectiveSchedule s("mixed", 4);
+    s.AddOp(0, 1, {s.AddChunk(65536)}, false, {}, 0);
+    s.AddOp(0, 1, {s.AddChunk(1000)}, false, {}, 1);
+    s.AddOp(0, 1, {s.AddChunk(1000)}, false, {}, 2);
+    const Result message = Run(s, DependencyNotice::MESSAGE, 1, 8);
+    EXPECT_EQ(message.total, PicoSeconds(3621440) + Notice() + Op());
+    EXPECT_EQ(message.sent, 6u) << "four slices and two credits";
+    // Instant: op 1's 4 slots come back at its delivery, op 2 goes then.
+    const Result instant = Run(s, DependencyNotice::INSTANT, 1, 8);
+    EXPECT_EQ(instant.total, PicoSeconds(3621440));
+}
+
+/// The ideal links, keeping what a partitioned executor expects (by tag) to fire it by hand.
+class ExpectingTransport : public hockney::IdealTestTransport
+{
+  public:
+    ExpectingTransport()
+        : IdealTestTransport(4, {{MicroSeconds(1), DataRate("100Gbps")}})
+    {
+    }
+
+    void ExpectTagged(uint32_t, uint32_t, uint32_t tag, DeliveryCallback cb) override
+    {
+        expected[tag] = std::move(cb);
+    }
+
+    std::map<uint32_t, DeliveryCallback> expected;
+};
+
+TEST_F(DependencyNoticeTest, AReceivingRankCompletesSlicedOpsAndSendsTheCredits)
+{
+    // MPI rank 1 of APartitionedRankExpectsTheSlicesAndTheSlotCredits: the
+    // three slices from GPU 0 (rank 0) arrive one by one (their tags 6, 8,
+    // 10); the first sends the one credit (R = 12 - 8 = 4 slots), the
+    // others none; each op is in with its one slice.
+    const CollectiveSchedule s = Schedule({{0, 2}, {0, 2}, {0, 2}}, {{}, {}, {}});
+    auto transport = CreateObject<ExpectingTransport>();
+    Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+    e->SetAttribute("CheckSchedule", BooleanValue(false));
+    e->SetAttribute("GpusPerNode", UintegerValue(2));
+    e->SetAttribute("NetSlots", UintegerValue(8));
+    e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+    e->SetPartition({0, 0, 1, 1}, 1);
+    e->Start(s, transport);
+    ASSERT_EQ(transport->expected.size(), 3u);
+    EXPECT_EQ(e->GetLocalOps(), 3u);
+    uint32_t delivered = 0;
+    for (uint32_t tag : {6u, 8u, 10u})
+    {
+        transport->expected.at(tag)();
+        EXPECT_EQ(e->GetDeliveredOps(), ++delivered);
+        EXPECT_EQ(transport->sent, 1u) << "the first arrival's credit only, after slice tag " << tag;
+    }
+    EXPECT_TRUE(e->IsComplete());
+    Simulator::Destroy();
+}
+
+TEST_F(DependencyNoticeTest, APartitionedRankExpectsTheSlicesAndTheSlotCredits)
+{
+    // GPUs 0-1 on MPI rank 0, 2-3 on rank 1, two a node; three ops 0 -> 2
+    // of one 4-slot slice each, 8 slots. Tags: the ops' 0-5, no notice or
+    // window; the slices 6, 8, 10 (two a slice, its legs); the connection's
+    // credits from 12 (three tags, one a slice), of which R = 12 - 8 = 4
+    // slots need one. Rank 1 expects the slices, rank 0 the credit.
+    const CollectiveSchedule s = Schedule({{0, 2}, {0, 2}, {0, 2}}, {{}, {}, {}});
+    for (uint32_t rank : {0u, 1u})
+    {
+        auto transport = CreateObject<RecordingTransport>();
+        Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+        e->SetAttribute("CheckSchedule", BooleanValue(false));
+        e->SetAttribute("GpusPerNode", UintegerValue(2));
+        e->SetAttribute("NetSlots", UintegerValue(8));
+        e->SetPartition({0, 0, 1, 1}, rank);
+        EXPECT_THROW(e->Start(s, transport), std::logic_error) << "instant: the slots come back by shared memory";
+        e->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+        e->Start(s, transport);
+        using Expected = std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>;
+        if (rank == 1)
+        {
+            EXPECT_EQ(transport->expected, (Expected{{0, 2, 6}, {0, 2, 8}, {0, 2, 10}}));
+            EXPECT_EQ(transport->sent, 0u);
+        }
+        else
+        {
+            EXPECT_EQ(transport->expected, (Expected{{2, 0, 12}}));
+            EXPECT_EQ(transport->sent, 2u) << "two slices fit the 8 slots";
+        }
+        Simulator::Destroy();
+    }
 }
 
 TEST_F(DependencyNoticeTest, APartitionedRankExpectsTheNotificationsToItsGpus)

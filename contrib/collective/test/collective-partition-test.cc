@@ -93,9 +93,28 @@ TEST_F(CollectivePartitionTest, TheNetworkWindowAcrossRanksIsNamedOnceItCanClose
     exec->SetAttribute("NetStepsInFlight", UintegerValue(1));
     exec->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
     EXPECT_EQ(exec->FindCrossRankDependency(s, kTwoRanks), "");
-    // NCCL's slots are not carried yet, messages or not.
+    // NCCL's slots: their credits as messages only.
     exec->SetAttribute("NetSlots", UintegerValue(8));
-    EXPECT_NE(exec->FindCrossRankDependency(s, kTwoRanks).find("in NCCL's slots (NetSlots 8)"), std::string::npos);
+    EXPECT_EQ(exec->FindCrossRankDependency(s, kTwoRanks), "") << "two ops cut alike";
+    exec->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::INSTANT)));
+    const std::string instant = exec->FindCrossRankDependency(s, kTwoRanks);
+    EXPECT_NE(instant.find("in NCCL's slots (NetSlots 8), whose credits return from the receiver"), std::string::npos);
+    EXPECT_NE(instant.find("pass --dependencies=message"), std::string::npos);
+    // Ops of 1000 B (one slice of 4 slots) and 64 KiB (two of 2) on one
+    // connection: the sequence of slots depends on which goes first.
+    exec->SetAttribute("DependencyNotice", EnumValue(static_cast<int>(DependencyNotice::MESSAGE)));
+    CollectiveSchedule mixed("mixed", 4);
+    mixed.AddOp(0, 2, {mixed.AddChunk(1000)}, false, {}, 0);
+    mixed.AddOp(0, 2, {mixed.AddChunk(65536)}, false, {}, 1);
+    EXPECT_NE(exec->FindCrossRankDependency(mixed, kTwoRanks)
+                  .find("op 0 (GPU 0 -> 2, step 0) crosses from GPU 0 on MPI rank 0 to GPU 2 on MPI rank 1 in NCCL's "
+                        "slots (NetSlots 8) on a connection whose ops cut into different slot sequences"),
+              std::string::npos);
+    // 1000 B and 2000 B: one 4-slot slice each, the same sequence either way.
+    CollectiveSchedule uniform("uniform", 4);
+    uniform.AddOp(0, 2, {uniform.AddChunk(1000)}, false, {}, 0);
+    uniform.AddOp(0, 2, {uniform.AddChunk(2000)}, false, {}, 1);
+    EXPECT_EQ(exec->FindCrossRankDependency(uniform, kTwoRanks), "");
 }
 
 TEST_F(CollectivePartitionTest, ACopyRateAcrossRanksNeedsTheReadyFlag)

@@ -108,6 +108,20 @@ FabricFaultInjector::Schedule(const std::vector<FabricFault>& faults)
             // the switch port: pauses counted twice).
             continue;
         }
+        // A link's faults act on every rank: each applies them to its copy
+        // of the channel, of both ports and of every switch's routes, at the
+        // same simulated time. That copy is what its own ports and switches
+        // use: a crossing carries the token its sender's copy gave it
+        // (FabricChannel::Token, the down count or lost) and the receiving
+        // rank's copy, down as often by then, compares it as one process
+        // would; what a port sends is serialised at its own rank's rate
+        // (slow_link) and the crossing carries its arrival time; a rank
+        // recomputes every switch's routes (reroute) alike. The fault's
+        // events are untied (after the arrivals of their picosecond) and
+        // scheduled before the run, first among the untied events of their
+        // time on every rank as in one process. One process runs each once:
+        // the other ranks' copies are replicas (GetReplicaEvents).
+        const bool replica = f.kind != FabricFault::PFC_STORM && partition.ranks > 1 && systemId != 0;
         const Time now = Simulator::Now();
         if (f.at <= now)
         {
@@ -115,13 +129,20 @@ FabricFaultInjector::Schedule(const std::vector<FabricFault>& faults)
         }
         else
         {
-            Simulator::Schedule(f.at - now, &FabricFaultInjector::Apply, self, f, true);
+            Simulator::Schedule(f.at - now, &FabricFaultInjector::ApplyEvent, self, f, true, replica);
         }
         if (f.until != Time::Max() && f.kind != FabricFault::SLOW_LINK)
         {
-            Simulator::Schedule(f.until - now, &FabricFaultInjector::Apply, self, f, false);
+            Simulator::Schedule(f.until - now, &FabricFaultInjector::ApplyEvent, self, f, false, replica);
         }
     }
+}
+
+void
+FabricFaultInjector::ApplyEvent(FabricFault f, bool start, bool replica)
+{
+    m_replicaEvents += replica ? 1 : 0;
+    Apply(f, start);
 }
 
 void

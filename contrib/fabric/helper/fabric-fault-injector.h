@@ -18,8 +18,12 @@
 //   (lossy_link, random loss and bit errors on a link, adds its kind here.)
 //
 // The injector acts on ports, channels and switch tables from outside the
-// data path, as a test harness does; under ns-3's distributed simulator each
-// rank would apply a fault to the nodes it owns at the same simulated time.
+// data path, as a test harness does. Under ns-3's distributed simulator
+// (the network partitioned over MPI ranks) a PFC storm acts on the rank that
+// owns the storming NIC only; a link fault on every rank, each on its copy
+// of the link and of the routes, at the same simulated time (Schedule says
+// why that is one process's run; GetReplicaEvents).
+
 #ifndef HOCKNEY_FABRIC_FAULT_INJECTOR_H
 #define HOCKNEY_FABRIC_FAULT_INJECTOR_H
 
@@ -94,16 +98,24 @@ class FabricFaultInjector : public Object
     void Reroute();
     /// Links the routes currently avoid.
     const std::set<uint32_t>& GetReroutedLinks() const { return m_avoid; }
+    /// Under ns-3's MPI simulator with the network partitioned: the events
+    /// of link faults this rank ran that one process runs once (every rank
+    /// applies a link fault to its copy of the link and of the routes; rank
+    /// 0's events are the ones counted). 0 in one process and on rank 0.
+    uint64_t GetReplicaEvents() const { return m_replicaEvents; }
 
   protected:
     void DoDispose() override;
 
   private:
+    /// The scheduled start or end of \p f; \p replica: counted in GetReplicaEvents.
+    void ApplyEvent(FabricFault f, bool start, bool replica);
     void Apply(const FabricFault& f, bool start);
     void Check(const FabricFault& f) const;
 
     Ptr<FabricNetwork> m_network;
     std::set<uint32_t> m_avoid; ///< links down with reroute
+    uint64_t m_replicaEvents{0};
     TracedCallback<std::string> m_faultTrace;
 };
 

@@ -63,7 +63,8 @@ class FabricChannel : public Channel
     /// Takes the link down (both directions) or brings it up again, and
     /// tells both ports (FabricNetDevice::NotifyLinkState). A fault's
     /// control action, not data path: under ns-3's distributed simulator
-    /// each rank would apply it to its own end at the same simulated time.
+    /// each rank applies it to its copy at the same simulated time
+    /// (FabricFaultInjector), so both copies of a cut link count the same downs.
     void SetLinkUp(bool up);
     bool IsLinkUp() const { return m_up; }
 

@@ -26,7 +26,10 @@
 // FabricHeader as the sender's port had it, the time its last bit arrives
 // (cut-through receivers are handed it at its header), and a link-local frame
 // (PFC pause, credit update) in its plain fields, alone or riding in the
-// packet. Not supported across ranks: link faults (SetLinkUp) on the link.
+// packet, and the link's state as it left (Token). Link faults (SetLinkUp)
+// act on every rank's copy of the link at the same simulated time
+// (FabricFaultInjector): the receiving rank's copy then compares the token
+// with as many downs as one process's link would.
 //
 // Built only with ns-3's mpi module (NS3_MPI).
 #ifndef HOCKNEY_FABRIC_REMOTE_CHANNEL_H
