@@ -7,6 +7,7 @@
 
 #include "ns3/nstime.h"
 #include "ns3/type-id.h"
+#include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -303,6 +304,14 @@ NcclEndpoint::NetSlices(uint64_t bytes) const
     return out;
 }
 
+NcclEndpoint
+NcclEndpointBesideFabric(NcclEndpoint e, Time intraAlpha, Time interAlpha)
+{
+    e.intraStep = std::max(Time(0), e.intraStep - intraAlpha);
+    e.interStep = std::max(Time(0), e.interStep - interAlpha);
+    return e;
+}
+
 std::optional<NcclEndpoint>
 MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, uint32_t gpusPerNode, uint32_t channels)
 {
@@ -328,6 +337,10 @@ MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, 
     if (executor.LookupAttributeByName("NetCreditDelay", &info))
     {
         e.netCreditDelay = DynamicCast<const TimeValue>(info.initialValue)->Get();
+    }
+    if (executor.LookupAttributeByName("HwLatHoldsFabricLatency", &info))
+    {
+        e.hwLatHoldsFabric = DynamicCast<const BooleanValue>(info.initialValue)->Get();
     }
     e.protocol = p;
     e.launch = hostLaunch + lat->base;

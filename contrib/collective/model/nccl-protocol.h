@@ -162,6 +162,10 @@ struct NcclEndpoint
     /// A slice's slots come back to the sender this long after the slice
     /// was delivered (the receiver proxy's credit crossing the network).
     Time netCreditDelay;
+    /// NCCL's hwLat holds the hop's own latency (CollectiveExecutor's
+    /// HwLatHoldsFabricLatency in force, default false): whoever knows the
+    /// point's alphas applies NcclEndpointBesideFabric.
+    bool hwLatHoldsFabric = false;
 
     /// Whether ranks \p a and \p b sit on different nodes (rank / gpusPerNode).
     bool CrossesNodes(uint32_t a, uint32_t b) const;
@@ -193,6 +197,16 @@ std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
                                              Time hostLaunch,
                                              uint32_t gpusPerNode,
                                              uint32_t channels);
+
+/// \p e with NCCL's step latencies less the fabric's own latency of a hop:
+/// NCCL's hwLat (tuning.cc) is the whole latency of one step over its link
+/// (its model is latency x steps + bytes / bw, with no separate wire
+/// latency), and a transport already charges a message its path's latency
+/// (\p intraAlpha inside a node, \p interAlpha across nodes: a point's
+/// derived alpha on each level, the packet fabric's links, switches and NIC
+/// pipeline). The endpoint adds only the rest, hwLat - alpha, at least 0, so
+/// a step costs NCCL's hwLat + bytes / bw, not hwLat + alpha + bytes / bw.
+NcclEndpoint NcclEndpointBesideFabric(NcclEndpoint e, Time intraAlpha, Time interAlpha);
 
 /// One message of \p bytes through an idle network connection with the
 /// endpoint's slots (NetSlices, netSlots, netCreditDelay), as the executor

@@ -12,6 +12,7 @@
 #include "nccl-protocol.h"
 #include "simulator-test.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
@@ -326,6 +327,52 @@ TEST_F(NcclProtocolTest, RingChoiceMatchesNcclsPublishedEnds)
     // Each step's time is rounded to the 1 ps tick (AlphaBetaTime): 14 ps.
     const double hand = 6.6e-6 + 14 * (0.6e-6 + 1e-6 + 16 / 450e9);
     EXPECT_NEAR(rows[0].GetDouble("time_s"), hand, 14e-12);
+}
+
+TEST_F(NcclProtocolTest, HwLatHoldsTheHopsOwnLatency)
+{
+    // NCCL's hwLat is a step's whole latency over its link (tuning.cc:
+    // latency x steps + bytes / bw, no wire latency beside it): the endpoint
+    // adds hwLat less the fabric's alpha of the level, at least 0.
+    const NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL128, Time(0), 8, 8);
+    EXPECT_FALSE(e.hwLatHoldsFabric); // off by default
+    EXPECT_EQ(e.intraStep, NanoSeconds(1900));
+    EXPECT_EQ(e.interStep, NanoSeconds(4000));
+    const NcclEndpoint b = NcclEndpointBesideFabric(e, NanoSeconds(110), NanoSeconds(917));
+    EXPECT_EQ(b.intraStep, NanoSeconds(1790));
+    EXPECT_EQ(b.interStep, NanoSeconds(3083));
+    EXPECT_EQ(b.launch, e.launch); // baseLat is per collective, no hop in it
+    // An alpha above hwLat leaves no step latency (not a negative one).
+    const NcclEndpoint c = NcclEndpointBesideFabric(e, MicroSeconds(2), MicroSeconds(5));
+    EXPECT_EQ(c.intraStep, Time(0));
+    EXPECT_EQ(c.interStep, Time(0));
+
+    // In compare with CollectiveExecutor::HwLatHoldsFabricLatency on, a step
+    // of LL at 8 B on 8 ranks costs hwLat + bytes / bw whatever alpha below
+    // hwLat the point has: with alpha 0.25 us, 6.6 us + 14 x (0.6 us + 16 B
+    // / 450 GB/s), as with alpha 0.1 us; with alpha 1 us (above hwLat) the
+    // step is alpha's: 14 x (1 us + 16 B / 450 GB/s). 1 ps tick rounding a
+    // step: 14 ps. Off (the default), RingChoiceMatchesNcclsPublishedEnds:
+    // 0.6 us + alpha.
+    Config::SetDefault("ns3::CollectiveExecutor::HwLatHoldsFabricLatency", BooleanValue(true));
+    EXPECT_TRUE(MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 8, 8)->hwLatHoldsFabric);
+    for (const char* alpha : {"250ns", "100ns", "1us"})
+    {
+        ComparisonConfig cfg;
+        cfg.model.alpha = Time(alpha);
+        cfg.model.beta = DataRate("3600Gbps");
+        cfg.ranks = 8;
+        cfg.algorithm = "ring";
+        cfg.protocol = "ll";
+        cfg.sizes = {8};
+        cfg.backends = {"closed"};
+        const std::vector<ResultRow> rows = RunComparison(cfg);
+        ASSERT_EQ(rows.size(), 1u);
+        const double step = std::string(alpha) == "1us" ? 1e-6 : 0.6e-6;
+        const double hand = 6.6e-6 + 14 * (step + 16 / 450e9);
+        EXPECT_NEAR(rows[0].GetDouble("time_s"), hand, 14e-12) << alpha;
+    }
+    Config::Reset();
 }
 
 TEST_F(NcclProtocolTest, AutoAlgorithmChoosesAmongNcclsAlgorithms)
