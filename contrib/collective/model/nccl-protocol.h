@@ -239,11 +239,20 @@ Time NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint
 /// algorithms: Ring's. The caps (llMaxBw, per-channel maxima) are left out.
 double NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, CollectiveKind kind, uint32_t nodes);
 
+/// NCCL's treeCorrectionFactor (tuning.cc, ncclTopoGetAlgoTime): its
+/// trees reach less than its model's bandwidth at medium sizes, so NCCL
+/// multiplies a Tree AllReduce's bandwidth by a factor per power of two of
+/// the size, from 64 B (index log2(bytes / 64), floored) to 256 MB; 1 outside
+/// the table. LL 0.4 at 512 KiB, LL128 0.6 from 512 KiB to 2 MiB and 0.8 at
+/// 4 MiB, Simple 0.7 at 32 MiB and 0.8 at 64 MiB, for example.
+double NcclTreeCorrectionFactor(NcclProtocol p, uint64_t bytes);
+
 /// NCCL's tuning model for \p spec (what its choice compares, not what
 /// runs): launch + ClosedFormTime with T(l, m) = step latency of l (once
 /// per step: NCCL's latency x steps) + max(p2p(l, m / factor), CopyTime(C x m))
 /// (its bytes / bw, with bw at most llMaxBw or LL128's per-channel maxima),
-/// the factor NcclTuningBandwidthFactor's.
+/// the factor NcclTuningBandwidthFactor's, and for a tree AllReduce
+/// NcclTreeCorrectionFactor's of the collective's bytes.
 Time NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p);
 
 /// One candidate of NCCL's choice: an algorithm and a protocol.

@@ -329,6 +329,49 @@ TEST_F(NcclProtocolTest, RingChoiceMatchesNcclsPublishedEnds)
     EXPECT_NEAR(rows[0].GetDouble("time_s"), hand, 14e-12);
 }
 
+TEST_F(NcclProtocolTest, TreeCorrectionIsNcclsTablePerPowerOfTwo)
+{
+    // NCCL's treeCorrectionFactor (tuning.cc), index log2(bytes / 64):
+    // 512 KiB is index 13, 4 MiB 16, 32 MiB 19, 64 MiB 20; the table ends at
+    // index 22 (256 MiB), 1 beyond it and below 64 B.
+    // Floored: 64 MiB - 1 B is still index 19 (32 MiB's).
+    const struct
+    {
+        NcclProtocol protocol;
+        uint64_t bytes;
+        double factor;
+    } table[] = {{NcclProtocol::LL, 524288, 0.4},
+                 {NcclProtocol::LL128, 524288, 0.6},
+                 {NcclProtocol::LL128, 4194304, 0.8},
+                 {NcclProtocol::SIMPLE, 33554432, 0.7},
+                 {NcclProtocol::SIMPLE, 67108864, 0.8},
+                 {NcclProtocol::SIMPLE, 67108863, 0.7},
+                 {NcclProtocol::SIMPLE, 64, 0.9},
+                 {NcclProtocol::SIMPLE, 63, 1.0},
+                 {NcclProtocol::SIMPLE, 256ULL << 20, 0.9},
+                 {NcclProtocol::SIMPLE, 512ULL << 20, 1.0}};
+    for (const auto& row : table)
+    {
+        EXPECT_DOUBLE_EQ(NcclTreeCorrectionFactor(row.protocol, row.bytes), row.factor) << row.bytes;
+    }
+
+    // NCCL's tuning time of a tree prices its bytes at that factor, its
+    // latencies as they are: a double binary tree allreduce of 32 MiB on 4
+    // ranks (no nodes, one channel), Simple, alpha 2 us, 100 GB/s. Its
+    // closed form: depth 2 up and down over halves (TreeDepth of
+    // DoubleBinaryTreeParents(4) is 2): 4 steps of 16 MiB. Tuning: each
+    // step 4 us (Tree Simple NVLink hwLat) + alpha + 16 MiB / (100 GB/s x
+    // 0.92 x 0.7), plus baseLat 8.4 us.
+    const auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "tree", 4, 32ULL << 20);
+    const NcclEndpoint e = *MakeNcclEndpoint("tree", NcclProtocol::SIMPLE, Time(0), 0, 1);
+    const auto p2p = [](uint32_t, double b) { return AlphaBetaTime(MicroSeconds(2), DataRate("800Gbps"), b); };
+    const double got = NcclTuningTime(spec, e, p2p).GetSeconds();
+    const double m = 16.0 * (1 << 20);
+    const double hand = 8.4e-6 + 4 * (4e-6 + A + m / (B * 0.92 * 0.7));
+    // AlphaBetaTime rounds each step to the 1 ps tick: 4 ps.
+    EXPECT_NEAR(got, hand, 4e-12);
+}
+
 TEST_F(NcclProtocolTest, HwLatHoldsTheHopsOwnLatency)
 {
     // NCCL's hwLat is a step's whole latency over its link (tuning.cc:
