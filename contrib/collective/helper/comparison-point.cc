@@ -370,13 +370,27 @@ EndpointOf(const ComparisonSetup& setup, const std::string& algorithm, NcclProto
     return MakeNcclEndpoint(algorithm, p, setup.config.launchOverhead, setup.nodeGpus, setup.config.channels);
 }
 
+/// EndpointOf on \p pt: with HwLatHoldsFabricLatency on, NCCL's step
+/// latencies less the point's alpha of each level (the hop's own latency,
+/// which the transports charge already), for the choice and the run alike.
+std::optional<NcclEndpoint>
+EndpointOnPoint(const ComparisonSetup& setup, const ComparisonPoint& pt, const std::string& algorithm, NcclProtocol p)
+{
+    std::optional<NcclEndpoint> e = EndpointOf(setup, algorithm, p);
+    if (e && e->hwLatHoldsFabric)
+    {
+        e = NcclEndpointBesideFabric(*e, pt.level[0].alpha, pt.level[1].alpha);
+    }
+    return e;
+}
+
 /// \p pt's endpoint of \p algorithm with \p p; with NCCL's slots on and no
 /// credit delay given, a credit takes one network latency (the point's
 /// inter-node alpha: the receiver's proxy's RDMA write of its receive).
 std::optional<NcclEndpoint>
 PointEndpoint(const ComparisonSetup& setup, const ComparisonPoint& pt, const std::string& algorithm, NcclProtocol p)
 {
-    std::optional<NcclEndpoint> e = EndpointOf(setup, algorithm, p);
+    std::optional<NcclEndpoint> e = EndpointOnPoint(setup, pt, algorithm, p);
     if (e && e->netSlots > 0 && e->netCreditDelay.IsZero())
     {
         e->netCreditDelay = pt.level[1].alpha;
@@ -436,7 +450,7 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
         }
         ComparisonPoint pt = BuildPointOf(setup, bytes, setup.algorithm);
         const NcclChoice choice = ChooseNccl({setup.algorithm}, protocols, [&](const std::string& a, NcclProtocol p) {
-            std::optional<NcclEndpoint> e = EndpointOf(setup, a, p);
+            std::optional<NcclEndpoint> e = EndpointOnPoint(setup, pt, a, p);
             return e ? std::optional<Time>(NcclTuningTime(pt.spec, *e, PointTime(pt, Time(0)))) : std::nullopt;
         });
         pt.endpoint = PointEndpoint(setup, pt, choice.algorithm, choice.protocol);
@@ -497,8 +511,8 @@ BuildPoint(const ComparisonSetup& setup, uint64_t bytes)
         names.erase(std::remove(names.begin(), names.end(), "tree"), names.end());
     }
     const NcclChoice choice = ChooseNccl(names, protocols, [&](const std::string& a, NcclProtocol p) {
-        std::optional<NcclEndpoint> e = EndpointOf(setup, a, p);
         const ComparisonPoint& pt = candidates.at(a);
+        std::optional<NcclEndpoint> e = EndpointOnPoint(setup, pt, a, p);
         return e ? std::optional<Time>(NcclTuningTime(pt.spec, *e, PointTime(pt, Time(0)))) : std::nullopt;
     });
     ComparisonPoint pt = candidates.at(choice.algorithm);

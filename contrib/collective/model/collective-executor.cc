@@ -116,6 +116,14 @@ CollectiveExecutor::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&CollectiveExecutor::m_netCreditDelay),
                           MakeTimeChecker())
+            .AddAttribute("HwLatHoldsFabricLatency",
+                          "Read where compare builds a point's NCCL endpoint: true = NCCL's hwLat is a "
+                          "step's whole latency, the fabric's own latency of the hop (the point's alpha of "
+                          "the level) part of it, so a step waits hwLat - alpha (at least 0) before its "
+                          "message; false = hwLat before the message, the fabric's latency on top.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CollectiveExecutor::m_hwLatHoldsFabricLatency),
+                          MakeBooleanChecker())
             .AddAttribute("DependencyNotice",
                           "How a delivery at one GPU releases the ops another GPU sends that wait for it: "
                           "instant (at once, shared memory: the closed forms' assumption) or message (a "

@@ -300,6 +300,7 @@ class CollectiveExecutor : public Object
     uint32_t m_netStepsInFlight;
     uint32_t m_netSlots;
     Time m_netCreditDelay;
+    bool m_hwLatHoldsFabricLatency; ///< read by MakeNcclEndpoint only (NcclEndpoint::hwLatHoldsFabric)
     int m_dependencyNotice; // a DependencyNotice
     /// A notification of a delivery to a GPU that waits for it (Message).
     struct Notice

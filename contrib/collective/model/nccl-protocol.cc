@@ -7,6 +7,7 @@
 
 #include "ns3/nstime.h"
 #include "ns3/type-id.h"
+#include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -303,6 +304,14 @@ NcclEndpoint::NetSlices(uint64_t bytes) const
     return out;
 }
 
+NcclEndpoint
+NcclEndpointBesideFabric(NcclEndpoint e, Time intraAlpha, Time interAlpha)
+{
+    e.intraStep = std::max(Time(0), e.intraStep - intraAlpha);
+    e.interStep = std::max(Time(0), e.interStep - interAlpha);
+    return e;
+}
+
 std::optional<NcclEndpoint>
 MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, uint32_t gpusPerNode, uint32_t channels)
 {
@@ -328,6 +337,10 @@ MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, 
     if (executor.LookupAttributeByName("NetCreditDelay", &info))
     {
         e.netCreditDelay = DynamicCast<const TimeValue>(info.initialValue)->Get();
+    }
+    if (executor.LookupAttributeByName("HwLatHoldsFabricLatency", &info))
+    {
+        e.hwLatHoldsFabric = DynamicCast<const BooleanValue>(info.initialValue)->Get();
     }
     e.protocol = p;
     e.launch = hostLaunch + lat->base;
@@ -492,12 +505,43 @@ NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, Collecti
     return p == NcclProtocol::LL128 ? 0.92 : 1.0;
 }
 
+double
+NcclTreeCorrectionFactor(NcclProtocol p, uint64_t bytes)
+{
+    // Rows LL, LL128, Simple; columns 64 B, 128 B, ..., 256 MB (NCCL's table,
+    // read from tuning.cc, not copied as code).
+    static const double kFactor[3][23] = {
+        {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+        {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+        {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+    const uint64_t units = bytes >> 6;
+    if (units == 0)
+    {
+        return 1.0;
+    }
+    uint32_t index = 0;
+    while ((units >> (index + 1)) != 0)
+    {
+        ++index;
+    }
+    if (index >= 23)
+    {
+        return 1.0;
+    }
+    const int row = p == NcclProtocol::LL ? 0 : p == NcclProtocol::LL128 ? 1 : 2;
+    return kFactor[row][index];
+}
+
 Time
 NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p)
 {
     const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
     const uint32_t nodes = multiNode ? (spec.ranks + endpoint.gpusPerNode - 1) / endpoint.gpusPerNode : 1;
-    const double factor = NcclTuningBandwidthFactor(spec.algorithm, endpoint.protocol, spec.collective, nodes);
+    double factor = NcclTuningBandwidthFactor(spec.algorithm, endpoint.protocol, spec.collective, nodes);
+    if (NcclFamily(spec.algorithm) == "tree" && spec.collective == CollectiveKind::ALL_REDUCE)
+    {
+        factor *= NcclTreeCorrectionFactor(endpoint.protocol, spec.bytes);
+    }
     return EndpointClosedForm(spec, endpoint, false, [&](double inter, uint32_t level, double bytes) {
         return Mix(inter, endpoint.intraStep, endpoint.interStep) +
                std::max(p2p(level, bytes / factor),

@@ -162,6 +162,10 @@ struct NcclEndpoint
     /// A slice's slots come back to the sender this long after the slice
     /// was delivered (the receiver proxy's credit crossing the network).
     Time netCreditDelay;
+    /// NCCL's hwLat holds the hop's own latency (CollectiveExecutor's
+    /// HwLatHoldsFabricLatency in force, default false): whoever knows the
+    /// point's alphas applies NcclEndpointBesideFabric.
+    bool hwLatHoldsFabric = false;
 
     /// Whether ranks \p a and \p b sit on different nodes (rank / gpusPerNode).
     bool CrossesNodes(uint32_t a, uint32_t b) const;
@@ -194,6 +198,16 @@ std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
                                              uint32_t gpusPerNode,
                                              uint32_t channels);
 
+/// \p e with NCCL's step latencies less the fabric's own latency of a hop:
+/// NCCL's hwLat (tuning.cc) is the whole latency of one step over its link
+/// (its model is latency x steps + bytes / bw, with no separate wire
+/// latency), and a transport already charges a message its path's latency
+/// (\p intraAlpha inside a node, \p interAlpha across nodes: a point's
+/// derived alpha on each level, the packet fabric's links, switches and NIC
+/// pipeline). The endpoint adds only the rest, hwLat - alpha, at least 0, so
+/// a step costs NCCL's hwLat + bytes / bw, not hwLat + alpha + bytes / bw.
+NcclEndpoint NcclEndpointBesideFabric(NcclEndpoint e, Time intraAlpha, Time interAlpha);
+
 /// One message of \p bytes through an idle network connection with the
 /// endpoint's slots (NetSlices, netSlots, netCreditDelay), as the executor
 /// sends it on a port that serialises: \p p2p(w) is the time of w wire
@@ -225,11 +239,20 @@ Time NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint
 /// algorithms: Ring's. The caps (llMaxBw, per-channel maxima) are left out.
 double NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, CollectiveKind kind, uint32_t nodes);
 
+/// NCCL's treeCorrectionFactor (tuning.cc, ncclTopoGetAlgoTime): its
+/// trees reach less than its model's bandwidth at medium sizes, so NCCL
+/// multiplies a Tree AllReduce's bandwidth by a factor per power of two of
+/// the size, from 64 B (index log2(bytes / 64), floored) to 256 MB; 1 outside
+/// the table. LL 0.4 at 512 KiB, LL128 0.6 from 512 KiB to 2 MiB and 0.8 at
+/// 4 MiB, Simple 0.7 at 32 MiB and 0.8 at 64 MiB, for example.
+double NcclTreeCorrectionFactor(NcclProtocol p, uint64_t bytes);
+
 /// NCCL's tuning model for \p spec (what its choice compares, not what
 /// runs): launch + ClosedFormTime with T(l, m) = step latency of l (once
 /// per step: NCCL's latency x steps) + max(p2p(l, m / factor), CopyTime(C x m))
 /// (its bytes / bw, with bw at most llMaxBw or LL128's per-channel maxima),
-/// the factor NcclTuningBandwidthFactor's.
+/// the factor NcclTuningBandwidthFactor's, and for a tree AllReduce
+/// NcclTreeCorrectionFactor's of the collective's bytes.
 Time NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const PointToPointTime& p2p);
 
 /// One candidate of NCCL's choice: an algorithm and a protocol.

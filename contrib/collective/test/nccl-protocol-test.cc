@@ -12,6 +12,7 @@
 #include "nccl-protocol.h"
 #include "simulator-test.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
@@ -326,6 +327,95 @@ TEST_F(NcclProtocolTest, RingChoiceMatchesNcclsPublishedEnds)
     // Each step's time is rounded to the 1 ps tick (AlphaBetaTime): 14 ps.
     const double hand = 6.6e-6 + 14 * (0.6e-6 + 1e-6 + 16 / 450e9);
     EXPECT_NEAR(rows[0].GetDouble("time_s"), hand, 14e-12);
+}
+
+TEST_F(NcclProtocolTest, TreeCorrectionIsNcclsTablePerPowerOfTwo)
+{
+    // NCCL's treeCorrectionFactor (tuning.cc), index log2(bytes / 64):
+    // 512 KiB is index 13, 4 MiB 16, 32 MiB 19, 64 MiB 20; the table ends at
+    // index 22 (256 MiB), 1 beyond it and below 64 B.
+    // Floored: 64 MiB - 1 B is still index 19 (32 MiB's).
+    const struct
+    {
+        NcclProtocol protocol;
+        uint64_t bytes;
+        double factor;
+    } table[] = {{NcclProtocol::LL, 524288, 0.4},
+                 {NcclProtocol::LL128, 524288, 0.6},
+                 {NcclProtocol::LL128, 4194304, 0.8},
+                 {NcclProtocol::SIMPLE, 33554432, 0.7},
+                 {NcclProtocol::SIMPLE, 67108864, 0.8},
+                 {NcclProtocol::SIMPLE, 67108863, 0.7},
+                 {NcclProtocol::SIMPLE, 64, 0.9},
+                 {NcclProtocol::SIMPLE, 63, 1.0},
+                 {NcclProtocol::SIMPLE, 256ULL << 20, 0.9},
+                 {NcclProtocol::SIMPLE, 512ULL << 20, 1.0}};
+    for (const auto& row : table)
+    {
+        EXPECT_DOUBLE_EQ(NcclTreeCorrectionFactor(row.protocol, row.bytes), row.factor) << row.bytes;
+    }
+
+    // NCCL's tuning time of a tree prices its bytes at that factor, its
+    // latencies as they are: a double binary tree allreduce of 32 MiB on 4
+    // ranks (no nodes, one channel), Simple, alpha 2 us, 100 GB/s. Its
+    // closed form: depth 2 up and down over halves (TreeDepth of
+    // DoubleBinaryTreeParents(4) is 2): 4 steps of 16 MiB. Tuning: each
+    // step 4 us (Tree Simple NVLink hwLat) + alpha + 16 MiB / (100 GB/s x
+    // 0.92 x 0.7), plus baseLat 8.4 us.
+    const auto spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "tree", 4, 32ULL << 20);
+    const NcclEndpoint e = *MakeNcclEndpoint("tree", NcclProtocol::SIMPLE, Time(0), 0, 1);
+    const auto p2p = [](uint32_t, double b) { return AlphaBetaTime(MicroSeconds(2), DataRate("800Gbps"), b); };
+    const double got = NcclTuningTime(spec, e, p2p).GetSeconds();
+    const double m = 16.0 * (1 << 20);
+    const double hand = 8.4e-6 + 4 * (4e-6 + A + m / (B * 0.92 * 0.7));
+    // AlphaBetaTime rounds each step to the 1 ps tick: 4 ps.
+    EXPECT_NEAR(got, hand, 4e-12);
+}
+
+TEST_F(NcclProtocolTest, HwLatHoldsTheHopsOwnLatency)
+{
+    // NCCL's hwLat is a step's whole latency over its link (tuning.cc:
+    // latency x steps + bytes / bw, no wire latency beside it): the endpoint
+    // adds hwLat less the fabric's alpha of the level, at least 0.
+    const NcclEndpoint e = *MakeNcclEndpoint("ring", NcclProtocol::LL128, Time(0), 8, 8);
+    EXPECT_FALSE(e.hwLatHoldsFabric); // off by default
+    EXPECT_EQ(e.intraStep, NanoSeconds(1900));
+    EXPECT_EQ(e.interStep, NanoSeconds(4000));
+    const NcclEndpoint b = NcclEndpointBesideFabric(e, NanoSeconds(110), NanoSeconds(917));
+    EXPECT_EQ(b.intraStep, NanoSeconds(1790));
+    EXPECT_EQ(b.interStep, NanoSeconds(3083));
+    EXPECT_EQ(b.launch, e.launch); // baseLat is per collective, no hop in it
+    // An alpha above hwLat leaves no step latency (not a negative one).
+    const NcclEndpoint c = NcclEndpointBesideFabric(e, MicroSeconds(2), MicroSeconds(5));
+    EXPECT_EQ(c.intraStep, Time(0));
+    EXPECT_EQ(c.interStep, Time(0));
+
+    // In compare with CollectiveExecutor::HwLatHoldsFabricLatency on, a step
+    // of LL at 8 B on 8 ranks costs hwLat + bytes / bw whatever alpha below
+    // hwLat the point has: with alpha 0.25 us, 6.6 us + 14 x (0.6 us + 16 B
+    // / 450 GB/s), as with alpha 0.1 us; with alpha 1 us (above hwLat) the
+    // step is alpha's: 14 x (1 us + 16 B / 450 GB/s). 1 ps tick rounding a
+    // step: 14 ps. Off (the default), RingChoiceMatchesNcclsPublishedEnds:
+    // 0.6 us + alpha.
+    Config::SetDefault("ns3::CollectiveExecutor::HwLatHoldsFabricLatency", BooleanValue(true));
+    EXPECT_TRUE(MakeNcclEndpoint("ring", NcclProtocol::LL, Time(0), 8, 8)->hwLatHoldsFabric);
+    for (const char* alpha : {"250ns", "100ns", "1us"})
+    {
+        ComparisonConfig cfg;
+        cfg.model.alpha = Time(alpha);
+        cfg.model.beta = DataRate("3600Gbps");
+        cfg.ranks = 8;
+        cfg.algorithm = "ring";
+        cfg.protocol = "ll";
+        cfg.sizes = {8};
+        cfg.backends = {"closed"};
+        const std::vector<ResultRow> rows = RunComparison(cfg);
+        ASSERT_EQ(rows.size(), 1u);
+        const double step = std::string(alpha) == "1us" ? 1e-6 : 0.6e-6;
+        const double hand = 6.6e-6 + 14 * (step + 16 / 450e9);
+        EXPECT_NEAR(rows[0].GetDouble("time_s"), hand, 14e-12) << alpha;
+    }
+    Config::Reset();
 }
 
 TEST_F(NcclProtocolTest, AutoAlgorithmChoosesAmongNcclsAlgorithms)
