@@ -56,17 +56,8 @@ SendOne(FabricSwitch::IngressPipelineMode mode, Time downAt = Time(0))
     FabricHelper h;
     Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(200), true);
     sw->SetAttribute("IngressPipeline", EnumValue(mode));
-    FabricLinkConfig cfg = IbLikeConfig();
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
-    FabricLink la = h.Connect(a, sw, cfg);
-    FabricLink lb = h.Connect(sw, b, cfg);
-    la.devA->SetFabricAddress(0);
-    lb.devB->SetFabricAddress(1);
-    sw->AddRoute(0, {la.portB});
-    sw->AddRoute(1, {lb.portA});
     Arrivals rx;
-    lb.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
+    const FabricLink la = hockney::ConnectThrough(h, sw, IbLikeConfig(), rx).first;
     la.devA->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 0, 0));
     if (downAt.IsStrictlyPositive())
     {
