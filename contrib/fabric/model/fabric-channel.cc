@@ -289,7 +289,7 @@ FabricChannel::DeliverAfterPipeline(FabricNetDevice* peer, const Ptr<Packet>& pa
     // went down while it was in the switch's pipeline found it received
     // (a down at its arrival's picosecond runs after it, as a fault's
     // unkeyed event runs after the keyed arrivals of its time).
-    if (token == m_downs || (token != kLost && m_downAt[token] >= arrival))
+    if (token == m_downs || (token < m_downAt.size() && m_downAt[token] >= arrival))
     {
         peer->Receive(packet, header, rxEnd, arrival, now);
         return;
