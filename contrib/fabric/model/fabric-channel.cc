@@ -58,6 +58,28 @@ class ArrivalEvent : public FabricPooledEvent<ArrivalEvent>
     Time m_rxEnd;
 };
 
+// A packet taken in by a switch port through its ingress pipeline: it
+// arrived at m_arrival and is handed over ForwardingLatency later, at m_at.
+class PipelinedArrivalEvent : public ArrivalEvent
+{
+  public:
+    PipelinedArrivalEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
+                          const FabricHeaderFields& header, Time at, Time rxEnd, Time arrival)
+        : ArrivalEvent(channel, token, peer, std::move(packet), header, at, rxEnd),
+          m_arrival(arrival)
+    {
+    }
+
+  protected:
+    void Notify() override
+    {
+        m_channel->DeliverAfterPipeline(m_peer, m_packet, m_header, m_rxEnd, m_token, m_arrival, m_at);
+    }
+
+  private:
+    Time m_arrival;
+};
+
 // The same with a link-local frame piggybacked in the packet.
 class ArrivalWithControlEvent : public ArrivalEvent
 {
@@ -186,6 +208,31 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
 {
     const uint32_t context = peer->GetNode()->GetId();
     SchedulerTieKey key(TieMajor(dir), seq * 2);
+    const Time pipeline = peer->IngressPipelineLatency(header);
+    if (pipeline.IsStrictlyPositive())
+    {
+        // Taken in by the switch ForwardingLatency after its arrival (its
+        // ingress pipeline), under the arrival's key: arrivals into the
+        // switch keep their order, and the egress may start the packet in
+        // this one event. A frame riding in it arrives with its last bit,
+        // in its own event, offered to the port at once to be folded
+        // (FabricNetDevice::OfferLateControl) as a cut-through port's late
+        // frame is.
+        Simulator::ScheduleWithContext(
+            context, at + pipeline - now,
+            new PipelinedArrivalEvent(this, token, peer, std::move(packet), header, at + pipeline, rxEnd, at));
+        if (ride)
+        {
+            SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
+            const EventId frameEvent =
+                Simulator::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
+            if (token == m_downs)
+            {
+                peer->OfferLateControl(*ride, rxEnd, frameEvent);
+            }
+        }
+        return;
+    }
     if (ride && !peer->IsCutThrough())
     {
         // The frame would arrive in an event of its own at the same time,
@@ -234,6 +281,23 @@ FabricChannel::Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const F
 }
 
 void
+FabricChannel::DeliverAfterPipeline(FabricNetDevice* peer, const Ptr<Packet>& packet,
+                                    const FabricHeaderFields& header, Time rxEnd, uint64_t token, Time arrival,
+                                    Time now)
+{
+    // Lost only if the link went down before the packet arrived: one that
+    // went down while it was in the switch's pipeline found it received
+    // (a down at its arrival's picosecond runs after it, as a fault's
+    // unkeyed event runs after the keyed arrivals of its time).
+    if (token == m_downs || (token < m_downAt.size() && m_downAt[token] >= arrival))
+    {
+        peer->Receive(packet, header, rxEnd, arrival, now);
+        return;
+    }
+    peer->LoseOnLink(packet, header, token != kLost);
+}
+
+void
 FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
                                       Time rxEnd, uint64_t token, const FabricControlFrame& frame,
                                       EventId& frameEvent, Time now)
@@ -270,6 +334,7 @@ FabricChannel::SetLinkUp(bool up)
     if (!up)
     {
         ++m_downs; // whatever is on the wire now is lost
+        m_downAt.push_back(Simulator::Now());
     }
     for (auto& d : m_dev)
     {

@@ -31,6 +31,8 @@
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 
+#include <vector>
+
 namespace ns3
 {
 
@@ -77,6 +79,11 @@ class FabricChannel : public Channel
     /// `now` is the event's time (Simulator::Now()).
     void Deliver(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header, Time rxEnd,
                  uint64_t token, const FabricControlFrame* ride, Time now);
+    /// The same for a packet that arrived at `arrival` and is handed over
+    /// through the switch's ingress pipeline at `now`: lost only if the link
+    /// went down before `arrival`.
+    void DeliverAfterPipeline(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
+                              Time rxEnd, uint64_t token, Time arrival, Time now);
     /// The same for a cut-through receiver, whose frame riding in the packet
     /// arrives later, at rxEnd, in its own event `frameEvent`: if the packet
     /// arrived, the frame is offered to the peer ahead of time
@@ -123,6 +130,7 @@ class FabricChannel : public Channel
     Time m_delay;
     bool m_up{true};
     uint64_t m_downs{0}; ///< times the link went down
+    std::vector<Time> m_downAt; ///< when it went down, in order (a token's first down: m_downAt[token])
     Ptr<FabricNetDevice> m_dev[2];
     uint64_t m_id;             ///< creation order among the process's channels (tie keys)
     uint64_t m_sequence[2]{};  ///< per direction: what was sent so far (tie keys)

@@ -429,8 +429,29 @@ FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeaderFields& header, u
 {
     uint8_t c = header.GetPriority();
     ClassQueue& q = m_queues[c];
-    Item& item = q.items.emplace_back(std::move(packet), header, payload, ingressPort,
-                                      ingressWireBytes, ready, rxEnd);
+    Item* slot;
+    if (ingressPort != kNoPort && ingressPort != kFabricReductionIngress && !q.items.empty() &&
+        q.items.back().ready > ready)
+    {
+        // A packet taken in after the switch's ingress pipeline behind one
+        // that was queued at its arrival (a port whose receive side is
+        // observed, a reduction group's packet, PFC ports under
+        // CreditPorts): in the order of their arrivals, as if both had
+        // been queued then (their ready times are arrival + latency).
+        auto at = q.items.end();
+        while (at != q.items.begin() && std::prev(at)->ready > ready)
+        {
+            --at;
+        }
+        slot = &*q.items.emplace(at, std::move(packet), header, payload, ingressPort, ingressWireBytes, ready,
+                                 rxEnd);
+    }
+    else
+    {
+        slot = &q.items.emplace_back(std::move(packet), header, payload, ingressPort, ingressWireBytes, ready,
+                                     rxEnd);
+    }
+    Item& item = *slot;
     if (markAtEnqueue)
     {
         MarkIfCongested(item, q); // reads the queue ahead of the packet: before the counts below
@@ -823,8 +844,21 @@ FabricNetDevice::TransmitComplete(Ptr<const Packet> packet)
 
 // ---------------------------------------------------------------- receiving
 
+Time
+FabricNetDevice::IngressPipelineLatency(const FabricHeaderFields& header) const
+{
+    if (!m_switch || !m_switch->PipelinesIngress(m_portIndex) || m_receiveErrorModel ||
+        !m_phyRxEndTrace.IsEmpty() || !m_snifferTrace.IsEmpty() ||
+        (m_switch->GetReduction() && FabricSwitchReduction::IsGroupAddress(header.GetDestination())))
+    {
+        return Time(0);
+    }
+    return m_switch->GetForwardingLatency();
+}
+
 void
-FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time now)
+FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time arrival,
+                         Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet);
     m_phyRxEndTrace(packet);
@@ -840,7 +874,7 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, T
     if (m_switch)
     {
         const uint32_t wire = WireBytes(packet->GetSize());
-        m_switch->Receive(m_portIndex, std::move(packet), header, wire, rxEnd, now);
+        m_switch->Receive(m_portIndex, std::move(packet), header, wire, rxEnd, arrival, now);
         return;
     }
     // An endpoint consumes at line rate: its buffer drains at once.

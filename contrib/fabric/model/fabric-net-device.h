@@ -250,7 +250,24 @@ class FabricNetDevice : public NetDevice
                           uint32_t ingressWireBytes, Time ready, Time rxEnd, Time now);
     /// Called by the channel in this node's context.
     /// `now`: Simulator::Now(), the arrival event's time.
-    void Receive(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time now);
+    void Receive(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time now)
+    {
+        Receive(std::move(packet), header, rxEnd, now, now);
+    }
+    /// The same for a packet that arrived at `arrival` and is taken in at
+    /// `now` = `arrival` + the switch's ForwardingLatency (its ingress
+    /// pipeline: IngressPipelineLatency).
+    void Receive(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time arrival, Time now);
+    /**
+     * How long after its arrival the channel should hand this port the
+     * packet with \p header: the switch's ForwardingLatency if it takes
+     * packets of this port in through an ingress pipeline
+     * (FabricSwitch::PipelinesIngress), else 0 (at its arrival). Not for a
+     * packet addressed to an in-switch reduction group, nor on a port whose
+     * receive side is observed at the arrival (ReceiveErrorModel, PhyRxEnd,
+     * Sniffer): those are taken in at their arrival as before.
+     */
+    Time IngressPipelineLatency(const FabricHeaderFields& header) const;
     /// A link-local frame from the peer (channel, this node's context).
     void ReceiveControl(FabricControlFrame frame);
     /**

@@ -9,6 +9,7 @@
 #include "input-error.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -56,6 +57,24 @@ FabricSwitch::GetTypeId()
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&FabricSwitch::m_latency),
                           MakeTimeChecker(Time(0)))
+            // Switch ASICs run a packet through an ingress pipeline (parser,
+            // lookup) before the MMU admits its cells to the shared buffer and
+            // the egress schedules it: doc/fabric.md, "Modelling choices made
+            // for speed".
+            .AddAttribute("IngressPipeline",
+                          "Where ForwardingLatency is spent: None = the packet is charged to "
+                          "the buffer, checked (PFC, ECN, INT) and queued at its arrival and "
+                          "may start ForwardingLatency later; CreditPorts = on ports with "
+                          "credit flow control (NVLink, InfiniBand, PCIe) it is taken in "
+                          "ForwardingLatency after its arrival (an ingress pipeline before "
+                          "the buffer, one event a hop fewer; the take-in runs before the "
+                          "starts of its picosecond, which changes ties), elsewhere as None; AllPorts = every port so, PFC "
+                          "headroom grown by rate x ForwardingLatency (a model change for "
+                          "PFC, ECN and INT).",
+                          EnumValue(PIPELINE_NONE),
+                          MakeEnumAccessor(&FabricSwitch::m_pipeline),
+                          MakeEnumChecker(PIPELINE_NONE, "None", PIPELINE_CREDIT_PORTS, "CreditPorts",
+                                          PIPELINE_ALL_PORTS, "AllPorts"))
             .AddAttribute("CutThrough",
                           "Forward once the header has arrived (IB, NVSwitch) instead of "
                           "store-and-forward; applies to ports added afterwards.",
@@ -145,6 +164,16 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
     device->SetSwitch(this, index);
     device->SetCutThrough(m_cutThrough);
     device->GetFlowControl()->AddSwitchIngress(*m_buffer, index, m_headroomOverride);
+    if (m_headroomOverride == 0 && m_buffer->GetPortMode(index) == FabricSwitchBuffer::LOSSLESS &&
+        PipelinesIngress(index))
+    {
+        // XOFF is decided ForwardingLatency after the packet that trips it
+        // arrived: what arrives meanwhile is headroom too (rate x latency).
+        const unsigned __int128 bits =
+            (unsigned __int128)device->GetDataRate().GetBitRate() * uint64_t(m_latency.GetPicoSeconds());
+        m_buffer->SetHeadroomBytes(index, m_buffer->GetHeadroomBytes(index) +
+                                              uint64_t((bits + 8 * 1000000000000ull - 1) / (8 * 1000000000000ull)));
+    }
     if (m_ecnEnabled)
     {
         Ptr<FabricEcnMarker> marker = CreateObject<FabricEcnMarker>();
@@ -284,7 +313,7 @@ FabricSwitch::AssignStreams(int64_t stream)
 
 void
 FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFields& header,
-                      uint32_t inWireBytes, Time rxEnd, Time now)
+                      uint32_t inWireBytes, Time rxEnd, Time arrival, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << inPort << packet);
     if (m_reduction && FabricSwitchReduction::IsGroupAddress(header.GetDestination()))
@@ -326,7 +355,9 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFie
     {
         Pause(inPort, c);
     }
-    m_ports[out]->EnqueueForwarded(std::move(packet), header, inPort, inWireBytes, now + m_latency,
+    // Through the ingress pipeline (arrival + latency == now) the packet is
+    // ready at once: an idle egress starts it in this event.
+    m_ports[out]->EnqueueForwarded(std::move(packet), header, inPort, inWireBytes, arrival + m_latency,
                                    rxEnd, now);
 }
 

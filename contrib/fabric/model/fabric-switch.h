@@ -6,8 +6,11 @@
 // (dst -> equal-cost egress ports), one port chosen by a seedable hash of
 // (src, dst, flow id, switch id), charged to the shared buffer's
 // (ingress port, class) account (which may XOFF the ingress link or drop), and
-// queued at the egress, where it may start ForwardingLatency later. The
-// buffer is released when the packet starts leaving; that drives credit
+// queued at the egress, where it may start ForwardingLatency later. With
+// IngressPipeline the latency is spent before all of this instead, as an
+// ingress pipeline (parser, lookup) ahead of the buffer: the packet is taken
+// in at its arrival + ForwardingLatency (the channel delivers it then) and an
+// idle egress starts it in that event. The buffer is released when the packet starts leaving; that drives credit
 // returns on the ingress link and XON: of the packet's own (ingress port,
 // class), and of every other paused one, whose threshold rose if the packet
 // left the shared pool.
@@ -37,6 +40,21 @@ class FabricNetDevice;
 class FabricSwitch : public Node
 {
   public:
+    /// Where the ForwardingLatency is spent (attribute IngressPipeline).
+    enum IngressPipelineMode
+    {
+        /// At the egress: the packet is charged, checked (PFC, ECN, INT) and
+        /// queued at its arrival and may start ForwardingLatency later.
+        PIPELINE_NONE,
+        /// Before the buffer on ports with credit flow control (NVLink,
+        /// InfiniBand, PCIe): admission there is unconditional, so taking
+        /// the packet in ForwardingLatency later changes no decision.
+        PIPELINE_CREDIT_PORTS,
+        /// Before the buffer on every port: PFC's XOFF, ECN/RED and INT see
+        /// the packet ForwardingLatency after its arrival (a model choice).
+        PIPELINE_ALL_PORTS
+    };
+
     static TypeId GetTypeId();
     FabricSwitch();
     /// A switch owned by MPI rank \p systemId (ns-3's distributed simulator).
@@ -88,6 +106,16 @@ class FabricSwitch : public Node
     Ptr<FabricSwitchBuffer> GetBuffer() const { return m_buffer; }
     Time GetForwardingLatency() const { return m_latency; }
     bool IsCutThrough() const { return m_cutThrough; }
+    IngressPipelineMode GetIngressPipeline() const { return m_pipeline; }
+    /// Whether a packet arriving on `inPort` is taken in after the
+    /// ForwardingLatency (IngressPipeline and the port's flow control).
+    bool PipelinesIngress(uint32_t inPort) const
+    {
+        return m_latency.IsStrictlyPositive() &&
+               (m_pipeline == PIPELINE_ALL_PORTS ||
+                (m_pipeline == PIPELINE_CREDIT_PORTS &&
+                 m_buffer->GetPortMode(inPort) == FabricSwitchBuffer::CREDIT));
+    }
     /// Appends HPCC's INT hop to packets that request it (IntStamping).
     bool StampsInt() const { return m_intStamping; }
 
@@ -95,9 +123,11 @@ class FabricSwitch : public Node
     int64_t AssignStreams(int64_t stream);
 
     // ---- called by this switch's ports ----------------------------------
-    /// A DATA packet arrived on port `inPort` at `now` (Simulator::Now()).
+    /// A DATA packet that arrived on port `inPort` at `arrival` is taken in
+    /// at `now` (Simulator::Now()): `now` == `arrival`, or `arrival` +
+    /// ForwardingLatency through the ingress pipeline (PipelinesIngress).
     void Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFields& header,
-                 uint32_t inWireBytes, Time rxEnd, Time now);
+                 uint32_t inWireBytes, Time rxEnd, Time arrival, Time now);
     /// A forwarded packet from `inPort` started leaving: release its buffer.
     void NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes);
 
@@ -125,6 +155,7 @@ class FabricSwitch : public Node
     Ptr<FabricSwitchReduction> m_reduction;
     Time m_latency;
     bool m_cutThrough{false};
+    IngressPipelineMode m_pipeline{PIPELINE_NONE};
     bool m_intStamping{true};
     bool m_ecnEnabled{true};
     uint32_t m_seed{0};

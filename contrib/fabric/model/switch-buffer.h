@@ -59,6 +59,8 @@ class FabricSwitchBuffer : public Object
     /// \param losslessMask classes that are lossless on a LOSSLESS port
     void AddPort(uint32_t port, PortMode mode, uint64_t headroomBytes, uint8_t losslessMask = 0xFF);
     uint32_t GetNPorts() const { return m_ports.size(); }
+    /// How ingress port `port` is accounted (AddPort).
+    PortMode GetPortMode(uint32_t port) const { return m_ports[port].mode; }
 
     /// Tries to admit `bytes` on (port, cls); false = drop.
     bool Admit(uint32_t port, uint8_t cls, uint32_t bytes);

@@ -27,23 +27,7 @@ class FabricSwitchTest : public hockney::SimulatorTest
 };
 
 using hockney::Arrivals;
-
-// A (address 0) - sw - B (address 1) over two links of \p cfg, A's node
-// created first; B's arrivals are recorded in \p rx.
-std::pair<FabricLink, FabricLink>
-ConnectThrough(FabricHelper& h, Ptr<FabricSwitch> sw, const FabricLinkConfig& cfg, Arrivals& rx)
-{
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
-    FabricLink la = h.Connect(a, sw, cfg);
-    FabricLink lb = h.Connect(sw, b, cfg);
-    la.devA->SetFabricAddress(0);
-    lb.devB->SetFabricAddress(1);
-    sw->AddRoute(0, {la.portB});
-    sw->AddRoute(1, {lb.portA});
-    lb.devB->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rx));
-    return {la, lb};
-}
+using hockney::ConnectThrough;
 
 // A - switch - B, 100 Gb/s, 500 ns links, 70 B framing; one 1000 B packet.
 Time
