@@ -205,7 +205,6 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
     bh.destQp = qp.peerQpn & 0xFFFFFF;
     bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
     bh.ackReq = AckRequested(qp, *m, psn);
-    AddDataTransport(p, bh, *m, first, last, m_headersInTag);
     FabricHeader fh(GetAddress(),
                     qp.peerAddress,
                     // The flow (ECMP hash, RoCEv2 UDP source port) counts
@@ -214,7 +213,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
                     qp.priority,
                     m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
     fh.SetIntRequested(qp.wantsInt);
-    p->AddHeader(fh);
+    AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh);
     ++qp.sndNxt;
     return p;
 }
@@ -444,18 +443,34 @@ void
 RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << dev << packet);
-    // Tagged packets (NVLink) are read in place; a packet whose transport
-    // headers are payload bytes is copied once to strip them.
+    // Tagged packets (NVLink) are read in place, and so are the transport
+    // headers of a RoCE packet without INT (one PeekHeader of the headers
+    // the sender wrote as one, RdmaRoceHeaders). A packet with INT
+    // telemetry, and the one packet of a one-packet message (its payload
+    // is the completion's inline data), is copied once to strip them.
     BthHeader bh;
     RdmaTransportTag tag;
+    RdmaRoceHeaders roce;
     Ptr<Packet> p;
     bool tagged = packet->PeekPacketTag(tag);
+    bool peeked = false;
     if (tagged)
     {
         bh = tag.bth;
         p = packet;
     }
-    else
+    else if (header.GetIntHops() == 0)
+    {
+        packet->PeekHeader(roce);
+        peeked = !(rdmaop::IsData(roce.bth.opcode) && rdmaop::IsFirst(roce.bth.opcode) &&
+                   rdmaop::IsLast(roce.bth.opcode));
+        if (peeked)
+        {
+            bh = roce.bth;
+            p = packet;
+        }
+    }
+    if (!tagged && !peeked)
     {
         p = packet->Copy();
         FabricHeader fh;
@@ -489,6 +504,10 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         {
             a.syndrome = tag.syndrome;
         }
+        else if (peeked)
+        {
+            a.syndrome = roce.syndrome;
+        }
         else
         {
             p->RemoveHeader(a);
@@ -498,14 +517,14 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     }
     if (rdmaop::IsData(bh.opcode))
     {
-        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr);
+        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr, peeked ? &roce : nullptr);
         m_rxInt.clear();
     }
 }
 
 void
 RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Packet> p,
-                     const RdmaTransportTag* tag)
+                     const RdmaTransportTag* tag, const RdmaRoceHeaders* roce)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << p);
     // Notification point: the CE mark counts whether or not the packet is
@@ -548,8 +567,11 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
         // stays queued until its time and counts as executed.
         Simulator::Remove(qp.nak->refresh);
     }
-    uint32_t imm = 0;
-    const uint32_t len = TakeDataPayload(p, bh.opcode, tag, &imm);
+    uint32_t imm = roce ? roce->immediate : 0;
+    // Read in place (roce): p still holds the headers, which count no
+    // payload; never a one-packet message (Receive), whose p is inline data.
+    const uint32_t len =
+        roce ? p->GetSize() - roce->GetSerializedSize() : TakeDataPayload(p, bh.opcode, tag, &imm);
     qp.Accept(rdmaop::IsFirst(bh.opcode), len);
     m_counters.bytesDelivered += len;
     // Posted writes of the payload into memory on the receive DMA engine.
