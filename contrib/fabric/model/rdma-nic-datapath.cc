@@ -16,6 +16,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace ns3
 {
@@ -200,18 +201,18 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
     bool last = k + 1 == m->npkts;
     uint32_t len = RdmaQueuePair::PacketPayload(*m, psn, m_mtu);
     Ptr<Packet> p = (m->inlineData && m->npkts == 1) ? m->inlineData->Copy() : Create<Packet>(len);
-    BthHeader bh;
+    BthFields bh;
     bh.opcode = rdmaop::DataOpcode(m->write, first, last);
     bh.destQp = qp.peerQpn & 0xFFFFFF;
     bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
     bh.ackReq = AckRequested(qp, *m, psn);
-    FabricHeader fh(GetAddress(),
-                    qp.peerAddress,
-                    // The flow (ECMP hash, RoCEv2 UDP source port) counts
-                    // the NIC's QPs from 1, whatever the QPN base.
-                    (GetAddress() << 12) ^ (qp.qpn - kFirstQpn + 1),
-                    qp.priority,
-                    m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
+    FabricHeaderFields fh(GetAddress(),
+                          qp.peerAddress,
+                          // The flow (ECMP hash, RoCEv2 UDP source port) counts
+                          // the NIC's QPs from 1, whatever the QPN base.
+                          (GetAddress() << 12) ^ (qp.qpn - kFirstQpn + 1),
+                          qp.priority,
+                          m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
     fh.SetIntRequested(qp.wantsInt);
     AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh);
     ++qp.sndNxt;
@@ -448,9 +449,9 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     // the sender wrote as one, RdmaRoceHeaders). A packet with INT
     // telemetry, and the one packet of a one-packet message (its payload
     // is the completion's inline data), is copied once to strip them.
-    BthHeader bh;
+    BthFields bh;
     RdmaTransportTag tag;
-    RdmaRoceHeaders roce;
+    std::optional<RdmaRoceHeaders> roce; // built only for RoCE packets
     Ptr<Packet> p;
     bool tagged = packet->PeekPacketTag(tag);
     bool peeked = false;
@@ -461,12 +462,12 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     }
     else if (header.GetIntHops() == 0)
     {
-        packet->PeekHeader(roce);
-        peeked = !(rdmaop::IsData(roce.bth.opcode) && rdmaop::IsFirst(roce.bth.opcode) &&
-                   rdmaop::IsLast(roce.bth.opcode));
+        packet->PeekHeader(roce.emplace());
+        const uint8_t op = roce->bth.opcode;
+        peeked = !(rdmaop::IsData(op) && rdmaop::IsFirst(op) && rdmaop::IsLast(op));
         if (peeked)
         {
-            bh = roce.bth;
+            bh = roce->bth;
             p = packet;
         }
     }
@@ -479,7 +480,9 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         {
             IntHeader::Take(p, m_rxInt);
         }
-        p->RemoveHeader(bh);
+        BthHeader h;
+        p->RemoveHeader(h);
+        bh = h;
     }
     uint32_t qpn = bh.destQp;
     if (!HasQp(qpn))
@@ -506,7 +509,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         }
         else if (peeked)
         {
-            a.syndrome = roce.syndrome;
+            a.syndrome = roce->syndrome;
         }
         else
         {
@@ -517,13 +520,13 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     }
     if (rdmaop::IsData(bh.opcode))
     {
-        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr, peeked ? &roce : nullptr);
+        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr, peeked ? &*roce : nullptr);
         m_rxInt.clear();
     }
 }
 
 void
-RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Packet> p,
+RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields& bh, Ptr<Packet> p,
                      const RdmaTransportTag* tag, const RdmaRoceHeaders* roce)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << p);
@@ -603,7 +606,7 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
 }
 
 void
-RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthHeader& bh, const AethHeader& a)
+RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthFields& bh, const AethHeader& a)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
     RdmaAckSample sample;

@@ -46,11 +46,9 @@ RdmaRoceHeaders::GetSerializedSize() const
 void
 RdmaRoceHeaders::Serialize(Buffer::Iterator i) const
 {
-    // Each header's own serializer, one after the other: the same bytes.
-    fabric.Serialize(i);
-    i.Next(FabricHeader::kSerializedSize);
-    bth.Serialize(i);
-    i.Next(BthHeader::kSize);
+    // Each header's own wire format, one after the other: the same bytes.
+    fabric.Write(i);
+    bth.Write(i);
     if (rdmaop::IsData(bth.opcode))
     {
         if (rdmaop::HasReth(bth.opcode))
@@ -78,10 +76,8 @@ RdmaRoceHeaders::Serialize(Buffer::Iterator i) const
 uint32_t
 RdmaRoceHeaders::Deserialize(Buffer::Iterator i)
 {
-    fabric.Deserialize(i);
-    i.Next(FabricHeader::kSerializedSize);
-    bth.Deserialize(i);
-    i.Next(BthHeader::kSize);
+    fabric.Read(i);
+    bth.Read(i);
     if (rdmaop::IsData(bth.opcode))
     {
         if (rdmaop::HasReth(bth.opcode))
@@ -110,14 +106,14 @@ RdmaRoceHeaders::Deserialize(Buffer::Iterator i)
 void
 RdmaRoceHeaders::Print(std::ostream& os) const
 {
-    fabric.Print(os);
+    FabricHeader(fabric).Print(os);
     os << " ";
-    bth.Print(os);
+    BthHeader(bth).Print(os);
 }
 
 void
-AddDataTransport(Ptr<Packet>& p, const BthHeader& bh, const RdmaMessage& m, bool first, bool last,
-                 bool inTag, const FabricHeader& fh)
+AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool first, bool last,
+                 bool inTag, const FabricHeaderFields& fh)
 {
     if (inTag)
     {
@@ -132,7 +128,7 @@ AddDataTransport(Ptr<Packet>& p, const BthHeader& bh, const RdmaMessage& m, bool
             p = Create<Packet>(ImmDtHeader::kSize);
         }
         p->AddPacketTag(tag);
-        p->AddHeader(fh);
+        p->AddHeader(FabricHeader(fh));
         return;
     }
     // BTH, RETH on the first packet of a write, ImmDt on the last: the

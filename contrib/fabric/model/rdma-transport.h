@@ -133,9 +133,9 @@ class RdmaTransportTag : public Tag
         i.ReadU8();
     }
 
-    void Print(std::ostream& os) const override { bth.Print(os); }
+    void Print(std::ostream& os) const override { BthHeader(bth).Print(os); }
 
-    BthHeader bth;
+    BthFields bth;
     uint32_t immediate{0};
     uint8_t syndrome{AethHeader::kAck};
     uint8_t pad{0}; ///< payload bytes that are not data (an empty message's ImmDt)
@@ -162,8 +162,9 @@ class RdmaRoceHeaders : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
 
-    FabricHeader fabric;
-    BthHeader bth;
+    // Plain fields (not ns-3 Headers): one Header object per packet.
+    FabricHeaderFields fabric;
+    BthFields bth;
     uint32_t dmaLength{0}; ///< RETH's DMA length (its VA and R_Key are 0)
     uint32_t immediate{0}; ///< ImmDt
     uint8_t syndrome{AethHeader::kAck}; ///< AETH (its MSN is 0)
@@ -176,8 +177,8 @@ class RdmaRoceHeaders : public Header
  * `inTag` the tag (an empty payload becomes the ImmDt's 4 bytes) and the
  * FabricHeader.
  */
-void AddDataTransport(Ptr<Packet>& p, const BthHeader& bh, const RdmaMessage& m, bool first,
-                      bool last, bool inTag, const FabricHeader& fh);
+void AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool first,
+                      bool last, bool inTag, const FabricHeaderFields& fh);
 /// An ACK, NAK (AETH with `syndrome`) or CNP with BTH bh, before the
 /// FabricHeader: always a non-empty payload (see the .cc).
 Ptr<Packet> MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag);
