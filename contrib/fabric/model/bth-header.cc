@@ -32,7 +32,7 @@ BthHeader::GetSerializedSize() const
 }
 
 void
-BthHeader::Serialize(Buffer::Iterator i) const
+BthFields::Write(Buffer::Iterator& i) const
 {
     i.WriteU8(opcode);
     i.WriteU8(static_cast<uint8_t>((solicitedEvent ? 0x80 : 0) | (migReq ? 0x40 : 0) |
@@ -46,8 +46,8 @@ BthHeader::Serialize(Buffer::Iterator i) const
     i.WriteHtonU16(static_cast<uint16_t>(psn & 0xFFFF));
 }
 
-uint32_t
-BthHeader::Deserialize(Buffer::Iterator i)
+void
+BthFields::Read(Buffer::Iterator& i)
 {
     opcode = i.ReadU8();
     uint8_t b = i.ReadU8();
@@ -64,6 +64,18 @@ BthHeader::Deserialize(Buffer::Iterator i)
     ackReq = i.ReadU8() & 0x80;
     psn = static_cast<uint32_t>(i.ReadU8()) << 16;
     psn |= i.ReadNtohU16();
+}
+
+void
+BthHeader::Serialize(Buffer::Iterator i) const
+{
+    Write(i);
+}
+
+uint32_t
+BthHeader::Deserialize(Buffer::Iterator i)
+{
+    Read(i);
     return kSize;
 }
 

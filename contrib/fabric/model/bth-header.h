@@ -41,17 +41,17 @@ constexpr uint8_t kCnp = 0x81;
  * opcode(8) | SE(1) M(1) PadCnt(2) TVer(4) | P_Key(16) |
  * FECN(1) BECN(1) reserved(6) | DestQP(24) | AckReq(1) reserved(7) | PSN(24).
  */
-class BthHeader : public Header
+/// The BTH's fields as plain data, with its wire format: what the NIC keeps
+/// a packet's BTH as (an ns3::Header's destructor chain is out of line and
+/// logged, and the NIC's path builds or reads a BTH for every packet).
+struct BthFields
 {
-  public:
-    static TypeId GetTypeId();
-    TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
-    void Print(std::ostream& os) const override;
-
     static constexpr uint32_t kSize = 12;
+
+    /// Writes the 12 bytes at i and advances it.
+    void Write(Buffer::Iterator& i) const;
+    /// Reads the 12 bytes at i and advances it.
+    void Read(Buffer::Iterator& i);
 
     uint8_t opcode{bth::kWriteOnly};
     bool solicitedEvent{false};
@@ -64,6 +64,25 @@ class BthHeader : public Header
     uint32_t destQp{0}; ///< 24 bits
     bool ackReq{false};
     uint32_t psn{0}; ///< 24 bits
+};
+
+class BthHeader : public Header, public BthFields
+{
+  public:
+    BthHeader() = default;
+    explicit BthHeader(const BthFields& fields)
+        : BthFields(fields)
+    {
+    }
+
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    using BthFields::kSize;
 };
 
 /**

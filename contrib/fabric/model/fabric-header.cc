@@ -54,7 +54,7 @@ FabricHeaderFields::SetPriority(uint8_t v)
 }
 
 void
-FabricHeader::Serialize(Buffer::Iterator i) const
+FabricHeaderFields::Write(Buffer::Iterator& i) const
 {
     i.WriteHtonU32(m_src);
     i.WriteHtonU32(m_dst);
@@ -66,8 +66,8 @@ FabricHeader::Serialize(Buffer::Iterator i) const
     i.WriteU8(0);
 }
 
-uint32_t
-FabricHeader::Deserialize(Buffer::Iterator i)
+void
+FabricHeaderFields::Read(Buffer::Iterator& i)
 {
     m_src = i.ReadNtohU32();
     m_dst = i.ReadNtohU32();
@@ -80,6 +80,18 @@ FabricHeader::Deserialize(Buffer::Iterator i)
     m_kind = static_cast<Kind>(i.ReadU8());
     m_intHops = i.ReadU8();
     i.ReadU8();
+}
+
+void
+FabricHeader::Serialize(Buffer::Iterator i) const
+{
+    Write(i);
+}
+
+uint32_t
+FabricHeader::Deserialize(Buffer::Iterator i)
+{
+    Read(i);
     return kSerializedSize;
 }
 

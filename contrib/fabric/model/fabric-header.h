@@ -90,6 +90,12 @@ class FabricHeaderFields
     uint8_t GetIntHops() const { return m_intHops; }
     void SetIntHops(uint8_t v) { m_intHops = v; }
 
+    /// Writes the 16 bytes of the header's wire format (FabricHeader) at i
+    /// and advances it.
+    void Write(Buffer::Iterator& i) const;
+    /// Reads the 16 bytes at i and advances it.
+    void Read(Buffer::Iterator& i);
+
   protected:
     uint32_t m_src{kFabricNoAddress};
     uint32_t m_dst{kFabricNoAddress};

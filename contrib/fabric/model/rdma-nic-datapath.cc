@@ -16,6 +16,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace ns3
 {
@@ -200,21 +201,20 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
     bool last = k + 1 == m->npkts;
     uint32_t len = RdmaQueuePair::PacketPayload(*m, psn, m_mtu);
     Ptr<Packet> p = (m->inlineData && m->npkts == 1) ? m->inlineData->Copy() : Create<Packet>(len);
-    BthHeader bh;
+    BthFields bh;
     bh.opcode = rdmaop::DataOpcode(m->write, first, last);
     bh.destQp = qp.peerQpn & 0xFFFFFF;
     bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
     bh.ackReq = AckRequested(qp, *m, psn);
-    AddDataTransport(p, bh, *m, first, last, m_headersInTag);
-    FabricHeader fh(GetAddress(),
-                    qp.peerAddress,
-                    // The flow (ECMP hash, RoCEv2 UDP source port) counts
-                    // the NIC's QPs from 1, whatever the QPN base.
-                    (GetAddress() << 12) ^ (qp.qpn - kFirstQpn + 1),
-                    qp.priority,
-                    m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
+    FabricHeaderFields fh(GetAddress(),
+                          qp.peerAddress,
+                          // The flow (ECMP hash, RoCEv2 UDP source port) counts
+                          // the NIC's QPs from 1, whatever the QPN base.
+                          (GetAddress() << 12) ^ (qp.qpn - kFirstQpn + 1),
+                          qp.priority,
+                          m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
     fh.SetIntRequested(qp.wantsInt);
-    p->AddHeader(fh);
+    AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh);
     ++qp.sndNxt;
     return p;
 }
@@ -444,18 +444,34 @@ void
 RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << dev << packet);
-    // Tagged packets (NVLink) are read in place; a packet whose transport
-    // headers are payload bytes is copied once to strip them.
-    BthHeader bh;
+    // Tagged packets (NVLink) are read in place, and so are the transport
+    // headers of a RoCE packet without INT (one PeekHeader of the headers
+    // the sender wrote as one, RdmaRoceHeaders). A packet with INT
+    // telemetry, and the one packet of a one-packet message (its payload
+    // is the completion's inline data), is copied once to strip them.
+    BthFields bh;
     RdmaTransportTag tag;
+    std::optional<RdmaRoceHeaders> roce; // built only for RoCE packets
     Ptr<Packet> p;
     bool tagged = packet->PeekPacketTag(tag);
+    bool peeked = false;
     if (tagged)
     {
         bh = tag.bth;
         p = packet;
     }
-    else
+    else if (header.GetIntHops() == 0)
+    {
+        packet->PeekHeader(roce.emplace());
+        const uint8_t op = roce->bth.opcode;
+        peeked = !(rdmaop::IsData(op) && rdmaop::IsFirst(op) && rdmaop::IsLast(op));
+        if (peeked)
+        {
+            bh = roce->bth;
+            p = packet;
+        }
+    }
+    if (!tagged && !peeked)
     {
         p = packet->Copy();
         FabricHeader fh;
@@ -464,7 +480,9 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         {
             IntHeader::Take(p, m_rxInt);
         }
-        p->RemoveHeader(bh);
+        BthHeader h;
+        p->RemoveHeader(h);
+        bh = h;
     }
     uint32_t qpn = bh.destQp;
     if (!HasQp(qpn))
@@ -489,6 +507,10 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         {
             a.syndrome = tag.syndrome;
         }
+        else if (peeked)
+        {
+            a.syndrome = roce->syndrome;
+        }
         else
         {
             p->RemoveHeader(a);
@@ -498,14 +520,14 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     }
     if (rdmaop::IsData(bh.opcode))
     {
-        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr);
+        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr, peeked ? &*roce : nullptr);
         m_rxInt.clear();
     }
 }
 
 void
-RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader& bh, Ptr<Packet> p,
-                     const RdmaTransportTag* tag)
+RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields& bh, Ptr<Packet> p,
+                     const RdmaTransportTag* tag, const RdmaRoceHeaders* roce)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << p);
     // Notification point: the CE mark counts whether or not the packet is
@@ -548,8 +570,11 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
         // stays queued until its time and counts as executed.
         Simulator::Remove(qp.nak->refresh);
     }
-    uint32_t imm = 0;
-    const uint32_t len = TakeDataPayload(p, bh.opcode, tag, &imm);
+    uint32_t imm = roce ? roce->immediate : 0;
+    // Read in place (roce): p still holds the headers, which count no
+    // payload; never a one-packet message (Receive), whose p is inline data.
+    const uint32_t len =
+        roce ? p->GetSize() - roce->GetSerializedSize() : TakeDataPayload(p, bh.opcode, tag, &imm);
     qp.Accept(rdmaop::IsFirst(bh.opcode), len);
     m_counters.bytesDelivered += len;
     // Posted writes of the payload into memory on the receive DMA engine.
@@ -581,7 +606,7 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader&
 }
 
 void
-RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthHeader& bh, const AethHeader& a)
+RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthFields& bh, const AethHeader& a)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
     RdmaAckSample sample;

@@ -83,6 +83,7 @@ struct RdmaCompletion
 };
 
 class RdmaTransportTag;
+class RdmaRoceHeaders;
 
 class RdmaNic : public Object
 {
@@ -221,9 +222,11 @@ class RdmaNic : public Object
 
     // receive
     void Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header);
-    void ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthHeader& bth,
-                     Ptr<Packet> p, const RdmaTransportTag* tag);
-    void ReceiveAck(RdmaQueuePair& qp, const BthHeader& bth, const AethHeader& aeth);
+    /// tag: the NVLink tag; roce: the RoCE headers read in place (p still
+    /// holds them); neither: p stripped to its transport payload.
+    void ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields& bth,
+                     Ptr<Packet> p, const RdmaTransportTag* tag, const RdmaRoceHeaders* roce);
+    void ReceiveAck(RdmaQueuePair& qp, const BthFields& bth, const AethHeader& aeth);
     /// Sender completions of the messages the QP's acknowledged PSN covers.
     void CompleteSends(RdmaQueuePair& qp);
 

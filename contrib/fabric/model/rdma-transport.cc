@@ -9,10 +9,111 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaTransportTag);
+NS_OBJECT_ENSURE_REGISTERED(RdmaRoceHeaders);
+
+TypeId
+RdmaRoceHeaders::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaRoceHeaders")
+                            .SetParent<Header>()
+                            .SetGroupName("Fabric")
+                            .AddConstructor<RdmaRoceHeaders>();
+    return tid;
+}
+
+TypeId
+RdmaRoceHeaders::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+RdmaRoceHeaders::GetSerializedSize() const
+{
+    uint32_t size = FabricHeader::kSerializedSize + BthHeader::kSize;
+    if (rdmaop::IsData(bth.opcode))
+    {
+        size += (rdmaop::HasReth(bth.opcode) ? RethHeader::kSize : 0) +
+                (rdmaop::HasImm(bth.opcode) ? ImmDtHeader::kSize : 0);
+    }
+    else if (bth.opcode == bth::kAcknowledge)
+    {
+        size += AethHeader::kSize;
+    }
+    return size;
+}
 
 void
-AddDataTransport(Ptr<Packet>& p, const BthHeader& bh, const RdmaMessage& m, bool first, bool last,
-                 bool inTag)
+RdmaRoceHeaders::Serialize(Buffer::Iterator i) const
+{
+    // Each header's own wire format, one after the other: the same bytes.
+    fabric.Write(i);
+    bth.Write(i);
+    if (rdmaop::IsData(bth.opcode))
+    {
+        if (rdmaop::HasReth(bth.opcode))
+        {
+            RethHeader reth;
+            reth.dmaLength = dmaLength;
+            reth.Serialize(i);
+            i.Next(RethHeader::kSize);
+        }
+        if (rdmaop::HasImm(bth.opcode))
+        {
+            ImmDtHeader imm;
+            imm.immediate = immediate;
+            imm.Serialize(i);
+        }
+    }
+    else if (bth.opcode == bth::kAcknowledge)
+    {
+        AethHeader a;
+        a.syndrome = syndrome;
+        a.Serialize(i);
+    }
+}
+
+uint32_t
+RdmaRoceHeaders::Deserialize(Buffer::Iterator i)
+{
+    fabric.Read(i);
+    bth.Read(i);
+    if (rdmaop::IsData(bth.opcode))
+    {
+        if (rdmaop::HasReth(bth.opcode))
+        {
+            RethHeader reth;
+            reth.Deserialize(i);
+            dmaLength = reth.dmaLength;
+            i.Next(RethHeader::kSize);
+        }
+        if (rdmaop::HasImm(bth.opcode))
+        {
+            ImmDtHeader imm;
+            imm.Deserialize(i);
+            immediate = imm.immediate;
+        }
+    }
+    else if (bth.opcode == bth::kAcknowledge)
+    {
+        AethHeader a;
+        a.Deserialize(i);
+        syndrome = a.syndrome;
+    }
+    return GetSerializedSize();
+}
+
+void
+RdmaRoceHeaders::Print(std::ostream& os) const
+{
+    FabricHeader(fabric).Print(os);
+    os << " ";
+    BthHeader(bth).Print(os);
+}
+
+void
+AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool first, bool last,
+                 bool inTag, const FabricHeaderFields& fh)
 {
     if (inTag)
     {
@@ -27,21 +128,20 @@ AddDataTransport(Ptr<Packet>& p, const BthHeader& bh, const RdmaMessage& m, bool
             p = Create<Packet>(ImmDtHeader::kSize);
         }
         p->AddPacketTag(tag);
+        p->AddHeader(FabricHeader(fh));
         return;
     }
-    if (last)
-    {
-        ImmDtHeader imm;
-        imm.immediate = m.immediate;
-        p->AddHeader(imm);
-    }
-    if (m.write && first)
-    {
-        RethHeader reth;
-        reth.dmaLength = static_cast<uint32_t>(std::min<uint64_t>(m.bytes, 0xFFFFFFFFu));
-        p->AddHeader(reth);
-    }
-    p->AddHeader(bh);
+    // BTH, RETH on the first packet of a write, ImmDt on the last: the
+    // opcode says which (rdmaop::DataOpcode), and RdmaRoceHeaders writes
+    // what it says.
+    NS_ASSERT(rdmaop::HasReth(bh.opcode) == (m.write && first) &&
+              rdmaop::HasImm(bh.opcode) == last);
+    RdmaRoceHeaders h;
+    h.fabric = fh;
+    h.bth = bh;
+    h.dmaLength = static_cast<uint32_t>(std::min<uint64_t>(m.bytes, 0xFFFFFFFFu));
+    h.immediate = m.immediate;
+    p->AddHeader(h);
 }
 
 Ptr<Packet>

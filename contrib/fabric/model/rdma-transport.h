@@ -9,6 +9,7 @@
 #define HOCKNEY_RDMA_TRANSPORT_H
 
 #include "bth-header.h"
+#include "fabric-header.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/packet.h"
@@ -132,21 +133,52 @@ class RdmaTransportTag : public Tag
         i.ReadU8();
     }
 
-    void Print(std::ostream& os) const override { bth.Print(os); }
+    void Print(std::ostream& os) const override { BthHeader(bth).Print(os); }
 
-    BthHeader bth;
+    BthFields bth;
     uint32_t immediate{0};
     uint8_t syndrome{AethHeader::kAck};
     uint8_t pad{0}; ///< payload bytes that are not data (an empty message's ImmDt)
 };
 
 /**
- * Puts the transport headers of data packet (first, last) of m on p (the
- * payload): BTH, RETH on the first packet of a write, ImmDt on the last; or
- * the tag with `inTag`, where an empty payload becomes the ImmDt's 4 bytes.
+ * The headers of a RoCE packet (transport headers as payload bytes) as one
+ * ns-3 Header, in wire order: FabricHeader, BTH, then by the BTH's opcode
+ * RETH (first packet of a WRITE) and ImmDt (last packet), or AETH (ACK, NAK).
+ * The bytes are those of adding each header on its own; built once per
+ * packet, it costs one Buffer growth and one metadata call instead of two
+ * or four, and the receiver reads it in place (Packet::PeekHeader) instead
+ * of copying the packet to remove each header. Not for packets with INT
+ * telemetry (an IntHeader between the FabricHeader and the BTH).
  */
-void AddDataTransport(Ptr<Packet>& p, const BthHeader& bh, const RdmaMessage& m, bool first,
-                      bool last, bool inTag);
+class RdmaRoceHeaders : public Header
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    /// Reads the FabricHeader and the BTH, then what the opcode says follows.
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    // Plain fields (not ns-3 Headers): one Header object per packet.
+    FabricHeaderFields fabric;
+    BthFields bth;
+    uint32_t dmaLength{0}; ///< RETH's DMA length (its VA and R_Key are 0)
+    uint32_t immediate{0}; ///< ImmDt
+    uint8_t syndrome{AethHeader::kAck}; ///< AETH (its MSN is 0)
+};
+
+/**
+ * Puts the transport headers of data packet (first, last) of m and the
+ * FabricHeader fh on p (the payload): FabricHeader, BTH, RETH on the first
+ * packet of a write, ImmDt on the last, as one RdmaRoceHeaders; or with
+ * `inTag` the tag (an empty payload becomes the ImmDt's 4 bytes) and the
+ * FabricHeader.
+ */
+void AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool first,
+                      bool last, bool inTag, const FabricHeaderFields& fh);
 /// An ACK, NAK (AETH with `syndrome`) or CNP with BTH bh, before the
 /// FabricHeader: always a non-empty payload (see the .cc).
 Ptr<Packet> MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag);

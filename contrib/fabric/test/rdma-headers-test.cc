@@ -2,6 +2,7 @@
 //
 // IB transport headers: sizes and bit positions as IBTA Vol. 1 lays them out.
 #include "bth-header.h"
+#include "rdma-transport.h"
 
 #include "ns3/packet.h"
 
@@ -71,4 +72,111 @@ TEST(RdmaHeaders, AethAndReth)
     EXPECT_EQ(ra.msn, 0x010203u);
     EXPECT_EQ(rw.virtualAddress, 0x1122334455667788ULL);
     EXPECT_EQ(rw.dmaLength, 65536u);
+}
+
+// RdmaRoceHeaders writes one ns-3 Header where the NIC used to add four:
+// the bytes must be those of the four added one by one (the second method,
+// ns-3's own AddHeader of each), for every opcode that selects a different
+// set of headers, and its in-place read must recover every field.
+namespace
+{
+struct RoceCase
+{
+    uint8_t opcode;
+    bool reth; ///< IBTA Vol. 1 9.2: a RETH on the first packet of a WRITE
+    bool imm;  ///< an ImmDt on the last packet of a "with immediate" op
+    bool aeth; ///< an AETH on an ACK or NAK
+};
+
+std::vector<uint8_t>
+Bytes(Ptr<const Packet> p)
+{
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    return b;
+}
+} // namespace
+
+TEST(RdmaHeaders, RoceHeadersAreTheSeparateHeadersBytes)
+{
+    const RoceCase cases[] = {
+        {bth::kWriteFirst, true, false, false},
+        {bth::kWriteMiddle, false, false, false},
+        {bth::kWriteLastImm, false, true, false},
+        {bth::kWriteOnlyImm, true, true, false},
+        {bth::kSendFirst, false, false, false},
+        {bth::kSendMiddle, false, false, false},
+        {bth::kSendLastImm, false, true, false},
+        {bth::kSendOnlyImm, false, true, false},
+        {bth::kAcknowledge, false, false, true},
+        {bth::kCnp, false, false, false},
+    };
+    for (const RoceCase& c : cases)
+    {
+        FabricHeader fh(0x01020304, 0x0A0B0C0D, 0x777, 3, FabricHeader::ECT0);
+        BthHeader bh;
+        bh.opcode = c.opcode;
+        bh.destQp = 0x00BEEF;
+        bh.psn = 0x345678;
+        bh.ackReq = true;
+        const uint32_t dmaLength = 1000000;
+        const uint32_t immediate = 0xCAFEF00D;
+        const uint8_t syndrome = AethHeader::kNakPsnError;
+
+        // One by one, in the order the NIC added them before.
+        Ptr<Packet> a = Create<Packet>(100);
+        // RETH 16, ImmDt 4, AETH 4 bytes (IBTA Vol. 1 9.3-9.5)
+        const uint32_t extra = (c.reth ? 16 : 0) + (c.imm ? 4 : 0) + (c.aeth ? 4 : 0);
+        if (c.aeth)
+        {
+            AethHeader aeth;
+            aeth.syndrome = syndrome;
+            a->AddHeader(aeth);
+        }
+        if (c.imm)
+        {
+            ImmDtHeader imm;
+            imm.immediate = immediate;
+            a->AddHeader(imm);
+        }
+        if (c.reth)
+        {
+            RethHeader reth;
+            reth.dmaLength = dmaLength;
+            a->AddHeader(reth);
+        }
+        a->AddHeader(bh);
+        a->AddHeader(fh);
+
+        RdmaRoceHeaders h;
+        h.fabric = fh;
+        h.bth = bh;
+        h.dmaLength = dmaLength;
+        h.immediate = immediate;
+        h.syndrome = syndrome;
+        Ptr<Packet> b = Create<Packet>(100);
+        b->AddHeader(h);
+
+        SCOPED_TRACE(unsigned(c.opcode));
+        EXPECT_EQ(h.GetSerializedSize(), 16u + 12u + extra);
+        EXPECT_EQ(b->GetSize(), 100u + 16u + 12u + extra);
+        EXPECT_EQ(Bytes(a), Bytes(b));
+
+        // Read in place from the packet built one by one: nothing removed.
+        RdmaRoceHeaders r;
+        EXPECT_EQ(a->PeekHeader(r), 16u + 12u + extra);
+        EXPECT_EQ(a->GetSize(), 100u + 16u + 12u + extra);
+        EXPECT_EQ(r.fabric.GetSource(), 0x01020304u);
+        EXPECT_EQ(r.fabric.GetDestination(), 0x0A0B0C0Du);
+        EXPECT_EQ(r.fabric.GetFlowId(), 0x777u);
+        EXPECT_EQ(r.fabric.GetPriority(), 3);
+        EXPECT_EQ(r.fabric.GetEcn(), FabricHeader::ECT0);
+        EXPECT_EQ(r.bth.opcode, c.opcode);
+        EXPECT_EQ(r.bth.destQp, 0x00BEEFu);
+        EXPECT_EQ(r.bth.psn, 0x345678u);
+        EXPECT_TRUE(r.bth.ackReq);
+        EXPECT_EQ(r.dmaLength, c.reth ? dmaLength : 0u);
+        EXPECT_EQ(r.immediate, c.imm ? immediate : 0u);
+        EXPECT_EQ(r.syndrome, c.aeth ? syndrome : AethHeader::kAck);
+    }
 }
