@@ -8,6 +8,7 @@
 #include "collective-algorithms.h"
 #include "collective-closed-form.h"
 #include "collective-comparison.h"
+#include "collective-test-spec.h"
 #include "input-error.h"
 #include "nccl-protocol.h"
 #include "simulator-test.h"
@@ -30,14 +31,8 @@ class CollectiveNvlsTreeTest : public hockney::SimulatorTest
 CollectiveSpec
 TreeSpec(uint32_t ranks, uint32_t gpus, uint64_t bytes, uint32_t slices = 1, uint32_t channels = 1)
 {
-    CollectiveSpec spec;
-    spec.collective = CollectiveKind::ALL_REDUCE;
-    spec.algorithm = "nvls-tree";
-    spec.ranks = ranks;
+    CollectiveSpec spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "nvls-tree", ranks, bytes, slices, channels);
     spec.gpusPerNode = gpus;
-    spec.bytes = bytes;
-    spec.slices = slices;
-    spec.channels = channels;
     return spec;
 }
 
