@@ -165,7 +165,8 @@ struct ComparisonConfig
     uint32_t ranks = 0;       ///< 0: every endpoint of the topology
     uint32_t channels = 1;
     uint32_t slices = 1;
-    /// hierarchical: the pipeline chunk (CollectiveSpec::chunkBytes; 0: slices only).
+    /// hierarchical: the pipeline chunk (CollectiveSpec::chunkBytes; 0: slices only); nvls-tree
+    /// cuts NCCL's 128 KiB NVLS chunks when it is set (0: slices only).
     uint64_t chunkBytes = kNcclChunkBytes;
     uint32_t root = 0;
     uint32_t gpusPerNode = 0; ///< hierarchical; 0: from the topology

@@ -93,9 +93,9 @@ CapAtSwitchRate(ComparisonPoint& pt)
 {
     if (pt.switchRate.GetBitRate() > 0)
     {
-        for (PointToPointParameters& p : pt.level)
+        for (uint32_t l = 0; l < (pt.switchRateIntraOnly ? 1u : 2u); ++l)
         {
-            p.beta = std::min(p.beta, pt.switchRate);
+            pt.level[l].beta = std::min(pt.level[l].beta, pt.switchRate);
         }
     }
     pt.flat = Worst(pt.level[0], pt.level[1]);
@@ -106,14 +106,14 @@ CapAtSwitchRate(ComparisonPoint& pt)
 // reduction, FabricSwitchReduction); "" if they are, else what is wrong.
 // \p tier, when given, is set to the common switch's tier.
 std::string
-NvlsTopologyProblem(const TopologyGraph* graph, uint32_t ranks, const TopologyTier** tier = nullptr)
+NvlsRanksProblem(const TopologyGraph* graph, const std::vector<uint32_t>& ranks, const TopologyTier** tier)
 {
     if (!graph)
     {
         return "a topology whose ranks share one NVSwitch (dgx-h100, dgx-b200, or one server of a rail preset)";
     }
     int common = -1;
-    for (uint32_t r = 0; r < ranks; ++r)
+    for (uint32_t r : ranks)
     {
         const uint32_t node = graph->EndpointNode(r);
         int found = -1;
@@ -135,14 +135,60 @@ NvlsTopologyProblem(const TopologyGraph* graph, uint32_t ranks, const TopologyTi
         }
         if (common >= 0 && found != common)
         {
-            return "ranks that share one NVSwitch (ranks 0 and " + std::to_string(r) +
-                   " are on different ones; --ranks at most the GPUs of one server)";
+            return "ranks that share one NVSwitch (ranks " + std::to_string(ranks.front()) + " and " +
+                   std::to_string(r) + " are on different ones; --ranks at most the GPUs of one server)";
         }
         common = found;
     }
     if (tier && common >= 0)
     {
         *tier = graph->NodeTier(static_cast<uint32_t>(common));
+    }
+    return "";
+}
+
+std::string
+NvlsTopologyProblem(const TopologyGraph* graph, uint32_t ranks, const TopologyTier** tier = nullptr)
+{
+    std::vector<uint32_t> all(ranks);
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        all[r] = r;
+    }
+    return NvlsRanksProblem(graph, all, tier);
+}
+
+// NVLSTree needs more than one server (NCCL disables it on one node) and
+// each server's ranks on one NVSwitch that reduces; "" if so, else what is
+// wrong. \p tier, when given, is set to the first server's switch tier.
+std::string
+NvlsTreeTopologyProblem(const TopologyGraph* graph,
+                        const RankPlacement& placement,
+                        uint32_t gpusPerNode,
+                        uint32_t ranks,
+                        const TopologyTier** tier = nullptr)
+{
+    std::vector<std::vector<uint32_t>> servers;
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        const uint32_t s = !placement.Empty() ? placement.server[r] : gpusPerNode > 0 ? r / gpusPerNode : 0;
+        if (s >= servers.size())
+        {
+            servers.resize(s + 1);
+        }
+        servers[s].push_back(r);
+    }
+    if (servers.size() < 2)
+    {
+        return "ranks on more than one server, each on one NVSwitch (a rail preset, or --gpus-per-node below --ranks)";
+    }
+    for (const std::vector<uint32_t>& server : servers)
+    {
+        const std::string problem = NvlsRanksProblem(graph, server, tier);
+        if (!problem.empty())
+        {
+            return problem;
+        }
     }
     return "";
 }
@@ -225,6 +271,15 @@ ComparisonSetup::ComparisonSetup(const ComparisonConfig& c, std::function<void(c
     {
         gpusPerNode = graph ? RanksPerNode(*graph, ranks) : ranks;
     }
+    if (algorithm == "nvls-tree")
+    {
+        const std::string problem = NvlsTreeTopologyProblem(graph.get(), placement, gpusPerNode, ranks);
+        if (!problem.empty())
+        {
+            throw InputError(c.FieldName("algorithm", "--algorithm"),
+                             "nvls-tree (in-switch reduction in each server, a tree across) expects " + problem);
+        }
+    }
     nccl = autoAlgorithm || !c.protocol.empty();
     fabric = c.fabric;
     if (nccl)
@@ -290,6 +345,17 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
         if (!problem.empty())
         {
             throw InputError(c.FieldName("algorithm", "--algorithm"), "nvls (in-switch reduction) expects " + problem);
+        }
+    }
+    if (algorithm == "nvls-tree" && setup.algorithm == "auto")
+    {
+        // A candidate of NCCL's choice where every server is an NVSwitch
+        // domain and there is more than one (NCCL disables it on one node).
+        const std::string problem =
+            NvlsTreeTopologyProblem(setup.graph.get(), setup.placement, setup.gpusPerNode, setup.ranks);
+        if (!problem.empty())
+        {
+            throw InputError(c.FieldName("algorithm", "--algorithm"), "nvls-tree expects " + problem);
         }
     }
     try
@@ -358,6 +424,14 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
         // builder's ReductionRate): NVLS's effective bandwidth, below the link's.
         pt.switchRate = NvlsReductionRate(nvswitch->laneRate);
     }
+    if (algorithm == "nvls-tree" && !setup.given &&
+        NvlsTreeTopologyProblem(setup.graph.get(), setup.placement, setup.gpusPerNode, setup.ranks, &nvswitch).empty() &&
+        nvswitch)
+    {
+        // Inside each server the switch's reduction rate, across the network's.
+        pt.switchRate = NvlsReductionRate(nvswitch->laneRate);
+        pt.switchRateIntraOnly = true;
+    }
     CapAtSwitchRate(pt);
     pt.params = setup.given ? "given" : "derived";
     return pt;
@@ -367,7 +441,8 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
 std::optional<NcclEndpoint>
 EndpointOf(const ComparisonSetup& setup, const std::string& algorithm, NcclProtocol p)
 {
-    return MakeNcclEndpoint(algorithm, p, setup.config.launchOverhead, setup.nodeGpus, setup.config.channels);
+    const uint32_t nodes = setup.nodeGpus > 0 ? (setup.ranks + setup.nodeGpus - 1) / setup.nodeGpus : 1;
+    return MakeNcclEndpoint(algorithm, p, setup.config.launchOverhead, setup.nodeGpus, setup.config.channels, nodes);
 }
 
 /// EndpointOf on \p pt: with HwLatHoldsFabricLatency on, NCCL's step

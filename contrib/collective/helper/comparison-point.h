@@ -86,6 +86,9 @@ struct ComparisonPoint
     /// the packet fabric's ReductionRate); the point's betas (derived or
     /// calibrated) are at most this. 0: no switch group, or no limit.
     DataRate switchRate{0};
+    /// The switch's rate caps level 0 only (NVLSTree: the switch inside each
+    /// server, the network across); false: every level (NVLS).
+    bool switchRateIntraOnly = false;
 };
 
 /// The point of \p bytes with the derived (or given) parameters; its spec is

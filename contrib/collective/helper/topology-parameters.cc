@@ -115,7 +115,10 @@ SchedulePairs(const CollectiveSchedule& schedule)
     {
         for (auto leg : op.Legs())
         {
-            pairs.insert(leg);
+            if (leg.first != leg.second) // an in-switch op of a rank to itself has no path
+            {
+                pairs.insert(leg);
+            }
         }
     }
     return {pairs.begin(), pairs.end()};

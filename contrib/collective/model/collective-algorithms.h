@@ -113,7 +113,9 @@ struct CollectiveSpec
     /// is cut into ceil(m / (gpusPerNode x chunkBytes)) chunks (at most
     /// kMaxPipelineChunks, at least `slices`) that follow each other through
     /// the three phases. 0: `slices` chunks, whatever the size (slices = 1:
-    /// the phases in sequence, no overlap).
+    /// the phases in sequence, no overlap). nvls-tree: set (any value),
+    /// its channel is cut into NCCL's own 128 KiB NVLS chunks (at most
+    /// kMaxPipelineChunks, at least `slices`); 0: `slices` chunks.
     uint64_t chunkBytes = 0;
 
     /// Throws InputError naming the field ("--ranks", "--channels", ...) if the

@@ -90,7 +90,9 @@ CheckOp(uint32_t i, const std::vector<ScheduleOp>& ops, const std::vector<uint64
     {
         return OpName(i, op) + " names a rank outside 0.." + std::to_string(ranks - 1);
     }
-    if (op.src == op.dst)
+    // An in-switch op may: its rank's copy goes up its link and the sum
+    // comes back down it (a reduce-scatter head contributing its own copy).
+    if (op.src == op.dst && op.group == ScheduleOp::kNoSwitchGroup)
     {
         return OpName(i, op) + " sends to its own rank";
     }
@@ -184,8 +186,23 @@ GroupSum(const std::vector<ScheduleOp>& ops, uint32_t g, Payloads& p, const std:
     }
     const std::vector<uint32_t>& members = p.groupOps.at(g);
     std::vector<ContributorsPtr> out(ops[members.front()].chunks.size());
+    // A multicast (one source, an op to each receiver) adds its source's
+    // copy once; in a group of several sources every op's copy is added, so
+    // a source with two ops there is a contribution counted twice.
+    std::set<uint32_t> sources;
     for (uint32_t i : members)
     {
+        sources.insert(ops[i].src);
+    }
+    const bool multicast = sources.size() == 1;
+    bool first = true;
+    for (uint32_t i : members)
+    {
+        if (multicast && !first)
+        {
+            continue;
+        }
+        first = false;
         for (size_t j = 0; j < out.size(); ++j)
         {
             std::string err = Apply(out[j], p.payload[i][j], true);

@@ -50,7 +50,12 @@ struct ScheduleOp
     /// receives the sum (replacing its copy). Delivered when dst holds the
     /// sum, which needs every op of the group started: an op that depends
     /// on one op of a group depends on all of them. Ops of a group carry
-    /// the same chunks and reduce; their contributions must be disjoint.
+    /// the same chunks and reduce; their contributions must be disjoint,
+    /// except in a multicast: a group of one source, whose copy is sent
+    /// once and reaches each op's dst. Sources and receivers may differ: a
+    /// reduce-scatter into one head is every rank's op to the head, and an
+    /// op of a group may go from a rank to itself (its copy up its link,
+    /// the sum down it; NVLSTree, collective-algorithm-nvls-tree.cc).
     uint32_t group = kNoSwitchGroup;
     static constexpr uint32_t kNoSwitchGroup = 0xFFFFFFFFu;
     /// PXN (NCCL's "PCI x NVLink" proxy): a rank of the sender's server

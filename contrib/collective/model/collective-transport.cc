@@ -46,7 +46,25 @@ CollectiveTransport::SendThroughSwitch(uint32_t src,
     m_switchGroups[group.id].waiting.push_back(std::move(onDelivered));
     const uint32_t id = group.id;
     const uint32_t ops = group.ops;
-    Send(src, dst, bytes, [this, id, ops]() {
+    // An op of a rank to itself (a reduce-scatter head's own copy) goes up
+    // its link and comes down it; priced as a message to another member of
+    // the group, the same alpha + bytes / beta on a channel without
+    // contention (on the flow backend it loads that member's link once more).
+    uint32_t to = dst;
+    if (src == dst)
+    {
+        for (const std::vector<uint32_t>* v : {&group.receivers, &group.sources})
+        {
+            for (uint32_t r : *v)
+            {
+                if (r != src && to == dst)
+                {
+                    to = r;
+                }
+            }
+        }
+    }
+    Send(src, to, bytes, [this, id, ops]() {
         PendingGroup& g = m_switchGroups[id];
         if (++g.arrived < ops)
         {

@@ -105,6 +105,9 @@ constexpr LatencyRow kRing{{6.6, 14.0, 8.4}, {0.6, 1.9, 3.4}, {2.7, 4.0, 14.0}};
 constexpr LatencyRow kTree{{6.8, 14.0, 8.4}, {0.6, 1.25, 4.0}, {5.0, 8.5, 14.0}};
 // NVLS: Simple only (its LL and LL128 entries are 0 in NCCL: not offered).
 constexpr LatencyRow kNvls{{-1, -1, 0}, {-1, -1, 25.0}, {-1, -1, 18.0}};
+// NVLSTree: Simple only; its NVLink latency once (the switch's part), its
+// network latency per tree hop (NCCL: intraLat + 2 log2(nNodes) interLat).
+constexpr LatencyRow kNvlsTree{{-1, -1, 0}, {-1, -1, 25.0}, {-1, -1, 20.9}};
 
 int
 Column(NcclProtocol p)
@@ -136,6 +139,10 @@ NcclFamily(const std::string& algorithm)
                 return family;
             }
         }
+        if (k == "nvls-tree" || k == "nvlstree")
+        {
+            return "nvlstree";
+        }
         // NCCL's tree is its double binary tree; across servers it is the
         // node-aware one (chains inside a server, the trees over servers).
         if (k == "double-binary-tree" || k == "doublebinarytree" || k == "nccl-tree")
@@ -150,7 +157,7 @@ std::optional<NcclLatencies>
 NcclTuningLatencies(const std::string& algorithm, NcclProtocol p)
 {
     const std::string a = NcclFamily(algorithm);
-    const LatencyRow& row = a == "tree" ? kTree : a == "nvls" ? kNvls : kRing;
+    const LatencyRow& row = a == "tree" ? kTree : a == "nvls" ? kNvls : a == "nvlstree" ? kNvlsTree : kRing;
     const int c = Column(p);
     if (row.base[c] < 0)
     {
@@ -313,7 +320,12 @@ NcclEndpointBesideFabric(NcclEndpoint e, Time intraAlpha, Time interAlpha)
 }
 
 std::optional<NcclEndpoint>
-MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, uint32_t gpusPerNode, uint32_t channels)
+MakeNcclEndpoint(const std::string& algorithm,
+                 NcclProtocol p,
+                 Time hostLaunch,
+                 uint32_t gpusPerNode,
+                 uint32_t channels,
+                 uint32_t nodes)
 {
     const std::optional<NcclLatencies> lat = NcclTuningLatencies(algorithm, p);
     if (!lat)
@@ -353,6 +365,25 @@ MakeNcclEndpoint(const std::string& algorithm, NcclProtocol p, Time hostLaunch, 
         // multimem loads and stores in the switch have no ring steps), and
         // NVLS has no Simple chunk flags: all of it at the launch.
         e.launch += lat->intra;
+        e.intraStep = Time(0);
+        e.interStep = Time(0);
+        e.simpleChunkBytes = 0;
+        e.gpusPerNode = gpusPerNode;
+        return e;
+    }
+    if (NcclFamily(algorithm) == "nvlstree")
+    {
+        // NVLSTree: NCCL's latency per collective, intraLat + 2 log2(nNodes)
+        // x interLat (log2 rounded down, as NCCL's log2i), all at the launch
+        // as NVLS's: its chunks stream through the switch and the tree hops
+        // (NCCL's 8 slots a connection), so a per-message latency, paid by
+        // every 128 KiB chunk, is not what NCCL charges. No chunk flags.
+        uint32_t log2Nodes = 0;
+        while ((2u << log2Nodes) <= nodes)
+        {
+            ++log2Nodes;
+        }
+        e.launch += lat->intra + lat->inter * static_cast<int64_t>(2 * log2Nodes);
         e.intraStep = Time(0);
         e.interStep = Time(0);
         e.simpleChunkBytes = 0;
@@ -487,9 +518,9 @@ double
 NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, CollectiveKind kind, uint32_t nodes)
 {
     const std::string a = NcclFamily(algorithm);
-    if (a == "nvls")
+    if (a == "nvls" || a == "nvlstree")
     {
-        return 0.85;
+        return 0.85; // nvlsEfficiency (Hopper), NVLS's and NVLSTree's
     }
     if (a == "tree")
     {

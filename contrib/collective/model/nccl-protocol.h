@@ -90,8 +90,9 @@ constexpr uint64_t kNcclLl128CopyBytesPerSecond = 587200000000ULL;
 DataRate NcclCopyRate(NcclProtocol p);
 
 /// NCCL's algorithm family of a registered algorithm: "ring", "tree"
-/// (also by an alias "double-binary-tree") or "nvls" by its name or
-/// aliases; "" for an algorithm NCCL does not have (rhd, hierarchical, ...).
+/// (also by an alias "double-binary-tree"), "nvls" or "nvlstree"
+/// ("nvls-tree") by its name or aliases; "" for an algorithm NCCL does not
+/// have (rhd, hierarchical, ...).
 std::string NcclFamily(const std::string& algorithm);
 
 /// NCCL's latencies of an algorithm x protocol (tuning.cc's baseLat and hwLat).
@@ -191,12 +192,15 @@ struct NcclEndpoint
 /// NCCL's latencies, launch = \p hostLaunch + baseLat, \p channels schedule
 /// channels (Simple chunk kNcclRingChannels x 512 KiB / channels, at least
 /// 512 KiB), the protocol's copy rate (NcclCopyRate). NVLS: its hwLat once, in the launch, no step latency (NCCL's
-/// NVLS latency is per collective). nullopt where NCCL has no such pair.
+/// NVLS latency is per collective). NVLSTree on \p nodes nodes: NCCL's
+/// hwLat[NVLink] + 2 floor(log2 nodes) hwLat[NET] once, in the launch, no
+/// step latency. nullopt where NCCL has no such pair.
 std::optional<NcclEndpoint> MakeNcclEndpoint(const std::string& algorithm,
                                              NcclProtocol p,
                                              Time hostLaunch,
                                              uint32_t gpusPerNode,
-                                             uint32_t channels);
+                                             uint32_t channels,
+                                             uint32_t nodes = 1);
 
 /// \p e with NCCL's step latencies less the fabric's own latency of a hop:
 /// NCCL's hwLat (tuning.cc) is the whole latency of one step over its link
@@ -235,7 +239,7 @@ Time NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint
 /// by which an algorithm x protocol's bus bandwidth is below the link's):
 /// Ring LL 1/4 (allreduce or more than one node, else 1/3), Ring LL128 0.92,
 /// Ring Simple 1; Tree 0.92 x (LL 1/3.8, LL128 7/9 on one node else
-/// 120/128, Simple 1); NVLS 0.85 (Hopper's nvlsEfficiency). Other
+/// 120/128, Simple 1); NVLS and NVLSTree 0.85 (Hopper's nvlsEfficiency). Other
 /// algorithms: Ring's. The caps (llMaxBw, per-channel maxima) are left out.
 double NcclTuningBandwidthFactor(const std::string& algorithm, NcclProtocol p, CollectiveKind kind, uint32_t nodes);
 

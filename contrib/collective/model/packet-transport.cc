@@ -484,8 +484,9 @@ PacketTransport::SendThroughSwitch(uint32_t src,
                                    ": its ranks share no switch that reduces");
         }
         sw->GetReduction()->AddGroup(group.id, sourcePorts, receiverPorts, group.receivers, bytes);
-        it = m_contributed.emplace(group.id, std::set<uint32_t>()).first;
+        it = m_contributed.emplace(group.id, PendingGroup()).first;
     }
+    PendingGroup& g = it->second;
     // The endpoints' per-message software cost, as on every message (the
     // alpha the closed form adds): posting before the contribution leaves,
     // taking the completion after the sum has arrived.
@@ -493,17 +494,37 @@ PacketTransport::SendThroughSwitch(uint32_t src,
     TimeValue send;
     m_messenger->GetEndpoint(dst)->GetAttribute("ReceiveOverhead", receive);
     m_messenger->GetEndpoint(src)->GetAttribute("SendOverhead", send);
-    ReductionEndpoint(dst)->ExpectSum(group.id, bytes, [after = receive.Get(), cb = std::move(onDelivered)]() {
+    DeliveryCallback delivered = [after = receive.Get(), cb = std::move(onDelivered)]() {
         Simulator::Schedule(after, cb);
-    });
-    if (it->second.insert(src).second)
+    };
+    auto waiting = g.waiting.find(dst);
+    if (waiting != g.waiting.end())
+    {
+        // Another op into the same receiver: the sum arrives once, for all
+        // of them (it cannot have arrived yet: this op's source has not
+        // contributed, or contributed for an op still waiting here).
+        waiting->second->push_back(std::move(delivered));
+    }
+    else
+    {
+        auto list = std::make_shared<std::vector<DeliveryCallback>>();
+        list->push_back(std::move(delivered));
+        g.waiting.emplace(dst, list);
+        ReductionEndpoint(dst)->ExpectSum(group.id, bytes, [list]() {
+            for (const DeliveryCallback& cb : *list)
+            {
+                cb();
+            }
+        });
+    }
+    if (g.contributed.insert(src).second)
     {
         Simulator::Schedule(send.Get(),
                             &FabricReductionEndpoint::Contribute, ReductionEndpoint(src), group.id, bytes);
     }
-    if (it->second.size() == group.sources.size())
+    if (++g.ops == group.ops)
     {
-        m_contributed.erase(it); // every copy is on its way; the id may be reused
+        m_contributed.erase(it); // every op is on its way; the id may be reused
     }
 }
 

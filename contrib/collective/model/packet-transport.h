@@ -24,6 +24,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -170,8 +172,16 @@ class PacketTransport : public CollectiveTransport
     Ptr<RdmaMessenger> m_messenger;
     /// Per rank, its in-switch reduction endpoint (made at its first use).
     std::vector<Ptr<FabricReductionEndpoint>> m_reductionEndpoints;
-    /// Per group in progress: the sources that sent their copy.
-    std::map<uint32_t, std::set<uint32_t>> m_contributed;
+    /// A group in progress: the sources that sent their copy, the ops seen,
+    /// and per receiver the deliveries waiting for its sum (a receiver may
+    /// be the dst of several ops: a reduce-scatter's head).
+    struct PendingGroup
+    {
+        std::set<uint32_t> contributed;
+        uint32_t ops = 0;
+        std::map<uint32_t, std::shared_ptr<std::vector<DeliveryCallback>>> waiting;
+    };
+    std::map<uint32_t, PendingGroup> m_contributed;
     Ptr<FabricReductionEndpoint> ReductionEndpoint(uint32_t rank);
     /// Per rank, its NICs and their domains, in the endpoint's order.
     std::vector<std::vector<std::pair<Ptr<RdmaNic>, uint32_t>>> m_nics;

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// NVLSTree: NCCL's AllReduce across NVSwitch servers (NCCL_ALGO_NVLS_TREE,
+// src/device/all_reduce.h; learnt from, not copied). Inside each server the
+// NVSwitch reduces and multicasts (NVLS), between servers a tree over the
+// servers' NICs carries what the switch reduced:
+//   1. reduce-scatter in the switch: every GPU of the server sends its copy
+//      of the piece up, the switch adds the G copies and the piece's head
+//      GPU receives the server's sum (NCCL's scatter warps and the head's
+//      multimem load-reduce);
+//   2. up the tree: each head adds its children servers' sums to its own and
+//      sends the result to its parent server's head (NCCL's "reduce, send
+//      to network": treeDown -> treeUp), the root's head ends with the total;
+//   3. down the tree: the total goes back from head to head (NCCL's "recv
+//      from network, broadcast");
+//   4. multicast in the switch: each head sends the total up once and the
+//      switch copies it to the server's G GPUs, the head's own included
+//      (NCCL's multimem store writes every member's buffer).
+// NCCL splits each of its channels' data over nHeads heads (one per NIC);
+// here a schedule channel is one head's share: channel c's head is the GPU
+// on rail c mod R (R rails = GPUs a server), so with as many channels as
+// rails (the published cases' 8) every NIC heads one channel, each link
+// carries what it does in NCCL (a GPU's NVLink M + M/G each way, a NIC M/G
+// each way on a leaf), and a channel's closed form prices one NIC alone.
+// Fewer channels than rails use fewer NICs (NCCL would still use them all).
+// NCCL's tree of an NVLS channel is the channel's tree of the double binary
+// tree (connect.cc); channel c takes tree c mod 2 over the servers.
+//
+// Pipelining (NCCL's scatter, reduce, broadcast and gather warps work on
+// successive chunks at once): the channel is cut into chunks, each a stage
+// per step (reduce-scatter, each tree hop up and down, multicast), a stage
+// holding one chunk at a time. compare's runs (CollectiveSpec::chunkBytes
+// set) cut it in NCCL's NVLS chunks of 128 KiB (NCCL_NVLS_CHUNKSIZE's
+// default, src/transport/nvls.cc), at most kMaxPipelineChunks and at least
+// spec.slices; with chunkBytes 0 (the library's default) spec.slices.
+//
+// Closed form (one channel of M bytes, S chunks, D the depth of the server
+// tree, G > 1 GPUs a server): 2 + 2D equal steps of m = M/S, the switch's two
+// on level 0 and the 2D hops on level 1, as a flow shop:
+//     T = 2 T_0(m) + 2D T_1(m) + (S - 1) max(T_0(m), T_1(m)).
+// G = 1: the tree alone (2D steps); one server (K = 1): the switch's two.
+#include "collective-algorithm-blocks.h"
+#include "collective-algorithm-registry.h"
+#include "collective-ring-layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+namespace
+{
+
+using namespace collective;
+
+/// NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc): 128 KiB.
+constexpr uint64_t kNvlsChunkBytes = 131072;
+
+/// The chunks a channel of \p m bytes is pipelined in.
+uint32_t
+NvlsTreeChunks(const CollectiveSpec& spec, double m)
+{
+    uint32_t chunks = spec.slices;
+    if (spec.chunkBytes > 0)
+    {
+        const double wanted = std::ceil(m / static_cast<double>(kNvlsChunkBytes));
+        // Every message keeps at least one byte: m >= chunks.
+        const double most = std::min<double>(kMaxPipelineChunks, std::floor(m));
+        chunks = std::max(chunks, static_cast<uint32_t>(std::max(1.0, std::min(wanted, most))));
+    }
+    return chunks;
+}
+
+/// The server tree channel \p channel takes (tree channel mod 2 of the
+/// double binary tree over \p servers): parents over the servers.
+std::vector<int>
+ServerTree(uint32_t servers, uint32_t channel)
+{
+    return DoubleBinaryTreeParents(servers)[channel % 2];
+}
+
+CollectiveSchedule
+NvlsTreeAllReduce(const CollectiveSpec& spec, uint64_t bytes)
+{
+    const RankPlacement pl = PlacementOf(spec);
+    const uint32_t g = pl.rails;
+    const uint32_t k = pl.servers;
+    const uint32_t rail = spec.channel % g;
+    const uint32_t chunks = NvlsTreeChunks(spec, static_cast<double>(bytes));
+    CollectiveSchedule sched("nvls-tree allreduce", spec.ranks);
+    const std::vector<uint64_t> sizes = SplitBytes(bytes, chunks);
+    std::vector<uint32_t> chunk(chunks);
+    for (uint32_t q = 0; q < chunks; ++q)
+    {
+        chunk[q] = sched.AddChunk(sizes[q]);
+    }
+    EveryRankContributesAndNeedsAll(sched, spec.ranks);
+
+    const std::vector<int> parent = ServerTree(k, spec.channel);
+    const uint32_t d = TreeDepth(parent);
+    std::vector<std::vector<uint32_t>> children(k);
+    std::vector<uint32_t> depth(k, 0);
+    uint32_t root = 0;
+    for (uint32_t s = 0; s < k; ++s)
+    {
+        if (parent[s] < 0)
+        {
+            root = s;
+        }
+        else
+        {
+            children[parent[s]].push_back(s);
+        }
+        for (int u = parent[s]; u >= 0; u = parent[u])
+        {
+            ++depth[s];
+        }
+    }
+    std::vector<uint32_t> byDepth = AllRanks(k); // deepest first: children before parents
+    std::stable_sort(byDepth.begin(), byDepth.end(), [&depth](uint32_t a, uint32_t b) { return depth[a] > depth[b]; });
+    std::vector<uint32_t> head(k);
+    for (uint32_t s = 0; s < k; ++s)
+    {
+        head[s] = pl.RankOn(s, rail);
+    }
+
+    uint32_t group = 0;
+    std::vector<uint32_t> rs(k, kNoOp);   // this chunk's reduce-scatter into each head (one op of its group)
+    std::vector<uint32_t> mc(k, kNoOp);   // the previous chunk's multicast of each server
+    std::vector<uint32_t> up(k, kNoOp);   // head s -> parent's head, this chunk
+    std::vector<uint32_t> down(k, kNoOp); // parent's head -> head s, this chunk
+    for (uint32_t q = 0; q < chunks; ++q)
+    {
+        const std::vector<uint32_t> c{chunk[q]};
+        // 1. Reduce-scatter: every GPU of the server (the head too) into the head.
+        if (g > 1)
+        {
+            for (uint32_t s = 0; s < k; ++s)
+            {
+                std::vector<uint32_t> deps;
+                if (rs[s] != kNoOp)
+                {
+                    deps.push_back(rs[s]); // the previous chunk's sum is out: one slot
+                }
+                uint32_t last = kNoOp;
+                for (uint32_t r = 0; r < g; ++r)
+                {
+                    last = sched.AddSwitchOp(pl.RankOn(s, r), head[s], c, group, deps, 0);
+                }
+                ++group;
+                rs[s] = last;
+            }
+        }
+        // 2. Up the server tree, children first.
+        std::vector<uint32_t> prevUp = up;
+        for (uint32_t s : byDepth)
+        {
+            if (s == root)
+            {
+                continue;
+            }
+            std::vector<uint32_t> deps;
+            if (rs[s] != kNoOp)
+            {
+                deps.push_back(rs[s]);
+            }
+            for (uint32_t ch : children[s])
+            {
+                deps.push_back(up[ch]);
+            }
+            if (prevUp[s] != kNoOp)
+            {
+                deps.push_back(prevUp[s]);
+            }
+            up[s] = sched.AddOp(head[s], head[parent[s]], c, true, deps, 1 + d - depth[s]);
+        }
+        // What the root's head waits for to hold the total.
+        std::vector<uint32_t> total;
+        if (rs[root] != kNoOp)
+        {
+            total.push_back(rs[root]);
+        }
+        for (uint32_t ch : children[root])
+        {
+            total.push_back(up[ch]);
+        }
+        // 3. Down the server tree, parents first.
+        std::vector<uint32_t> prevDown = down;
+        for (auto it = byDepth.rbegin(); it != byDepth.rend(); ++it)
+        {
+            const uint32_t s = *it;
+            if (s == root)
+            {
+                continue;
+            }
+            const auto u = static_cast<uint32_t>(parent[s]);
+            std::vector<uint32_t> deps = u == root ? total : std::vector<uint32_t>{down[u]};
+            if (prevDown[s] != kNoOp)
+            {
+                deps.push_back(prevDown[s]);
+            }
+            down[s] = sched.AddOp(head[u], head[s], c, false, deps, d + depth[s]);
+        }
+        // 4. Multicast: the head's total to every GPU of the server, itself
+        // included (a multimem store reaches every member).
+        if (g > 1)
+        {
+            for (uint32_t s = 0; s < k; ++s)
+            {
+                std::vector<uint32_t> deps = s == root ? total : std::vector<uint32_t>{down[s]};
+                if (mc[s] != kNoOp)
+                {
+                    deps.push_back(mc[s]);
+                }
+                for (uint32_t r = 0; r < g; ++r)
+                {
+                    mc[s] = sched.AddSwitchOp(head[s], pl.RankOn(s, r), c, group, deps, 2 * d + 1);
+                }
+                ++group;
+            }
+        }
+    }
+    return sched;
+}
+
+std::vector<CriticalStep>
+NvlsTreePath(const CollectiveSpec& spec, double m)
+{
+    const RankPlacement pl = PlacementOf(spec);
+    // The deepest tree a channel takes: tree 0, and tree 1 from 2 channels on.
+    uint32_t d = TreeDepth(ServerTree(pl.servers, 0));
+    if (spec.channels > 1)
+    {
+        d = std::max(d, TreeDepth(ServerTree(pl.servers, 1)));
+    }
+    const double piece = m / NvlsTreeChunks(spec, m);
+    const uint32_t inSwitch = pl.rails > 1 ? 1 : 0;
+    std::vector<CriticalStep> path = EqualSteps(inSwitch, 0, piece);
+    const std::vector<CriticalStep> hops = EqualSteps(2 * d, 1, piece);
+    path.insert(path.end(), hops.begin(), hops.end());
+    path.insert(path.end(), inSwitch, CriticalStep{0, piece});
+    return path;
+}
+
+CollectiveAlgorithm
+NvlsTree()
+{
+    CollectiveAlgorithm a;
+    a.name = "nvls-tree";
+    a.aliases = {"nvlstree"};
+    a.collectives = {CollectiveKind::ALL_REDUCE};
+    a.order = 5;
+    a.usesNodes = true;
+    a.minimumBytes = [](const CollectiveSpec& spec) { return PipelinePieces(spec); };
+    a.build = NvlsTreeAllReduce;
+    a.criticalPath = NvlsTreePath;
+    a.pipelineDepth = NvlsTreeChunks;
+    a.validate = CheckWholeServers;
+    return a;
+}
+
+const CollectiveAlgorithmRegistration kNvlsTreeRegistration(NvlsTree());
+
+} // namespace
+
+} // namespace ns3
