@@ -9,6 +9,7 @@
 #include "collective-executor.h"
 #include "comparison-backend.h"
 #include "comparison-packet-fabric.h"
+#include "fabric-channel.h"
 #include "fabric-fault-injector.h"
 #include "fabric-pcap-helper.h"
 #include "input-error.h"
@@ -101,6 +102,7 @@ struct DeliveryEnd
     bool probe = false;                     ///< the first run
     std::shared_ptr<const EventPlace> last; ///< the second: the last delivery's place
     uint32_t lastRank = 0;                  ///< the rank that runs it
+    uint64_t channelsBefore = 0;            ///< the probe's FabricChannel::GetCreatedCount at its start
 };
 
 /// Under mpirun (ComparisonFabric::mpiSimulator): ns-3's distributed
@@ -174,6 +176,12 @@ RunPacketOnce(const ComparisonPoint& pt,
         lineageOn.emplace(&lineage);
     }
     const bool replay = deliveryEnd && !deliveryEnd->probe;
+    // This run's links' tie keys start here (a place of the probe's, StopAfterPlace).
+    const uint64_t channelsBefore = FabricChannel::GetCreatedCount();
+    if (deliveryEnd && deliveryEnd->probe)
+    {
+        deliveryEnd->channelsBefore = channelsBefore;
+    }
     const uint64_t eventsBefore = Simulator::GetEventCount();
     Ptr<FabricWatchdog> watchdog;
     Ptr<PacketTransport> t = BuildPacketRun(desc, f, seed, &watchdog);
@@ -205,7 +213,8 @@ RunPacketOnce(const ComparisonPoint& pt,
         exec->SetPartition(owner, MpiInterface::GetSystemId());
         if (replay && MpiInterface::GetSystemId() != deliveryEnd->lastRank)
         {
-            placeEvents = PartitionedRunEnd::StopAfterPlace(deliveryEnd->last);
+            placeEvents = PartitionedRunEnd::StopAfterPlace(deliveryEnd->last,
+                                                            channelsBefore - deliveryEnd->channelsBefore);
         }
 #endif
     }

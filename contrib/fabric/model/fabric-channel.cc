@@ -127,6 +127,12 @@ FabricChannel::FabricChannel()
 {
 }
 
+uint64_t
+FabricChannel::GetCreatedCount()
+{
+    return g_channels;
+}
+
 FabricChannel::~FabricChannel() = default;
 
 void

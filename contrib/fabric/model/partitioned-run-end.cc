@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "partitioned-run-end.h"
 
+#include "fabric-channel.h"
 #include "tie-keyed-events.h"
 
 #include "ns3/log.h"
@@ -227,7 +228,7 @@ PlaceStep(std::shared_ptr<const std::vector<uint64_t>> times, size_t k)
 } // namespace
 
 uint64_t
-PartitionedRunEnd::StopAfterPlace(const std::shared_ptr<const EventPlace>& place)
+PartitionedRunEnd::StopAfterPlace(const std::shared_ptr<const EventPlace>& place, uint64_t channelShift)
 {
     // From the place outward to its keyed ancestor: that one is placed by
     // its key alone, each unkeyed one below by the event it was scheduled
@@ -249,7 +250,11 @@ PartitionedRunEnd::StopAfterPlace(const std::shared_ptr<const EventPlace>& place
         throw std::runtime_error("PartitionedRunEnd::StopAfterPlace: the last delivery's event descends from one "
                                  "scheduled before the run, whose place among another rank's events is not known");
     }
-    const uint64_t major = root->tie >> SchedulerTieKey::kMinorBits;
+    uint64_t major = root->tie >> SchedulerTieKey::kMinorBits;
+    if (major >= SchedulerTieKey::kFirstMajor)
+    {
+        major += 2 * channelShift; // a link's (FabricChannel::TieMajor)
+    }
     const uint64_t minor = root->tie & (SchedulerTieKey::kMinorLimit - 1);
     SchedulerTieKey key(major, minor);
     Simulator::Schedule(TimeStep(static_cast<int64_t>(root->ts)) - Simulator::Now(), &PlaceStep,

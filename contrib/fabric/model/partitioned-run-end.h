@@ -71,11 +71,15 @@ class PartitionedRunEnd : public Object
     /// (Simulator::Stop from an event in its place): its keyed ancestor's
     /// place is taken by an event with that key, which schedules one in the
     /// place of the unkeyed event it scheduled, and so on down to \p place.
+    /// \p channelShift: the channels made between the run \p place was
+    /// recorded in and this one (FabricChannel::GetCreatedCount at each
+    /// one's start): a link's tie key major counts the process's channels,
+    /// so the same link's is 2 x that larger here.
     /// \return the events added (one per place of the chain). Throws
     /// std::runtime_error when the chain has no keyed ancestor (its first
     /// event was scheduled before the run, in an order of calls this rank
     /// cannot place it in).
-    static uint64_t StopAfterPlace(const std::shared_ptr<const EventPlace>& place);
+    static uint64_t StopAfterPlace(const std::shared_ptr<const EventPlace>& place, uint64_t channelShift);
 
   protected:
     void DoDispose() override;
