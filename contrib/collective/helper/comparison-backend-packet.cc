@@ -532,27 +532,22 @@ RunPacketOnce(const ComparisonPoint& pt,
     return r;
 }
 
+/// \p once (RunPacketOnce with the point's inputs) to the end \p f asks for.
 PacketResult
-RunPacket(const ComparisonPoint& pt,
-          const TopologyDescription& desc,
-          const ComparisonFabric& f,
-          uint32_t seed,
-          const std::function<void(const std::string&)>& progress,
-          const std::string& wallField,
-          const std::string& timeField,
-          const PacketOutputs& outputs)
+RunPacket(const ComparisonFabric& f,
+          const PacketOutputs& outputs,
+          const std::function<PacketResult(const PacketOutputs&, DeliveryEnd*)>& once)
 {
     if (f.mpiSimulator.empty() || f.drainEnd)
     {
-        return RunPacketOnce(pt, desc, f, seed, progress, wallField, timeField, outputs, nullptr);
+        return once(outputs, nullptr);
     }
     // Over MPI ranks to the last delivery: the probe (no outputs), then the
     // run that counts; the wall time is both's.
     DeliveryEnd deliveryEnd;
     deliveryEnd.probe = true;
     const PacketOutputs none{nullptr, outputs.graph, "", outputs.traceInterval, "", outputs.estimateLine};
-    const PacketResult probe =
-        RunPacketOnce(pt, desc, f, seed, progress, wallField, timeField, none, &deliveryEnd);
+    const PacketResult probe = once(none, &deliveryEnd);
     if (probe.stopped)
     {
         return probe;
@@ -560,7 +555,7 @@ RunPacket(const ComparisonPoint& pt,
     deliveryEnd.probe = false;
     PacketOutputs counted = outputs;
     counted.estimateLine.clear(); // said once
-    PacketResult r = RunPacketOnce(pt, desc, f, seed, progress, wallField, timeField, counted, &deliveryEnd);
+    PacketResult r = once(counted, &deliveryEnd);
     r.wallSeconds += probe.wallSeconds;
     return r;
 }
@@ -580,9 +575,13 @@ class PacketBackend : public ComparisonBackend
         const ComparisonConfig& c = setup.config;
         const PacketOutputs outputs{RecordsOps(setup) ? &a.ops : nullptr, setup.graph.get(), c.tracesDir,
                                     c.traceInterval, c.pcapDir, context.packetEstimateLine};
-        const PacketResult packet = RunPacket(point, setup.packetDesc, fabric, c.seed, setup.progress,
-                                              c.FieldName("fabric.wall_limit", "--wall-limit"),
-                                              c.FieldName("fabric.time_limit", "scenario.fabric.time_limit"), outputs);
+        const std::string wallField = c.FieldName("fabric.wall_limit", "--wall-limit");
+        const std::string timeField = c.FieldName("fabric.time_limit", "scenario.fabric.time_limit");
+        const PacketResult packet =
+            RunPacket(fabric, outputs, [&](const PacketOutputs& o, DeliveryEnd* deliveryEnd) {
+                return RunPacketOnce(point, setup.packetDesc, fabric, c.seed, setup.progress, wallField, timeField, o,
+                                     deliveryEnd);
+            });
         a.time = packet.time;
         a.reference = true;
         const PacketRunCounters& k = packet.counters;
