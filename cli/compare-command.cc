@@ -462,16 +462,16 @@ RunAndWrite(const ns3::ComparisonConfig& c, ns3::OutputFormat format, const std:
     return 0;
 }
 
-// `mpirun -np N hockney compare` (doc/collective.md, "Past one machine:
-// MPI"): a packet run split over the ranks must print what one process
+// `mpirun -np N hockney compare` (doc/fabric.md, "hockney compare under
+// mpirun"): a packet run split over the ranks must print what one process
 // prints, to the picosecond. What cannot be exact under conservative
 // synchronisation is refused before anything runs (exit 2, one line): an op
-// waiting for what another rank knows at that instant, and the end at the
-// last delivery (another rank learns of it a lookahead later, having run
-// past it: --end=drain is the end they agree on). Then ns-3's distributed
-// simulator is switched on for the one packet run.
+// waiting for what another rank knows at that instant, a pcap of every
+// port, a time series of every port. Each packet run then runs on ns-3's
+// distributed simulator (ComparisonFabric::mpiSimulator; the delivery end
+// twice: comparison-backend-packet.cc).
 void
-CheckPartitioned(const hockney::Flags& f, const ns3::ComparisonConfig& c)
+CheckPartitioned(const hockney::Flags& f, ns3::ComparisonConfig& c)
 {
     const uint32_t ranks = static_cast<uint32_t>(hockney::MpiWorld::Size());
     if (!c.flows.empty())
@@ -484,39 +484,22 @@ CheckPartitioned(const hockney::Flags& f, const ns3::ComparisonConfig& c)
         throw ns3::InputError("mpirun", "expected --backends=packet under mpirun (only the packet backend "
                                         "splits over ranks), got " + std::to_string(ranks) + " ranks");
     }
-    if (c.sizes.size() != 1)
+    if (!f.Get("pcap").empty())
     {
-        throw ns3::InputError("--bytes", "expected one size under mpirun (ns-3's distributed simulator serves one "
-                                         "run per process), got " + std::to_string(c.sizes.size()));
+        throw ns3::InputError("--pcap", "expected no --pcap under mpirun (each rank sees only its own ports' "
+                                        "packets, and one file per port of every rank is not one process's)");
     }
-    for (const char* flag : {"per-op", "traces", "pcap", "output"})
+    if (!f.Get("traces").empty())
     {
-        if (!f.Get(flag).empty())
-        {
-            throw ns3::InputError(std::string("--") + flag, "expected no --" + std::string(flag) +
-                                                                " under mpirun (one process only, for now)");
-        }
+        throw ns3::InputError("--traces", "expected no --traces under mpirun (the time series sample every "
+                                          "port and queue, each rank's own; one process only for now)");
     }
     const ns3::PartitionedComparisonCheck check = ns3::CheckPartitionedComparison(c, ranks);
     if (!check.problem.empty())
     {
         throw ns3::InputError("mpirun", check.problem + " (" + check.partition + ")");
     }
-    if (!c.fabric.drainEnd)
-    {
-        throw ns3::InputError("--end", "expected --end=drain under mpirun (the ranks cannot stop exactly at the "
-                                       "last delivery: doc/fabric.md, \"hockney compare under mpirun\"), got " +
-                                           f.Get("end"));
-    }
-#ifdef NS3_MPI
-    // ns-3's distributed simulator on the job MpiWorld joined, chosen before
-    // the simulator is first touched again (CheckPartitionedComparison
-    // destroyed the one it used).
-    ns3::GlobalValue::Bind("SimulatorImplementationType",
-                           ns3::StringValue(f.Get("sync") == "nullmsg" ? "ns3::NullMessageSimulatorImpl"
-                                                                        : "ns3::DistributedSimulatorImpl"));
-    ns3::MpiInterface::Enable(MPI_COMM_WORLD);
-#endif
+    c.fabric.mpiSimulator = f.Get("sync") == "nullmsg" ? "ns3::NullMessageSimulatorImpl" : "ns3::DistributedSimulatorImpl";
 }
 
 int

@@ -11,6 +11,9 @@
 # `hockney compare --format=json`) must be what one process prints, line for
 # line, but the lines of key IGNORE ("events" under null messages: ns-3
 # counts its null-message events with the run's).
+# With OUTPUTS (and STDOUT): each side also writes --output=WORK/SIDE and
+# --per-op=WORK/SIDE-per-op.csv (SIDE seq or par), and rank 0's compare.csv and
+# per-op rows must be one process's, byte for byte.
 # With FAILS: both runs must fail (exit status not 0) and the error line one
 # process writes on stderr must be among those of the ranks (every rank
 # finds the same: a check reduced over the ranks).
@@ -21,6 +24,10 @@ file(MAKE_DIRECTORY ${WORK})
 if(STDOUT)
   set(_seq_out OUTPUT_FILE ${WORK}/seq.out)
   set(_par_out OUTPUT_FILE ${WORK}/par.out)
+  if(OUTPUTS)
+    set(_seq_file --output=${WORK}/seq --per-op=${WORK}/seq-per-op.csv)
+    set(_par_args --output=${WORK}/par --per-op=${WORK}/par-per-op.csv)
+  endif()
 else()
   set(_seq_file --output=${WORK}/seq)
   set(_par_args --output=${WORK}/par)
@@ -80,6 +87,10 @@ if(STDOUT)
     list(FILTER seq EXCLUDE REGEX "\"${IGNORE}\":")
     list(FILTER par EXCLUDE REGEX "\"${IGNORE}\":")
   endif()
+  if(OUTPUTS)
+    list(FILTER seq EXCLUDE REGEX "\"command_line\":")
+    list(FILTER par EXCLUDE REGEX "\"command_line\":")
+  endif()
 else()
   sorted_lines(${WORK}/seq 1 seq)
   sorted_lines(${WORK}/par ${RANKS} par)
@@ -92,5 +103,20 @@ if(NOT seq STREQUAL par)
   string(REPLACE ";" "\n" s "${seq}")
   string(REPLACE ";" "\n" p "${par}")
   message(FATAL_ERROR "${RANKS} ranks differ from one process\n--- one process\n${s}\n--- ${RANKS} ranks\n${p}")
+endif()
+if(OUTPUTS)
+  foreach(pair "seq/compare.csv;par/compare.csv" "seq-per-op.csv;par-per-op.csv")
+    list(GET pair 0 a)
+    list(GET pair 1 b)
+    # (Their command lines name their own paths.)
+    file(STRINGS ${WORK}/${a} seq_file)
+    file(STRINGS ${WORK}/${b} par_file)
+    list(FILTER seq_file EXCLUDE REGEX "command_line")
+    list(FILTER par_file EXCLUDE REGEX "command_line")
+    if(seq_file STREQUAL "" OR NOT seq_file STREQUAL par_file)
+      message(FATAL_ERROR "${RANKS} ranks: ${b} differs from one process's ${a}\n--- one process\n${seq_file}\n--- ${RANKS} ranks\n${par_file}")
+    endif()
+  endforeach()
+  message(STATUS "${RANKS} ranks: compare.csv and the per-op rows of one process")
 endif()
 message(STATUS "${RANKS} ranks: the ${n} lines of one process")

@@ -120,13 +120,13 @@ TEST(MpiCli, CompareRefusesWhatItCannotSplit)
 {
     const std::string a2a = "compare --topology=roce-leafspine --collective=alltoall --bytes=64KB ";
     const std::vector<std::pair<std::string, std::string>> cases = {
-        // All-at-once: no op waits for another, but only the drain end is one all ranks agree on.
-        {a2a + "--algorithm=all-at-once --backends=packet", "--end: expected --end=drain under mpirun"},
-        {"compare --topology=roce-leafspine --collective=alltoall --algorithm=all-at-once --backends=packet "
-         "--end=drain --bytes=1KB,2KB",
-         "--bytes: expected one size under mpirun"},
-        {a2a + "--algorithm=all-at-once --backends=packet --end=drain --per-op=/tmp/x.csv",
-         "--per-op: expected no --per-op under mpirun"},
+        // What every port records, each rank its own ports (the delivery
+        // end, several sizes, --output and --per-op split:
+        // mpi.compare.delivery.*, mpi.compare.drain.sizes.*).
+        {a2a + "--algorithm=all-at-once --backends=packet --pcap=" + TempPath("mpi-pcap"),
+         "--pcap: expected no --pcap under mpirun"},
+        {a2a + "--algorithm=all-at-once --backends=packet --traces=" + TempPath("mpi-traces"),
+         "--traces: expected no --traces under mpirun"},
         {a2a + "--backends=closed,packet", "expected --backends=packet under mpirun"},
         // PXN: the proxy is on the sender's server (rank 0), the receiver on
         // rank 1, which learns of the NVLink leg only by the proxy's ready

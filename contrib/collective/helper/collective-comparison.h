@@ -126,6 +126,12 @@ struct ComparisonFabric
     /// last delivery (PartitionedRunEnd), the end every MPI rank can agree
     /// on; false: at the last delivery (one process only).
     bool drainEnd = false;
+    /// packet backend under mpirun (compare sets it): the TypeId name of
+    /// ns-3's distributed simulator each packet run enables MpiInterface
+    /// with, on MPI_COMM_WORLD, and disables after (a process runs one
+    /// partitioned run after another: doc/fabric.md, "hockney compare under
+    /// mpirun"); "": one process.
+    std::string mpiSimulator;
     /// packet backend: start a run whose memory estimate exceeds the memory
     /// available (packet-run-estimate.h) instead of refusing it (exit 2)
     bool forceMemory = false;

@@ -9,6 +9,7 @@
 #include "collective-executor.h"
 #include "comparison-backend.h"
 #include "comparison-packet-fabric.h"
+#include "fabric-channel.h"
 #include "fabric-fault-injector.h"
 #include "fabric-pcap-helper.h"
 #include "input-error.h"
@@ -16,6 +17,7 @@
 
 #include "lazy-heap-scheduler.h"
 #include "partitioned-run-end.h"
+#include "tie-keyed-events.h"
 
 #include "ns3/boolean.h"
 #include "ns3/global-value.h"
@@ -33,6 +35,8 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <tuple>
 
 #include <sys/resource.h>
@@ -89,32 +93,95 @@ struct PacketOutputs
     std::string estimateLine;               ///< printed once the fabric is built, when non-empty
 };
 
+/// A partitioned run that ends at the last delivery runs twice (doc/fabric.md,
+/// "hockney compare under mpirun"): a probe to the drain end that learns the
+/// place of the last delivery's event, then the run whose rows count, every
+/// rank stopped at that place.
+struct DeliveryEnd
+{
+    bool probe = false;                     ///< the first run
+    std::shared_ptr<const EventPlace> last; ///< the second: the last delivery's place
+    uint32_t lastRank = 0;                  ///< the rank that runs it
+    uint64_t channelsBefore = 0;            ///< the probe's FabricChannel::GetCreatedCount at its start
+};
+
+/// Under mpirun (ComparisonFabric::mpiSimulator): ns-3's distributed
+/// simulator on MPI_COMM_WORLD for one packet run, chosen before the
+/// simulator is first touched.
+void
+EnterPartitionedRun(const ComparisonFabric& f)
+{
+#ifdef NS3_MPI
+    if (!f.mpiSimulator.empty() && !MpiInterface::IsEnabled())
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue(f.mpiSimulator));
+        MpiInterface::Enable(MPI_COMM_WORLD);
+    }
+#endif
+}
+
 /// Simulator::Destroy; after a run over MPI ranks, the simulator of one
-/// process again for what follows (the flow model of the same point): ns-3's
-/// distributed simulator frees its MPI buffers when destroyed
-/// (MpiInterface::Destroy), so a process runs one partitioned run.
+/// process again for what follows, and MpiInterface disabled: ns-3.37's
+/// granted-time-window simulator frees its receive buffers when destroyed
+/// (DistributedSimulatorImpl::Destroy -> GrantedTimeWindowMpiInterface::Destroy)
+/// and can only be enabled anew (a fresh duplicate of the communicator, its
+/// buffers and receives posted again: EnterPartitionedRun); the
+/// null-message one frees its buffers in Disable. Every message of the run
+/// was received when it ends (both algorithms run until every rank has
+/// received what was sent to it), so none is left for the next run's
+/// communicator (a new one: MPI never matches across communicators).
 void
 DestroySimulator(uint32_t mpiRanks)
 {
     Simulator::Destroy();
     if (mpiRanks > 1)
     {
+#ifdef NS3_MPI
+        if (MpiInterface::IsEnabled())
+        {
+            MpiInterface::Disable();
+        }
+#endif
         GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
     }
 }
 
 PacketResult
-RunPacket(const ComparisonPoint& pt,
-          const TopologyDescription& desc,
-          const ComparisonFabric& f,
-          uint32_t seed,
-          const std::function<void(const std::string&)>& progress,
-          const std::string& wallField,
-          const std::string& timeField,
-          const PacketOutputs& outputs)
+RunPacketOnce(const ComparisonPoint& pt,
+              const TopologyDescription& desc,
+              const ComparisonFabric& f,
+              uint32_t seed,
+              const std::function<void(const std::string&)>& progress,
+              const std::string& wallField,
+              const std::string& timeField,
+              const PacketOutputs& outputs,
+              DeliveryEnd* deliveryEnd)
 {
     using Clock = std::chrono::steady_clock;
     const auto wallStart = Clock::now();
+    EnterPartitionedRun(f);
+#ifdef NS3_MPI
+    const uint64_t messageEventsBefore = FabricRemoteChannel::GetMessageEvents();
+#endif
+    // The probe records every event's place (EventLineage), from the start.
+    EventLineage lineage;
+    struct LineageOn
+    {
+        explicit LineageOn(EventLineage* l) { tie_keys::g_lineage = l; }
+        ~LineageOn() { tie_keys::g_lineage = nullptr; }
+    };
+    std::optional<LineageOn> lineageOn;
+    if (deliveryEnd && deliveryEnd->probe)
+    {
+        lineageOn.emplace(&lineage);
+    }
+    const bool replay = deliveryEnd && !deliveryEnd->probe;
+    // This run's links' tie keys start here (a place of the probe's, StopAfterPlace).
+    const uint64_t channelsBefore = FabricChannel::GetCreatedCount();
+    if (deliveryEnd && deliveryEnd->probe)
+    {
+        deliveryEnd->channelsBefore = channelsBefore;
+    }
     const uint64_t eventsBefore = Simulator::GetEventCount();
     Ptr<FabricWatchdog> watchdog;
     Ptr<PacketTransport> t = BuildPacketRun(desc, f, seed, &watchdog);
@@ -131,27 +198,33 @@ RunPacket(const ComparisonPoint& pt,
     const TopologyPartition& partition = t->GetNetwork()->GetPartition();
     const uint32_t mpiRanks = partition.ranks;
     Ptr<PartitionedRunEnd> end;
+    std::shared_ptr<const EventPlace> localDonePlace; // the probe's
+    uint64_t placeEvents = 0;                         // the second run's: StopAfterPlace
+    std::vector<uint32_t> owner;                      // each GPU's MPI rank
+    if (mpiRanks > 1)
+    {
+        const TopologyGraph& g = t->GetNetwork()->GetTopology();
+        owner.resize(pt.schedule.GetRanks());
+        for (uint32_t gpu = 0; gpu < owner.size(); ++gpu)
+        {
+            owner[gpu] = partition.owner[g.EndpointNode(gpu)];
+        }
 #ifdef NS3_MPI
-    const uint64_t receiptsBefore = mpiRanks > 1 ? FabricRemoteChannel::GetReceipts() : 0;
+        exec->SetPartition(owner, MpiInterface::GetSystemId());
+        if (replay && MpiInterface::GetSystemId() != deliveryEnd->lastRank)
+        {
+            placeEvents = PartitionedRunEnd::StopAfterPlace(deliveryEnd->last,
+                                                            channelsBefore - deliveryEnd->channelsBefore);
+        }
 #endif
-    if (f.drainEnd || mpiRanks > 1)
+    }
+    if (!replay && (f.drainEnd || mpiRanks > 1))
     {
         const TopologyGraph& g = t->GetNetwork()->GetTopology();
         Time drain(0);
         for (uint32_t l = 0; l < g.LinkCount(); ++l)
         {
             drain = std::max(drain, g.LinkTier(l).delay);
-        }
-        if (mpiRanks > 1)
-        {
-            std::vector<uint32_t> owner(pt.schedule.GetRanks());
-            for (uint32_t gpu = 0; gpu < owner.size(); ++gpu)
-            {
-                owner[gpu] = partition.owner[g.EndpointNode(gpu)];
-            }
-#ifdef NS3_MPI
-            exec->SetPartition(owner, MpiInterface::GetSystemId());
-#endif
         }
         end = CreateObject<PartitionedRunEnd>();
         end->Setup(drain, [drain](Time last) { PartitionedRunEnd::StopAt(last + drain + PicoSeconds(1)); });
@@ -188,7 +261,7 @@ RunPacket(const ComparisonPoint& pt,
         },
         // With an agreed end the checks go on to it, on every rank alike
         // (a rank's own part may be complete long before the run's end).
-        [&]() { return !end && exec->IsComplete(); },
+        [&]() { return !end && !replay && exec->IsComplete(); },
         progress,
         "packet " + ToString(pt.spec.collective) + " " + pt.spec.algorithm + " " + std::to_string(pt.spec.bytes) +
             " B");
@@ -229,6 +302,43 @@ RunPacket(const ComparisonPoint& pt,
             // in the order one process lists them (the rows' pfc_storms).
             watchdog->GatherPfcStorms(gatherOverRanks);
         }
+        if (outputs.ops && sumOverRanks)
+        {
+            // Each op's start is known at its sender's rank, its delivery
+            // at its receiver's (whose OpCompleted recorded it): the one
+            // process's list, every op delivered (the rows sort it by op).
+            const auto& ops = pt.schedule.GetOps();
+            const size_t n = ops.size();
+            std::vector<uint64_t> v(3 * n, 0);
+#ifdef NS3_MPI
+            const uint32_t self = MpiInterface::GetSystemId();
+            for (size_t i = 0; i < n; ++i)
+            {
+                if (owner[ops[i].src] == self)
+                {
+                    v[i] = static_cast<uint64_t>(exec->GetOpStartTimes()[i].GetTimeStep());
+                }
+                if (owner[ops[i].dst] == self && exec->GetOpDeliveryTimes()[i].IsStrictlyPositive())
+                {
+                    v[n + i] = static_cast<uint64_t>(exec->GetOpDeliveryTimes()[i].GetTimeStep());
+                    v[2 * n + i] = 1;
+                }
+            }
+#endif
+            sumOverRanks(v);
+            outputs.ops->clear();
+            const Time start = exec->GetStartTime();
+            for (size_t i = 0; i < n; ++i)
+            {
+                if (v[2 * n + i])
+                {
+                    const ScheduleOp& op = ops[i];
+                    outputs.ops->push_back(ExecutedOp{static_cast<uint32_t>(i), op.src, op.dst, op.bytes, op.step,
+                                                      TimeStep(static_cast<int64_t>(v[i])) - start,
+                                                      TimeStep(static_cast<int64_t>(v[n + i])) - start});
+                }
+            }
+        }
         r.counters = t->GetCounters();
         r.events = Simulator::GetEventCount() - eventsBefore;
         r.simulated = Simulator::Now();
@@ -244,8 +354,11 @@ RunPacket(const ComparisonPoint& pt,
             // (PartitionedRunEnd::GetOwnEvents), and every rank's stop but one.
             // And the wall watch's checks, which every rank runs alike: rank 0's count.
             Ptr<FabricFaultInjector> injector = t->GetObject<FabricFaultInjector>();
-            const uint64_t mpiOnly = FabricRemoteChannel::GetMpiOnlyEvents() - receiptsBefore +
-                                     end->GetOwnEvents() + 1 +
+            // The delivery end's second run: the events in the last
+            // delivery's place on the other ranks (StopAfterPlace), and no
+            // stop event (one process stops in the delivery's event).
+            const uint64_t mpiOnly = FabricRemoteChannel::GetMpiOnlyEvents() - messageEventsBefore +
+                                     (end ? end->GetOwnEvents() + 1 : placeEvents) +
                                      (MpiInterface::GetSystemId() == 0 ? 0 : watch.GetChecks()) +
                                      (injector ? injector->GetReplicaEvents() : 0);
             PacketRunCounters& k = r.counters;
@@ -257,7 +370,7 @@ RunPacket(const ComparisonPoint& pt,
                 fields.push_back(&d);
             }
             SumOverRanks(sumOverRanks, fields);
-            r.events = events + 1;
+            r.events = events + (end ? 1 : 0);
             // The slowest rank's wall time, the largest rank's memory.
             MPI_Allreduce(MPI_IN_PLACE, &r.wallSeconds, 1, MPI_DOUBLE, MPI_MAX, MpiInterface::GetCommunicator());
             MPI_Allreduce(MPI_IN_PLACE, &r.peakRssBytes, 1, MPI_UINT64_T, MPI_MAX,
@@ -267,11 +380,33 @@ RunPacket(const ComparisonPoint& pt,
     };
     try
     {
-        r.time = exec->Run(pt.schedule, t,
-                           end ? std::function<void()>([end]() { end->LocalDone(); }) : std::function<void()>());
+        std::function<void()> onDone;
+        if (end)
+        {
+            onDone = [&, end]() {
+                localDonePlace = lineage.Current();
+                end->LocalDone();
+            };
+        }
+        else if (replay)
+        {
+            // The rank of the last delivery stops in its event, as one
+            // process; the others in its place (StopAfterPlace).
+#ifdef NS3_MPI
+            const bool last = MpiInterface::GetSystemId() == deliveryEnd->lastRank;
+#else
+            const bool last = true;
+#endif
+            onDone = last ? std::function<void()>([]() { Simulator::Stop(); }) : std::function<void()>([]() {});
+        }
+        r.time = exec->Run(pt.schedule, t, onDone);
         if (end)
         {
             r.time = end->GetEnd() - exec->GetStartTime();
+        }
+        else if (replay)
+        {
+            r.time = TimeStep(static_cast<int64_t>(deliveryEnd->last->ts)) - exec->GetStartTime();
         }
     }
     catch (const std::runtime_error& e)
@@ -357,8 +492,71 @@ RunPacket(const ComparisonPoint& pt,
     {
         throw std::runtime_error("packet run of " + pt.schedule.GetName() + ": " + cons.message);
     }
+    if (deliveryEnd && deliveryEnd->probe && gatherOverRanks)
+    {
+        // Every rank's last delivery's place, and the one one process runs
+        // last: the latest time, then the order of their places.
+        const std::vector<uint64_t> all = gatherOverRanks(PartitionedRunEnd::EncodePlace(localDonePlace.get()));
+        size_t at = 0;
+        bool found = false;
+        for (uint32_t rank = 0; rank < mpiRanks; ++rank)
+        {
+            std::shared_ptr<const EventPlace> place = PartitionedRunEnd::DecodePlace(all, at);
+            if (!place)
+            {
+                continue; // done before the run: nothing delivered there
+            }
+            const int order = found ? EventLineage::Order(place.get(), deliveryEnd->last.get()) : 1;
+            if (order == 0)
+            {
+                throw std::runtime_error("packet run of " + pt.schedule.GetName() +
+                                         ": the last deliveries of MPI ranks " + std::to_string(deliveryEnd->lastRank) +
+                                         " and " + std::to_string(rank) +
+                                         " cannot be ordered as one process orders them (--end=drain ends alike)");
+            }
+            if (order > 0)
+            {
+                deliveryEnd->last = place;
+                deliveryEnd->lastRank = rank;
+                found = true;
+            }
+        }
+        if (!found || TimeStep(static_cast<int64_t>(deliveryEnd->last->ts)) != end->GetEnd())
+        {
+            throw std::logic_error("packet run of " + pt.schedule.GetName() +
+                                   ": the ranks' last deliveries do not end the run");
+        }
+    }
     writeTraces();
     DestroySimulator(mpiRanks);
+    return r;
+}
+
+/// \p once (RunPacketOnce with the point's inputs) to the end \p f asks for.
+PacketResult
+RunPacket(const ComparisonFabric& f,
+          const PacketOutputs& outputs,
+          const std::function<PacketResult(const PacketOutputs&, DeliveryEnd*)>& once)
+{
+    if (f.mpiSimulator.empty() || f.drainEnd)
+    {
+        return once(outputs, nullptr);
+    }
+    // Over MPI ranks to the last delivery: the probe (no outputs), then the
+    // run that counts; the wall time is both's.
+    DeliveryEnd deliveryEnd;
+    deliveryEnd.probe = true;
+    const PacketOutputs none{nullptr, outputs.graph, "", outputs.traceInterval, "", outputs.estimateLine};
+    const PacketResult probe = once(none, &deliveryEnd);
+    if (probe.stopped)
+    {
+        return probe;
+    }
+    deliveryEnd.probe = false;
+    PacketOutputs counted = outputs;
+    counted.estimateLine.clear(); // said once
+    PacketResult r = once(counted, &deliveryEnd);
+    r.wallSeconds += probe.wallSeconds;
     return r;
 }
 
@@ -377,9 +575,13 @@ class PacketBackend : public ComparisonBackend
         const ComparisonConfig& c = setup.config;
         const PacketOutputs outputs{RecordsOps(setup) ? &a.ops : nullptr, setup.graph.get(), c.tracesDir,
                                     c.traceInterval, c.pcapDir, context.packetEstimateLine};
-        const PacketResult packet = RunPacket(point, setup.packetDesc, fabric, c.seed, setup.progress,
-                                              c.FieldName("fabric.wall_limit", "--wall-limit"),
-                                              c.FieldName("fabric.time_limit", "scenario.fabric.time_limit"), outputs);
+        const std::string wallField = c.FieldName("fabric.wall_limit", "--wall-limit");
+        const std::string timeField = c.FieldName("fabric.time_limit", "scenario.fabric.time_limit");
+        const PacketResult packet =
+            RunPacket(fabric, outputs, [&](const PacketOutputs& o, DeliveryEnd* deliveryEnd) {
+                return RunPacketOnce(point, setup.packetDesc, fabric, c.seed, setup.progress, wallField, timeField, o,
+                                     deliveryEnd);
+            });
         a.time = packet.time;
         a.reference = true;
         const PacketRunCounters& k = packet.counters;

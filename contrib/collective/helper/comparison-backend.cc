@@ -159,20 +159,7 @@ ApplyEndpoint(Ptr<CollectiveExecutor> exec, const ComparisonPoint& pt)
     {
         return;
     }
-    NcclEndpoint e = *pt.endpoint;
-    // With DependencyNotice message a slot's credit crosses the network as
-    // a message: NetCreditDelay is then the receiver's own delay before it,
-    // the attribute's (the point's inter-node alpha, which PointEndpoint
-    // puts there for the closed form, would count the crossing twice).
-    EnumValue notice;
-    exec->GetAttribute("DependencyNotice", notice);
-    if (notice.Get() == static_cast<int>(DependencyNotice::MESSAGE))
-    {
-        TimeValue delay;
-        exec->GetAttribute("NetCreditDelay", delay);
-        e.netCreditDelay = delay.Get();
-    }
-    exec->SetEndpoint(e);
+    exec->SetEndpoint(*pt.endpoint);
 }
 
 Time

@@ -461,7 +461,10 @@ EndpointOnPoint(const ComparisonSetup& setup, const ComparisonPoint& pt, const s
 
 /// \p pt's endpoint of \p algorithm with \p p; with NCCL's slots on and no
 /// credit delay given, a credit takes one network latency (the point's
-/// inter-node alpha: the receiver's proxy's RDMA write of its receive).
+/// inter-node alpha: the receiver's proxy's RDMA write of its receive),
+/// all of it the crossing (netCreditCrossing: a credit sent as a message
+/// on the fabric, --dependencies=message, crosses there instead, after the
+/// receiver's own delay, the rest: none).
 std::optional<NcclEndpoint>
 PointEndpoint(const ComparisonSetup& setup, const ComparisonPoint& pt, const std::string& algorithm, NcclProtocol p)
 {
@@ -469,6 +472,7 @@ PointEndpoint(const ComparisonSetup& setup, const ComparisonPoint& pt, const std
     if (e && e->netSlots > 0 && e->netCreditDelay.IsZero())
     {
         e->netCreditDelay = pt.level[1].alpha;
+        e->netCreditCrossing = pt.level[1].alpha;
     }
     return e;
 }

@@ -188,6 +188,7 @@ CollectiveExecutor::GetEndpoint() const
     e.netStepsInFlight = m_netStepsInFlight;
     e.netSlots = m_netSlots;
     e.netCreditDelay = m_netCreditDelay;
+    e.netCreditCrossing = m_netCreditCrossing;
     return e;
 }
 
@@ -203,6 +204,7 @@ CollectiveExecutor::SetEndpoint(const NcclEndpoint& e)
     m_netStepsInFlight = e.netStepsInFlight;
     m_netSlots = e.netSlots;
     m_netCreditDelay = e.netCreditDelay;
+    m_netCreditCrossing = e.netCreditCrossing;
     if (e.protocol == NcclProtocol::LL)
     {
         m_llCopyRate = e.copyRate;
@@ -714,26 +716,39 @@ CollectiveExecutor::Sliced(const ScheduleOp& op, const NcclEndpoint& e)
     return e.netSlots > 0 && op.group == ScheduleOp::kNoSwitchGroup && e.CrossesNodes(op.src, op.dst);
 }
 
-std::vector<uint32_t>
-CollectiveExecutor::SliceSlots(uint64_t bytes, const NcclEndpoint& e)
+std::vector<std::vector<NcclNetSlice>>
+CollectiveExecutor::CutSlices(const std::vector<ScheduleOp>& ops, const NcclEndpoint& e)
 {
-    std::vector<uint32_t> out;
-    for (const NcclNetSlice& s : e.NetSlices(bytes))
+    std::vector<std::vector<NcclNetSlice>> out(ops.size());
+    for (uint32_t i = 0; i < ops.size(); ++i)
     {
-        out.push_back(std::min(s.slots, e.netSlots));
+        if (!Sliced(ops[i], e))
+        {
+            continue;
+        }
+        out[i] = e.NetSlices(ops[i].bytes);
+        for (NcclNetSlice& s : out[i])
+        {
+            s.slots = std::min(s.slots, e.netSlots);
+        }
     }
     return out;
 }
 
 std::map<std::pair<uint32_t, uint32_t>, CollectiveExecutor::SlotSequence>
-CollectiveExecutor::SlotSequences(const std::vector<ScheduleOp>& ops, const NcclEndpoint& e)
+CollectiveExecutor::SlotSequences(const std::vector<ScheduleOp>& ops,
+                                  const std::vector<std::vector<NcclNetSlice>>& slices)
 {
     std::map<std::pair<uint32_t, uint32_t>, std::vector<std::vector<uint32_t>>> cuts;
-    for (const ScheduleOp& op : ops)
+    for (uint32_t i = 0; i < ops.size(); ++i)
     {
-        if (Sliced(op, e))
+        if (!slices[i].empty())
         {
-            cuts[{op.src, op.dst}].push_back(SliceSlots(op.bytes, e));
+            std::vector<uint32_t>& cut = cuts[{ops[i].src, ops[i].dst}].emplace_back();
+            for (const NcclNetSlice& s : slices[i])
+            {
+                cut.push_back(s.slots);
+            }
         }
     }
     std::map<std::pair<uint32_t, uint32_t>, SlotSequence> out;
@@ -782,7 +797,7 @@ CollectiveExecutor::LaunchSlices(uint32_t i)
     const Time copyStart = std::max(Simulator::Now(), m_copyFree[op.src]);
     m_copyEnd[i] = copyStart + m_endpoint.CopyTime(op.bytes);
     m_copyFree[op.src] = m_copyEnd[i];
-    const std::vector<NcclNetSlice> slices = m_endpoint.NetSlices(op.bytes);
+    const std::vector<NcclNetSlice>& slices = m_slices[i];
     NetConnection& c = m_connections[{op.src, op.dst}];
     for (uint32_t k = 0; k < slices.size(); ++k)
     {
@@ -798,8 +813,8 @@ CollectiveExecutor::PumpSlots(std::pair<uint32_t, uint32_t> key)
     while (!c.slices.empty())
     {
         const QueuedSlice q = c.slices.front();
-        // At most the whole window (SliceSlots): a wider slice goes alone.
-        const uint32_t slots = std::min(q.slice.slots, m_netSlots);
+        // At most the whole window (CutSlices): a wider slice goes alone.
+        const uint32_t slots = q.slice.slots;
         if (c.slotsUsed > 0 && c.slotsUsed + slots > m_netSlots)
         {
             return;
@@ -840,34 +855,37 @@ CollectiveExecutor::NumberSlices(Ptr<CollectiveTransport> transport, uint32_t ta
     // op by op, then the slots' credits connection by connection, as many
     // tags as the connection has slices (at most one credit a slice).
     const auto& ops = m_schedule->GetOps();
+    m_slices = CutSlices(ops, m_endpoint);
     m_sliceTag.assign(ops.size(), 0);
     for (uint32_t i = 0; i < ops.size(); ++i)
     {
-        if (!Sliced(ops[i], m_endpoint))
+        const std::vector<NcclNetSlice>& slices = m_slices[i];
+        if (slices.empty())
         {
             continue;
         }
         m_sliceTag[i] = tag;
-        const std::vector<uint32_t> slots = SliceSlots(ops[i].bytes, m_endpoint);
         // Set here, not when the slices go: the receiver may be on another MPI rank.
-        m_slicesLeft[i] = static_cast<uint32_t>(slots.size());
+        m_slicesLeft[i] = static_cast<uint32_t>(slices.size());
         if (Local(ops[i].dst) && !Local(ops[i].src))
         {
-            // One leg (FindCrossRankDependency refuses PXN across ranks).
+            // The slices' one leg that crosses: FindCrossRankDependency
+            // refuses a sliced op through a PXN proxy across ranks (slices
+            // carry no ready flag), so the sender sends it.
             const std::pair<uint32_t, uint32_t> key{ops[i].src, ops[i].dst};
-            for (uint32_t k = 0; k < slots.size(); ++k)
+            for (uint32_t k = 0; k < slices.size(); ++k)
             {
                 transport->ExpectTagged(key.first, key.second, tag + 2 * k,
-                                        [this, key, i, s = slots[k]]() { SliceReceived(key, i, s); });
+                                        [this, key, i, s = slices[k].slots]() { SliceReceived(key, i, s); });
             }
         }
-        tag += 2 * static_cast<uint32_t>(slots.size());
+        tag += 2 * static_cast<uint32_t>(slices.size());
     }
     if (!Messages())
     {
         return tag;
     }
-    for (auto& entry : SlotSequences(ops, m_endpoint))
+    for (auto& entry : SlotSequences(ops, m_slices))
     {
         const std::pair<uint32_t, uint32_t> key = entry.first;
         NetConnection& c = m_connections[key];
@@ -911,11 +929,13 @@ CollectiveExecutor::SliceReceived(std::pair<uint32_t, uint32_t> key, uint32_t i,
         return;
     }
     // DependencyNotice Message: the receiver posts the credit as an 8 B
-    // message NetCreditDelay after the delivery (NCCL's receiver proxy
-    // posting its receive, an RDMA write of its fifo entry), and only
+    // message its own delay after the delivery (NetCreditDelay less the
+    // crossing, which the fabric now takes: NcclEndpoint::netCreditCrossing;
+    // NCCL's receiver proxy posting its receive, an RDMA write of its fifo
+    // entry), and only
     // while the sender still needs slots back. The rule, exact and the
     // same on every MPI rank: let s_0, s_1, ... be the connection's slices'
-    // slots in the order the sender posts them (SliceSlots, each <= W =
+    // slots in the order the sender posts them (CutSlices, each <= W =
     // NetSlots), P_k = s_0 + ... + s_k, U their total and R = max(0, U - W).
     // The k-th slice to arrive (k = 0, 1, ..., whichever it is) sends
     // credit k, of a_k = min(s_k, R - P_{k-1}) slots, iff P_{k-1} < R: the
@@ -953,13 +973,14 @@ CollectiveExecutor::SliceReceived(std::pair<uint32_t, uint32_t> key, uint32_t i,
             }
             m_transport->SendTagged(key.second, key.first, kNoticeBytes, tag, std::move(credited));
         };
-        if (m_netCreditDelay.IsZero())
+        const Time own = m_netCreditDelay - m_netCreditCrossing;
+        if (own.IsZero())
         {
             post();
         }
         else
         {
-            Simulator::Schedule(m_netCreditDelay, post);
+            Simulator::Schedule(own, post);
         }
     }
     SliceArrived(i);
@@ -1059,6 +1080,7 @@ CollectiveExecutor::FindCrossRankDependency(const CollectiveSchedule& schedule,
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> perConnection;
     std::map<uint32_t, std::pair<uint32_t, uint32_t>> groupRank; // group -> (MPI rank, first op)
     std::map<std::pair<uint32_t, uint32_t>, SlotSequence> sequences; // NetSlots, messages: when first needed
+    std::vector<std::vector<NcclNetSlice>> slices;                   // the same
     for (uint32_t i = 0; i < ops.size(); ++i)
     {
         const ScheduleOp& op = ops[i];
@@ -1128,7 +1150,8 @@ CollectiveExecutor::FindCrossRankDependency(const CollectiveSchedule& schedule,
             }
             if (sequences.empty())
             {
-                sequences = SlotSequences(ops, e);
+                slices = CutSlices(ops, e);
+                sequences = SlotSequences(ops, slices);
             }
             if (!sequences.at({op.src, op.dst}).known)
             {

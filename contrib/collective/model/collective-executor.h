@@ -210,14 +210,16 @@ class CollectiveExecutor : public Object
 
     /// Whether \p op crosses nodes with NetSlots on (sent as NCCL's slices), under endpoint \p e.
     static bool Sliced(const ScheduleOp& op, const NcclEndpoint& e);
-    /// The slots each slice of a message of \p bytes holds under \p e
-    /// (NcclEndpoint::NetSlices), each at most NetSlots: a slice wider than
-    /// the window goes alone and holds all of it, as it would holding more
-    /// (nothing else fits beside it either way).
-    static std::vector<uint32_t> SliceSlots(uint64_t bytes, const NcclEndpoint& e);
-    /// A network connection's slices (NetSlots): their slot counts (SliceSlots)
-    /// in the order the sender posts them when every order of its ops gives
-    /// the same sequence (its ops cut alike, or every slice holds as many
+    /// Each op's slices under \p e (NcclEndpoint::NetSlices; none for an op
+    /// not Sliced), the one record the executor reads them from: their
+    /// slots each at most NetSlots (a slice wider than the window goes
+    /// alone and holds all of it, as it would holding more: nothing else
+    /// fits beside it either way).
+    static std::vector<std::vector<NcclNetSlice>> CutSlices(const std::vector<ScheduleOp>& ops,
+                                                            const NcclEndpoint& e);
+    /// A network connection's slices (NetSlots): their slot counts in the
+    /// order the sender posts them when every order of its ops gives the
+    /// same sequence (its ops cut alike, or every slice holds as many
     /// slots: \p known), their total and their number.
     struct SlotSequence
     {
@@ -226,9 +228,9 @@ class CollectiveExecutor : public Object
         uint32_t total = 0;
         uint32_t slices = 0;
     };
-    /// Per network connection (src, dst) with sliced ops under \p e, in key order.
-    static std::map<std::pair<uint32_t, uint32_t>, SlotSequence> SlotSequences(const std::vector<ScheduleOp>& ops,
-                                                                               const NcclEndpoint& e);
+    /// Per network connection (src, dst) with sliced ops (\p slices, CutSlices), in key order.
+    static std::map<std::pair<uint32_t, uint32_t>, SlotSequence> SlotSequences(
+        const std::vector<ScheduleOp>& ops, const std::vector<std::vector<NcclNetSlice>>& slices);
     /// Whether \p op takes a place in its connection's whole-message window
     /// (NetStepsInFlight), under endpoint \p e.
     static bool Windowed(const ScheduleOp& op, const NcclEndpoint& e);
@@ -300,6 +302,7 @@ class CollectiveExecutor : public Object
     uint32_t m_netStepsInFlight;
     uint32_t m_netSlots;
     Time m_netCreditDelay;
+    Time m_netCreditCrossing; // of m_netCreditDelay, the network's (NcclEndpoint::netCreditCrossing)
     bool m_hwLatHoldsFabricLatency; ///< read by MakeNcclEndpoint only (NcclEndpoint::hwLatHoldsFabric)
     int m_dependencyNotice; // a DependencyNotice
     /// A notification of a delivery to a GPU that waits for it (Message).
@@ -308,6 +311,7 @@ class CollectiveExecutor : public Object
         uint32_t gpu; ///< the waiting GPU (sends the ops it releases)
         uint32_t tag; ///< its message's tag, from the delivering GPU
     };
+    std::vector<std::vector<NcclNetSlice>> m_slices; // per op: its slices (CutSlices; NumberSlices)
     std::vector<uint32_t> m_sliceTag;           // per sliced op: its first slice's tag (past the ops' and notices')
     std::vector<std::vector<Notice>> m_notices; // per op (Message): distinct waiting GPUs but its receiver
     /// A slice queued on a network connection: its op, its index in the op, data bytes and slots.

@@ -163,6 +163,13 @@ struct NcclEndpoint
     /// A slice's slots come back to the sender this long after the slice
     /// was delivered (the receiver proxy's credit crossing the network).
     Time netCreditDelay;
+    /// Of netCreditDelay, the credit's crossing of the network (a point's
+    /// inter-node alpha where no delay was given: PointEndpoint; 0 when the
+    /// delay was given). Where the credit is a message on the fabric
+    /// (CollectiveExecutor's DependencyNotice Message) the fabric takes the
+    /// crossing and the receiver waits only netCreditDelay - netCreditCrossing
+    /// before posting it; the closed forms price the whole delay.
+    Time netCreditCrossing;
     /// NCCL's hwLat holds the hop's own latency (CollectiveExecutor's
     /// HwLatHoldsFabricLatency in force, default false): whoever knows the
     /// point's alphas applies NcclEndpointBesideFabric.

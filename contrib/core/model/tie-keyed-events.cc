@@ -11,7 +11,54 @@ namespace ns3
 namespace tie_keys
 {
 uint64_t g_tie = KeyedEvent::kNoKey;
+EventLineage* g_lineage = nullptr;
 } // namespace tie_keys
+
+void
+EventLineage::Left(const KeyedEvent& e)
+{
+    std::shared_ptr<const EventPlace> parent;
+    auto it = m_parents.find(e.ev.key.m_uid);
+    if (it != m_parents.end())
+    {
+        parent = std::move(it->second);
+        m_parents.erase(it);
+    }
+    // A keyed event's place is its key: what scheduled it does not order it.
+    m_current = std::make_shared<const EventPlace>(
+        EventPlace{e.ev.key.m_ts, e.tie, e.IsKeyed() ? nullptr : std::move(parent)});
+}
+
+int
+EventLineage::Order(const EventPlace* a, const EventPlace* b)
+{
+    if (a == b)
+    {
+        return 0;
+    }
+    // Scheduled before the run: before every event scheduled by one that ran
+    // (uids are handed out in scheduling order); two such are not ordered
+    // here (the setup's order of calls is not recorded).
+    if (!a || !b)
+    {
+        return !a && !b ? 0 : (!a ? -1 : 1);
+    }
+    if (a->ts != b->ts)
+    {
+        return a->ts < b->ts ? -1 : 1;
+    }
+    if (a->tie != b->tie)
+    {
+        return a->tie < b->tie ? -1 : 1; // kNoKey, the largest, after every key
+    }
+    if (a->tie != KeyedEvent::kNoKey)
+    {
+        return 0; // one key, one event
+    }
+    // Two unkeyed events of one time: in the order they were scheduled, the
+    // order in which what scheduled them ran.
+    return Order(a->parent.get(), b->parent.get());
+}
 
 void
 SchedulerTieKey::OutOfRange(uint64_t major, uint64_t minor)

@@ -43,6 +43,8 @@
 #include "ns3/scheduler.h"
 
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -108,11 +110,50 @@ struct KeyedEarlier
     }
 };
 
+/// Where an event stands in the order of a run: its time, its tie key
+/// (kNoKey: none) and, for an event without a key, the place of the event
+/// that scheduled it (null: scheduled before the run). Events of one time
+/// run keyed ones first by key, then the others in the order they were
+/// scheduled, which is the order in which the events that scheduled them
+/// ran: so the order of two events is known from their places alone, on
+/// whichever MPI rank each ran (EventLineage::Order), as far as their
+/// ancestors' places differ.
+struct EventPlace
+{
+    uint64_t ts;
+    uint64_t tie;
+    std::shared_ptr<const EventPlace> parent; ///< only for an event without a key
+};
+
+/// Records every event's place while it lives (tie_keys::g_lineage): a
+/// partitioned run that must stop where one process stops (the delivery
+/// end, doc/fabric.md "hockney compare under mpirun") learns the place of
+/// the event that ends it. An allocation and a hash lookup an event; off
+/// (null) otherwise.
+class EventLineage
+{
+  public:
+    /// The place of the event running now (null before the run).
+    std::shared_ptr<const EventPlace> Current() const { return m_current; }
+    /// -1: \p a runs before \p b in one process; 1: after; 0: not known
+    /// from their places (both scheduled before the run at one time, or the same place).
+    static int Order(const EventPlace* a, const EventPlace* b);
+
+    void Admitted(uint32_t uid) { m_parents.emplace(uid, m_current); }
+    void Left(const KeyedEvent& e);
+
+  private:
+    std::unordered_map<uint32_t, std::shared_ptr<const EventPlace>> m_parents; ///< pending event -> its scheduler's place
+    std::shared_ptr<const EventPlace> m_current;
+};
+
 namespace tie_keys
 {
 /// The key SchedulerTieKey set for the events scheduled now (none: kNoKey).
 /// ns-3's simulators run and schedule on one thread.
 extern uint64_t g_tie;
+/// The lineage being recorded (null: none, the default).
+extern EventLineage* g_lineage;
 } // namespace tie_keys
 
 inline SchedulerTieKey::SchedulerTieKey(uint64_t major, uint64_t minor)
@@ -151,6 +192,10 @@ class TieKeyTracker
         {
             return Restore(ev);
         }
+        if (tie_keys::g_lineage)
+        {
+            tie_keys::g_lineage->Admitted(ev.key.m_uid);
+        }
         return KeyedEvent{ev, on ? tie_keys::g_tie : KeyedEvent::kNoKey};
     }
 
@@ -164,6 +209,10 @@ class TieKeyTracker
             m_ranKeyed.clear();
         }
         m_released = true;
+        if (tie_keys::g_lineage)
+        {
+            tie_keys::g_lineage->Left(e);
+        }
         if (!e.IsKeyed())
         {
             m_lastUnkeyed = e.ev.key.m_uid;

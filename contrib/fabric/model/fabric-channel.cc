@@ -149,6 +149,12 @@ FabricChannel::FabricChannel()
 {
 }
 
+uint64_t
+FabricChannel::GetCreatedCount()
+{
+    return g_channels;
+}
+
 FabricChannel::~FabricChannel() = default;
 
 void

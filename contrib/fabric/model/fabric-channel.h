@@ -42,6 +42,10 @@ class FabricChannel : public Channel
 {
   public:
     static TypeId GetTypeId();
+    /// Channels this process has made so far: a run's links take their tie
+    /// keys' majors from here on (PartitionedRunEnd::StopAfterPlace shifts
+    /// a key of one run to another's by the difference).
+    static uint64_t GetCreatedCount();
     FabricChannel();
     ~FabricChannel() override;
 

@@ -123,9 +123,15 @@ FabricRemoteChannel::GetReceipts()
 }
 
 uint64_t
+FabricRemoteChannel::GetMessageEvents()
+{
+    return g_receipts + g_guards;
+}
+
+uint64_t
 FabricRemoteChannel::GetMpiOnlyEvents()
 {
-    uint64_t n = g_receipts + g_guards;
+    uint64_t n = GetMessageEvents();
     for (uint32_t v = 0; v < NodeList::GetNNodes(); ++v)
     {
         Ptr<Node> node = NodeList::GetNode(v);

@@ -92,7 +92,11 @@ class FabricRemoteChannel : public FabricChannel
     /// MPI messages this process received from other ranks so far (each an
     /// event of its own, one step before the arrival it schedules).
     static uint64_t GetReceipts();
-    /// The events this rank ran that one process does not: GetReceipts, and
+    /// GetReceipts plus SendMessage's empty events, so far in this process
+    /// (a run takes its start's off: a process may run one partitioned run
+    /// after another).
+    static uint64_t GetMessageEvents();
+    /// The events this rank ran that one process does not: GetMessageEvents, and
     /// the initialization events ns-3 schedules at time 0 for every node
     /// and device (Node::Initialize, NetDevice::Initialize) of the nodes
     /// other ranks own (every rank builds the whole topology). A run's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "partitioned-run-end.h"
 
+#include "fabric-channel.h"
 #include "tie-keyed-events.h"
 
 #include "ns3/log.h"
@@ -181,6 +182,84 @@ PartitionedRunEnd::StopAt(Time at)
     }
     SchedulerTieKey first(SchedulerTieKey::kReservedMajor, 0);
     Simulator::Schedule(at - Simulator::Now(), &StopNow);
+}
+
+std::vector<uint64_t>
+PartitionedRunEnd::EncodePlace(const EventPlace* place)
+{
+    std::vector<uint64_t> out{0};
+    for (const EventPlace* p = place; p; p = p->parent.get())
+    {
+        ++out[0];
+        out.push_back(p->ts);
+        out.push_back(p->tie);
+    }
+    return out;
+}
+
+std::shared_ptr<const EventPlace>
+PartitionedRunEnd::DecodePlace(const std::vector<uint64_t>& v, size_t& at)
+{
+    const uint64_t n = v.at(at++);
+    const size_t first = at;
+    at += 2 * n;
+    std::shared_ptr<const EventPlace> place;
+    for (uint64_t k = n; k-- > 0;)
+    {
+        place = std::make_shared<const EventPlace>(EventPlace{v.at(first + 2 * k), v.at(first + 2 * k + 1), place});
+    }
+    return place;
+}
+
+namespace
+{
+/// The chain's event at \p k: the next one down, or (k = 0) the stop.
+void
+PlaceStep(std::shared_ptr<const std::vector<uint64_t>> times, size_t k)
+{
+    if (k == 0)
+    {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(TimeStep(static_cast<int64_t>((*times)[k - 1])) - Simulator::Now(), &PlaceStep, times,
+                        k - 1);
+}
+} // namespace
+
+uint64_t
+PartitionedRunEnd::StopAfterPlace(const std::shared_ptr<const EventPlace>& place, uint64_t channelShift)
+{
+    // From the place outward to its keyed ancestor: that one is placed by
+    // its key alone, each unkeyed one below by the event it was scheduled
+    // from (events of one time run keyed ones first, then in the order
+    // they were scheduled: EventPlace).
+    auto times = std::make_shared<std::vector<uint64_t>>();
+    const EventPlace* root = nullptr;
+    for (const EventPlace* p = place.get(); p; p = p->parent.get())
+    {
+        times->push_back(p->ts);
+        root = p;
+        if (p->tie != KeyedEvent::kNoKey)
+        {
+            break;
+        }
+    }
+    if (!root || root->tie == KeyedEvent::kNoKey)
+    {
+        throw std::runtime_error("PartitionedRunEnd::StopAfterPlace: the last delivery's event descends from one "
+                                 "scheduled before the run, whose place among another rank's events is not known");
+    }
+    uint64_t major = root->tie >> SchedulerTieKey::kMinorBits;
+    if (major >= SchedulerTieKey::kFirstMajor)
+    {
+        major += 2 * channelShift; // a link's (FabricChannel::TieMajor)
+    }
+    const uint64_t minor = root->tie & (SchedulerTieKey::kMinorLimit - 1);
+    SchedulerTieKey key(major, minor);
+    Simulator::Schedule(TimeStep(static_cast<int64_t>(root->ts)) - Simulator::Now(), &PlaceStep,
+                        std::shared_ptr<const std::vector<uint64_t>>(times), times->size() - 1);
+    return times->size();
 }
 
 uint64_t

@@ -15,6 +15,8 @@
 #ifndef HOCKNEY_PARTITIONED_RUN_END_H
 #define HOCKNEY_PARTITIONED_RUN_END_H
 
+#include "tie-keyed-events.h"
+
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
@@ -22,6 +24,7 @@
 #include "ns3/packet.h"
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -48,6 +51,35 @@ class PartitionedRunEnd : public Object
     /// key, below every link arrival's (whatever each rank scheduled at
     /// \p at, in whatever order, stays unrun on every rank alike).
     static void StopAt(Time at);
+
+    // The delivery end over ranks (doc/fabric.md, "hockney compare under
+    // mpirun"): one process stops right after the event of the last
+    // delivery, E, so the events of E's time before E have run and those
+    // after not, on whichever rank they are. A first run (to the drain end,
+    // recording EventLineage) learns E's place; a second stops every rank
+    // there: the rank that runs E stops in it, every other rank in an event
+    // that takes E's place among its own events (StopAfterPlace).
+
+    /// \p place as numbers for an MPI gather: the count of places from it
+    /// outward to its keyed ancestor (or the one scheduled before the run),
+    /// then each one's time step and tie key. Null: the count 0.
+    static std::vector<uint64_t> EncodePlace(const EventPlace* place);
+    /// The place EncodePlace wrote at \p v[\p at], \p at moved past it.
+    static std::shared_ptr<const EventPlace> DecodePlace(const std::vector<uint64_t>& v, size_t& at);
+    /// Before the run, on a rank that does not run the event at \p place:
+    /// stops the run where that event would run among this rank's events
+    /// (Simulator::Stop from an event in its place): its keyed ancestor's
+    /// place is taken by an event with that key, which schedules one in the
+    /// place of the unkeyed event it scheduled, and so on down to \p place.
+    /// \p channelShift: the channels made between the run \p place was
+    /// recorded in and this one (FabricChannel::GetCreatedCount at each
+    /// one's start): a link's tie key major counts the process's channels,
+    /// so the same link's is 2 x that larger here.
+    /// \return the events added (one per place of the chain). Throws
+    /// std::runtime_error when the chain has no keyed ancestor (its first
+    /// event was scheduled before the run, in an order of calls this rank
+    /// cannot place it in).
+    static uint64_t StopAfterPlace(const std::shared_ptr<const EventPlace>& place, uint64_t channelShift);
 
   protected:
     void DoDispose() override;
