@@ -338,25 +338,26 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
     const bool usesNodes = CollectiveAlgorithmRegistry::Get(c.collective, algorithm, "--algorithm").usesNodes;
     const bool byServers = algorithm == "hierarchical" || (setup.placement.Empty() && usesNodes);
     pt.spec.gpusPerNode = byServers ? setup.gpusPerNode : 0;
-    if (algorithm == "nvls" && setup.algorithm == "auto")
+    // The in-switch algorithms, checked once: where NCCL's choice offers
+    // them (NVLS on one NVSwitch domain; NVLSTree on more than one server,
+    // each an NVSwitch domain: NCCL disables it on one node), and the
+    // switch whose reduction rate caps them (below).
+    const TopologyTier* nvswitch = nullptr;
+    std::string inSwitchProblem;
+    if (algorithm == "nvls")
     {
-        // A candidate of NCCL's choice: NVLS applies only to an NVSwitch domain.
-        const std::string problem = NvlsTopologyProblem(setup.graph.get(), setup.ranks);
-        if (!problem.empty())
-        {
-            throw InputError(c.FieldName("algorithm", "--algorithm"), "nvls (in-switch reduction) expects " + problem);
-        }
+        inSwitchProblem = NvlsTopologyProblem(setup.graph.get(), setup.ranks, &nvswitch);
     }
-    if (algorithm == "nvls-tree" && setup.algorithm == "auto")
+    else if (algorithm == "nvls-tree")
     {
-        // A candidate of NCCL's choice where every server is an NVSwitch
-        // domain and there is more than one (NCCL disables it on one node).
-        const std::string problem =
-            NvlsTreeTopologyProblem(setup.graph.get(), setup.placement, setup.gpusPerNode, setup.ranks);
-        if (!problem.empty())
-        {
-            throw InputError(c.FieldName("algorithm", "--algorithm"), "nvls-tree expects " + problem);
-        }
+        inSwitchProblem =
+            NvlsTreeTopologyProblem(setup.graph.get(), setup.placement, setup.gpusPerNode, setup.ranks, &nvswitch);
+    }
+    if (!inSwitchProblem.empty() && setup.algorithm == "auto")
+    {
+        throw InputError(c.FieldName("algorithm", "--algorithm"),
+                         (algorithm == "nvls" ? "nvls (in-switch reduction) expects " : "nvls-tree expects ") +
+                             inSwitchProblem);
     }
     try
     {
@@ -416,21 +417,13 @@ BuildPointOf(const ComparisonSetup& setup, uint64_t bytes, const std::string& al
             }
         }
     }
-    const TopologyTier* nvswitch = nullptr;
-    if (algorithm == "nvls" && !setup.given && setup.graph && NvlsTopologyProblem(setup.graph.get(), setup.ranks, &nvswitch).empty() &&
-        nvswitch)
+    if (!setup.given && inSwitchProblem.empty() && nvswitch)
     {
         // The rate the packet fabric's switch reduces at (the topology
-        // builder's ReductionRate): NVLS's effective bandwidth, below the link's.
+        // builder's ReductionRate): NVLS's effective bandwidth, below the
+        // link's; NVLSTree's inside each server, across it the network's.
         pt.switchRate = NvlsReductionRate(nvswitch->laneRate);
-    }
-    if (algorithm == "nvls-tree" && !setup.given &&
-        NvlsTreeTopologyProblem(setup.graph.get(), setup.placement, setup.gpusPerNode, setup.ranks, &nvswitch).empty() &&
-        nvswitch)
-    {
-        // Inside each server the switch's reduction rate, across the network's.
-        pt.switchRate = NvlsReductionRate(nvswitch->laneRate);
-        pt.switchRateIntraOnly = true;
+        pt.switchRateIntraOnly = algorithm == "nvls-tree";
     }
     CapAtSwitchRate(pt);
     pt.params = setup.given ? "given" : "derived";
