@@ -497,6 +497,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     {
         ++m_counters.cnpsReceived;
         m_cnpRxTrace(qpn);
+        EnsureCc(qp); // a late CNP for a QP that released a fresh state
         qp.cc->CnpReceived(qp.rate);
         return;
     }
@@ -534,6 +535,7 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields&
     // in sequence.
     const bool ce = fh.GetEcn() == FabricHeader::CE;
     qp.ceSinceAck = qp.ceSinceAck || ce;
+    EnsureCc(qp);
     if (qp.cc->DataReceived(qp.rate, ce))
     {
         ++m_counters.cnpsSent;
@@ -603,6 +605,10 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields&
     {
         SendAck(qp, fh, psn, false);
     }
+    if (rdmaop::IsLast(bh.opcode))
+    {
+        MaybeReleaseCc(qp); // a responder between messages
+    }
 }
 
 void
@@ -640,9 +646,11 @@ RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthFields& bh, const AethHeader& a)
         }
     }
     sample.outstandingBytes = qp.postedBytes - qp.ByteOffset(qp.sndUna, m_mtu);
+    EnsureCc(qp); // an ACK after the last message's (a duplicate) finds none
     qp.cc->AckReceived(qp.rate, sample);
     UpdateActive(qp);
     ScheduleWake(EligibleAt(qp));
+    MaybeReleaseCc(qp); // the QP's last message completed
 }
 
 void
