@@ -419,16 +419,27 @@ RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t f
     bh.destQp = dstQpn & 0xFFFFFF;
     bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
     bh.becn = opcode == bth::kCnp || ecnEcho;
-    Ptr<Packet> p = MakeControlPacket(bh, nak ? AethHeader::kNakPsnError : AethHeader::kAck,
-                                      m_headersInTag);
+    const uint8_t syndrome = nak ? AethHeader::kNakPsnError : AethHeader::kAck;
     FabricHeader fh(GetAddress(), dst, flow, priority, FabricHeader::NOT_ECT);
     fh.SetTransportControl(true);
-    if (!m_rxInt.empty() && opcode == bth::kAcknowledge)
+    const bool echoInt = !m_rxInt.empty() && opcode == bth::kAcknowledge;
+    Ptr<Packet> p;
+    if (!m_headersInTag && !echoInt)
     {
-        // HPCC: the ACK carries the INT of the data packet it answers.
-        IntHeader::Echo(p, fh, m_rxInt);
+        // One Header for the FabricHeader, BTH and AETH, as data packets
+        // (RdmaRoceHeaders): the same bytes.
+        p = MakeRoceControlPacket(bh, syndrome, fh);
     }
-    p->AddHeader(fh);
+    else
+    {
+        p = MakeControlPacket(bh, syndrome, m_headersInTag);
+        if (echoInt)
+        {
+            // HPCC: the ACK carries the INT of the data packet it answers.
+            IntHeader::Echo(p, fh, m_rxInt);
+        }
+        p->AddHeader(fh);
+    }
     HOCKNEY_HOT_LOG_LOGIC("to " << dst << " qp " << dstQpn << " opcode " << unsigned(opcode) << " psn "
                        << psn << (nak ? " NAK" : ""));
     if (!m_port->SendFabric(p))
