@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <sstream>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
