@@ -564,6 +564,34 @@ Dcqcn::DataReceived(Ptr<RdmaRateState> state, bool ceMarked)
     return true;
 }
 
+bool
+Dcqcn::IsFresh(const RdmaRateState& state) const
+{
+    // Reaction point: alpha, RC and RT, the stages, the byte counter, the
+    // cut flags and every timer move only from a CNP (a cut, an increase,
+    // an alpha tick all follow one), so without one they are FlowStart's;
+    // the alpha clock FlowStart set is read only after a CNP (CatchUpAlpha,
+    // GetAlpha). The rest is checked too, so that a later change to the
+    // algorithm that breaks this reasoning keeps the state instead of
+    // dropping it.
+    if (m_everCnp || m_everCut || m_cutPending || m_limited || m_alpha.Get() != m_initialAlpha ||
+        m_alphaEvent.IsRunning() || m_increaseEvent.IsRunning() || m_decreaseEvent.IsRunning() ||
+        IsTimeoutPending())
+    {
+        return false;
+    }
+    if (state.GetRate() != state.GetLineRate() || state.GetTargetRate() != state.GetLineRate() ||
+        state.GetWindow() != 0)
+    {
+        return false;
+    }
+    // Notification point: a per-flow clock whose last CNP is at least N old
+    // lets the next CE mark through, as a new clock does, now and at every
+    // later time. A per-port clock is the NIC's (every fork shares it), so
+    // dropping one fork loses none of it.
+    return m_cnpPerPort || !m_np->sent || Simulator::Now() - m_np->last >= m_cnpInterval;
+}
+
 void
 Dcqcn::Stop()
 {

@@ -70,6 +70,12 @@ class Dcqcn : public RdmaCongestionControl
     void BytesSent(Ptr<RdmaRateState> state, uint32_t bytes) override;
     bool DataReceived(Ptr<RdmaRateState> state, bool ceMarked) override;
     void Stop() override;
+    /// FlowStart's alpha clock is read only after the flow's first CNP.
+    bool StartsLazily() const override { return true; }
+    /// No CNP ever reached the reaction point (so alpha, RC, RT, the stages
+    /// and the timers are FlowStart's) and the notification point sent no
+    /// CNP within the last CnpInterval (one sent earlier paces nothing more).
+    bool IsFresh(const RdmaRateState& state) const override;
 
     /**
      * Sets every parameter to a named set, scaled to the port's line rate where

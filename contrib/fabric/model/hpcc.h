@@ -35,6 +35,9 @@ class Hpcc : public RdmaCongestionControl
     std::string GetName() const override { return "Hpcc"; }
     Ptr<RdmaCongestionControl> Fork() const override;
     bool WantsInt() const override { return true; }
+    /// FlowStart reads only the parameters and the line rate. Never fresh
+    /// once started (the window and U estimate move with every ACK): kept.
+    bool StartsLazily() const override { return true; }
 
     void FlowStart(Ptr<RdmaRateState> state) override;
     void AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample) override;

@@ -187,6 +187,13 @@ RdmaCcNone::Fork() const
     return CreateObject<RdmaCcNone>();
 }
 
+bool
+RdmaCcNone::IsFresh(const RdmaRateState& state) const
+{
+    return !IsTimeoutPending() && state.GetRate() == state.GetLineRate() &&
+           state.GetTargetRate() == state.GetLineRate() && state.GetWindow() == 0;
+}
+
 namespace
 {
 std::vector<RdmaCcEntry>&

@@ -141,6 +141,25 @@ class RdmaCongestionControl : public Object
     /// this one too (it cancels the ScheduleTimeout timer).
     virtual void Stop();
 
+    // Lazy per-QP state (RdmaNic::LazyCongestionState, doc/fabric.md
+    // "Lazy per-QP congestion state"): a NIC forks the algorithm for a QP at
+    // the QP's first use instead of at its creation, and may drop the fork
+    // after the QP's last message when the fork says it is fresh.
+
+    /// True when FlowStart's outcome does not depend on when it runs, until
+    /// the flow's first input (a CNP, an ACK, a data packet, bytes sent):
+    /// the NIC may then fork and start the algorithm at the QP's first use.
+    /// False (the default): forked and started when the QP is created.
+    virtual bool StartsLazily() const { return false; }
+    /// True when this fork and its QP's rate state are, for every later
+    /// sequence of inputs, indistinguishable from a new Fork() after
+    /// FlowStart: the NIC may then drop them (or hand them to another QP of
+    /// its own after a new FlowStart) and start a fresh one at the QP's next
+    /// use. An algorithm says so only when it can prove it (no timer
+    /// pending, every per-flow variable at its FlowStart value or at one
+    /// that acts the same from now on). Default false: kept for the QP's life.
+    virtual bool IsFresh(const RdmaRateState& state) const { return false; }
+
   protected:
     /// Calls Timeout(state) after `delay`; one timer per fork (per QP), a new
     /// call replaces a pending one. Lets an algorithm keep a per-QP timer
@@ -168,6 +187,10 @@ class RdmaCcNone : public RdmaCongestionControl
     static TypeId GetTypeId();
     std::string GetName() const override { return "None"; }
     Ptr<RdmaCongestionControl> Fork() const override;
+    /// No per-flow variables: FlowStart only puts the QP at line rate.
+    bool StartsLazily() const override { return true; }
+    /// At line rate with no window, as FlowStart left it.
+    bool IsFresh(const RdmaRateState& state) const override;
 };
 
 /**

@@ -275,10 +275,27 @@ RdmaEndpoint::AddNic(Ptr<RdmaNic> nic, uint32_t domain)
             std::string(nic ? "an unattached NIC" : "null"));
     }
     uint32_t idx = m_nics.size();
-    m_nics.push_back({nic, domain});
+    m_nics.push_back({nic, domain, {}});
     nic->SetSendCompletionCallback(MakeCallback(&RdmaEndpoint::SendCompleted, this).Bind(idx));
     nic->SetReceiveCompletionCallback(
         MakeCallback(&RdmaEndpoint::ReceiveCompleted, this).Bind(idx));
+}
+
+void
+RdmaEndpoint::SetPeer(uint32_t peer, uint32_t nic, uint32_t qpn)
+{
+    if (peer >= m_peers.size())
+    {
+        m_peers.resize(peer + 1);
+    }
+    m_peers[peer] = {nic, qpn};
+    std::vector<uint32_t>& qpPeer = m_nics[nic].qpPeer;
+    const uint32_t i = qpn - RdmaNic::kFirstQpn;
+    if (i >= qpPeer.size())
+    {
+        qpPeer.resize(i + 1, kNone);
+    }
+    qpPeer[i] = peer;
 }
 
 RdmaEndpointCounters
@@ -410,9 +427,10 @@ RdmaEndpoint::SendCompleted(uint32_t nic, const RdmaCompletion& c)
 void
 RdmaEndpoint::ReceiveCompleted(uint32_t nic, const RdmaCompletion& c)
 {
-    auto q = m_qpPeer.find({nic, c.qpn});
-    NS_ASSERT_MSG(q != m_qpPeer.end(), "completion on a QP without a peer");
-    uint32_t src = q->second;
+    const std::vector<uint32_t>& qpPeer = m_nics[nic].qpPeer;
+    NS_ASSERT_MSG(c.qpn - RdmaNic::kFirstQpn < qpPeer.size() && qpPeer[c.qpn - RdmaNic::kFirstQpn] != kNone,
+                  "completion on a QP without a peer");
+    uint32_t src = qpPeer[c.qpn - RdmaNic::kFirstQpn];
     uint8_t kind = c.immediate >> 30;
     uint64_t id30 = c.immediate & kIdMask;
     if (kind == kImmControl)
@@ -428,7 +446,7 @@ RdmaEndpoint::ReceiveCompleted(uint32_t nic, const RdmaCompletion& c)
             rs.protocol = ProtocolFor(h.bytes);
             rs.chunks = rs.protocol == RdmaProtocol::PIPELINE ? (h.bytes + m_chunk - 1) / m_chunk : 1;
             m_recvs[{src, h.id & kIdMask}] = rs;
-            Peer peer = m_peers.at(src);
+            Peer peer = m_peers[src];
             uint64_t id = h.id;
             uint64_t bytes = h.bytes;
             OnCpu(m_oRecv + m_oSend, [this, peer, id, bytes]() { PostControl(peer, kCts, id, bytes); });

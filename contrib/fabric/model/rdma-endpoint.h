@@ -106,16 +106,21 @@ class RdmaEndpoint : public Object
   private:
     friend class RdmaMessenger;
 
+    static constexpr uint32_t kNone = 0xFFFFFFFF;
+
     struct NicEntry
     {
         Ptr<RdmaNic> nic;
         uint32_t domain;
+        /// Peer rank of each QP, by qpn - RdmaNic::kFirstQpn (kNone: no
+        /// peer): 4 bytes a QP, where a map node cost about 50.
+        std::vector<uint32_t> qpPeer;
     };
 
     struct Peer
     {
-        uint32_t nic; ///< local NIC index
-        uint32_t qpn;
+        uint32_t nic{kNone}; ///< local NIC index (kNone: not connected)
+        uint32_t qpn{0};
     };
 
     struct SendState
@@ -170,8 +175,11 @@ class RdmaEndpoint : public Object
     RdmaMessenger* m_messenger{nullptr};
     uint32_t m_rank{0};
     std::vector<NicEntry> m_nics;
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_qpPeer; ///< (nic, qpn) -> peer rank
-    std::map<uint32_t, Peer> m_peers;                           ///< peer rank -> QP
+    /// The QP to each peer rank, by rank (nic kNone: not connected yet).
+    std::vector<Peer> m_peers;
+    /// Records that the QP qpn of local NIC nic reaches rank peer.
+    void SetPeer(uint32_t peer, uint32_t nic, uint32_t qpn);
+    bool HasPeer(uint32_t rank) const { return rank < m_peers.size() && m_peers[rank].nic != kNone; }
     std::map<uint64_t, SendState> m_sends;                      ///< by message id
     std::map<std::pair<uint32_t, uint64_t>, RecvState> m_recvs; ///< (src, id)
     /// Work requests of this rank: (nic, wrId) -> (message id, kind).

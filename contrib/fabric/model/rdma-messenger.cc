@@ -59,7 +59,7 @@ RdmaMessenger::Connect(uint32_t src, uint32_t dst)
     }
     Ptr<RdmaEndpoint> a = m_eps[src];
     Ptr<RdmaEndpoint> b = m_eps[dst];
-    if (a->m_peers.count(dst))
+    if (a->HasPeer(dst))
     {
         return;
     }
@@ -72,10 +72,8 @@ RdmaMessenger::Connect(uint32_t src, uint32_t dst)
                 continue;
             }
             auto [qa, qb] = RdmaNic::Connect(a->m_nics[i].nic, b->m_nics[j].nic, a->m_priority);
-            a->m_peers[dst] = {i, qa};
-            a->m_qpPeer[{i, qa}] = dst;
-            b->m_peers[src] = {j, qb};
-            b->m_qpPeer[{j, qb}] = src;
+            a->SetPeer(dst, i, qa);
+            b->SetPeer(src, j, qb);
             return;
         }
     }
@@ -163,7 +161,7 @@ RdmaMessenger::SendAs(uint32_t src, uint32_t dst, uint64_t bytes, uint64_t id,
         m_pending[{src, st.rec.id}] = onDelivered;
     }
     m_submitted[{src, st.rec.id}] = st.rec.submitted;
-    ep->Start(dst, ep->m_peers.at(dst), std::move(st));
+    ep->Start(dst, ep->m_peers[dst], std::move(st));
 }
 
 void

@@ -419,16 +419,27 @@ RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t f
     bh.destQp = dstQpn & 0xFFFFFF;
     bh.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
     bh.becn = opcode == bth::kCnp || ecnEcho;
-    Ptr<Packet> p = MakeControlPacket(bh, nak ? AethHeader::kNakPsnError : AethHeader::kAck,
-                                      m_headersInTag);
+    const uint8_t syndrome = nak ? AethHeader::kNakPsnError : AethHeader::kAck;
     FabricHeader fh(GetAddress(), dst, flow, priority, FabricHeader::NOT_ECT);
     fh.SetTransportControl(true);
-    if (!m_rxInt.empty() && opcode == bth::kAcknowledge)
+    const bool echoInt = !m_rxInt.empty() && opcode == bth::kAcknowledge;
+    Ptr<Packet> p;
+    if (!m_headersInTag && !echoInt)
     {
-        // HPCC: the ACK carries the INT of the data packet it answers.
-        IntHeader::Echo(p, fh, m_rxInt);
+        // One Header for the FabricHeader, BTH and AETH, as data packets
+        // (RdmaRoceHeaders): the same bytes.
+        p = MakeRoceControlPacket(bh, syndrome, fh);
     }
-    p->AddHeader(fh);
+    else
+    {
+        p = MakeControlPacket(bh, syndrome, m_headersInTag);
+        if (echoInt)
+        {
+            // HPCC: the ACK carries the INT of the data packet it answers.
+            IntHeader::Echo(p, fh, m_rxInt);
+        }
+        p->AddHeader(fh);
+    }
     HOCKNEY_HOT_LOG_LOGIC("to " << dst << " qp " << dstQpn << " opcode " << unsigned(opcode) << " psn "
                        << psn << (nak ? " NAK" : ""));
     if (!m_port->SendFabric(p))
@@ -497,6 +508,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     {
         ++m_counters.cnpsReceived;
         m_cnpRxTrace(qpn);
+        EnsureCc(qp); // a late CNP for a QP that released a fresh state
         qp.cc->CnpReceived(qp.rate);
         return;
     }
@@ -534,6 +546,7 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields&
     // in sequence.
     const bool ce = fh.GetEcn() == FabricHeader::CE;
     qp.ceSinceAck = qp.ceSinceAck || ce;
+    EnsureCc(qp);
     if (qp.cc->DataReceived(qp.rate, ce))
     {
         ++m_counters.cnpsSent;
@@ -603,6 +616,10 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields&
     {
         SendAck(qp, fh, psn, false);
     }
+    if (rdmaop::IsLast(bh.opcode))
+    {
+        MaybeReleaseCc(qp); // a responder between messages
+    }
 }
 
 void
@@ -640,9 +657,11 @@ RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthFields& bh, const AethHeader& a)
         }
     }
     sample.outstandingBytes = qp.postedBytes - qp.ByteOffset(qp.sndUna, m_mtu);
+    EnsureCc(qp); // an ACK after the last message's (a duplicate) finds none
     qp.cc->AckReceived(qp.rate, sample);
     UpdateActive(qp);
     ScheduleWake(EligibleAt(qp));
+    MaybeReleaseCc(qp); // the QP's last message completed
 }
 
 void

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -164,6 +165,19 @@ RdmaNic::GetTypeId()
                           TypeIdValue(RdmaCcNone::GetTypeId()),
                           MakeTypeIdAccessor(&RdmaNic::m_ccType),
                           MakeTypeIdChecker())
+            // Memory, not model: a pairwise AllToAll at 1024 GPUs holds a
+            // million QPs, one busy per NIC at a time; the states of the
+            // idle ones (about 0.6 KB each with DCQCN) were most of the
+            // working set (benchmarks/README.md, 2026-12-03, speed-lazyqp).
+            .AddAttribute("LazyCongestionState",
+                          "Fork a QP's congestion control and rate state at its first use "
+                          "(a message posted, or a packet for it) instead of at CreateQp, and "
+                          "drop them after its last message when the algorithm reports them "
+                          "fresh (RdmaCongestionControl::IsFresh); the same simulation either "
+                          "way. False: one state per QP for the QP's life",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_lazyCc),
+                          MakeBooleanChecker())
             .AddTraceSource("CnpTx",
                             "A CNP left for the QP's requester (arg: local qpn)",
                             MakeTraceSourceAccessor(&RdmaNic::m_cnpTxTrace),
@@ -219,6 +233,12 @@ RdmaNic::DoDispose()
         qp.sq.clear();
     }
     m_qps.clear();
+    for (auto& [rate, cc] : m_ccSpare)
+    {
+        cc->Stop();
+        cc->Dispose();
+    }
+    m_ccSpare.clear();
     if (m_port)
     {
         m_port->SetTxSource(FabricNetDevice::TxSource());
@@ -316,7 +336,22 @@ RdmaNic::SetCongestionControl(Ptr<RdmaCongestionControl> prototype)
         throw std::invalid_argument(
             "RdmaNic::SetCongestionControl prototype: expected a congestion control, got null");
     }
+    // QPs made with the old prototype keep it (as they always did), started
+    // now if they had not been, and never released: a later start would
+    // fork the new one.
+    for (RdmaQueuePair& qp : m_qps)
+    {
+        EnsureCc(qp);
+        qp.ccPinned = true;
+    }
+    for (auto& [rate, cc] : m_ccSpare)
+    {
+        cc->Stop();
+        cc->Dispose();
+    }
+    m_ccSpare.clear();
     m_ccProto = prototype;
+    m_ccChecked = false;
 }
 
 uint32_t
@@ -334,40 +369,132 @@ RdmaNic::CreateQp(uint8_t priority)
                                     std::to_string(priority));
     }
     // The congestion control starts first: it may reject its parameters for
-    // this port's rate, and then no half-made QP is left behind.
+    // this port's rate, and then no half-made QP is left behind. It starts
+    // here for the NIC's first QP (of each prototype), which checks the
+    // parameters against the port once, and for every QP of an algorithm
+    // that cannot start later; the others start at their first use
+    // (StartCc, LazyCongestionState).
     auto qpn = static_cast<uint32_t>(m_qps.size() + kFirstQpn);
-    Ptr<RdmaRateState> rate = CreateObject<RdmaRateState>();
-    rate->qpNumber = qpn;
-    rate->SetLineRate(m_lineRate);
-    rate->mtuBytes = m_mtu;
-    Ptr<RdmaCongestionControl> cc = m_ccProto->Fork();
-    cc->FlowStart(rate);
+    Ptr<RdmaRateState> rate;
+    Ptr<RdmaCongestionControl> cc;
+    if (!m_lazyCc || !m_ccChecked || !m_ccProto->StartsLazily())
+    {
+        rate = NewRateState(qpn);
+        cc = m_ccProto->Fork();
+        cc->FlowStart(rate);
+        ++m_ccCounts.forked;
+        ++m_ccCounts.started;
+        m_ccChecked = true;
+    }
     m_qps.emplace_back();
     RdmaQueuePair& qp = m_qps.back();
     qp.qpn = qpn;
     qp.priority = priority;
-    qp.rate = rate;
-    qp.cc = cc;
-    // INT rides in the payload: with transport headers in a tag (NVLink) it is not modelled.
-    qp.wantsInt = cc->WantsInt() && !m_headersInTag;
+    // INT rides in the payload: with transport headers in a tag (NVLink) it
+    // is not modelled. Every fork of a prototype answers as the prototype.
+    qp.wantsInt = (cc ? cc : m_ccProto)->WantsInt() && !m_headersInTag;
     // INT feedback is per packet: HPCC's simulator ACKs every packet
     // (L2_ACK_INTERVAL 1), so a QP with INT does not coalesce, unless the
     // user set AckInterval (--ns3:: or a scenario's attributes), which wins.
     qp.ackEveryPacket = qp.wantsInt && !UserSetAttribute("ns3::RdmaNic::AckInterval");
+    if (cc)
+    {
+        AttachCc(qp, rate, cc);
+    }
+    qp.classIndex = static_cast<uint32_t>(m_byClass[priority].size());
+    m_byClass[priority].push_back(qp.qpn);
+    m_active[priority].resize((m_byClass[priority].size() + 63) / 64, 0);
+    return qp.qpn;
+}
+
+Ptr<RdmaRateState>
+RdmaNic::NewRateState(uint32_t qpn) const
+{
+    Ptr<RdmaRateState> rate = CreateObject<RdmaRateState>();
+    rate->qpNumber = qpn;
+    rate->SetLineRate(m_lineRate);
+    rate->mtuBytes = m_mtu;
+    return rate;
+}
+
+void
+RdmaNic::AttachCc(RdmaQueuePair& qp, Ptr<RdmaRateState> rate, Ptr<RdmaCongestionControl> cc)
+{
     // One callback object per NIC, shared by its QPs (a copy shares it): the
-    // rate state passes its qpNumber, so nothing is allocated per QP.
+    // rate state passes its qpNumber, so nothing is allocated per QP. Set
+    // after FlowStart, as at creation: the start is not a rate change.
     if (m_rateChangedCb.IsNull())
     {
         m_rateChangedCb = MakeCallback(&RdmaNic::RateChanged, this);
         m_windowChangedCb = MakeCallback(&RdmaNic::WindowChanged, this);
     }
-    qp.rate->SetRateChangedCallback(m_rateChangedCb);
-    qp.rate->SetWindowChangedCallback(m_windowChangedCb);
+    rate->SetRateChangedCallback(m_rateChangedCb);
+    rate->SetWindowChangedCallback(m_windowChangedCb);
+    qp.rate = rate;
+    qp.cc = cc;
     qp.ccWindow = rate->GetWindow();
-    qp.classIndex = static_cast<uint32_t>(m_byClass[priority].size());
-    m_byClass[priority].push_back(qp.qpn);
-    m_active[priority].resize((m_byClass[priority].size() + 63) / 64, 0);
-    return qp.qpn;
+    ++m_ccCounts.live;
+}
+
+void
+RdmaNic::StartCc(RdmaQueuePair& qp)
+{
+    NS_LOG_FUNCTION(this << qp.qpn);
+    // The algorithm said (StartsLazily) that starting now is starting at
+    // CreateQp: nothing it did since would differ.
+    Ptr<RdmaRateState> rate;
+    Ptr<RdmaCongestionControl> cc;
+    if (!m_ccSpare.empty())
+    {
+        // Fresh (IsFresh) when it was released: a new fork, to every input.
+        std::tie(rate, cc) = std::move(m_ccSpare.back());
+        m_ccSpare.pop_back();
+        rate->qpNumber = qp.qpn;
+    }
+    else
+    {
+        rate = NewRateState(qp.qpn);
+        cc = m_ccProto->Fork();
+        ++m_ccCounts.forked;
+    }
+    cc->FlowStart(rate);
+    ++m_ccCounts.started;
+    AttachCc(qp, rate, cc);
+}
+
+void
+RdmaNic::MaybeReleaseCc(RdmaQueuePair& qp)
+{
+    if (!qp.cc || qp.ccPinned || !m_lazyCc || !qp.sq.empty() || !qp.cc->StartsLazily() ||
+        !qp.cc->IsFresh(*qp.rate))
+    {
+        return;
+    }
+    NS_LOG_FUNCTION(this << qp.qpn);
+    qp.rate->SetRateChangedCallback(Callback<void, uint32_t>());
+    qp.rate->SetWindowChangedCallback(Callback<void, uint32_t>());
+    // A few spares: enough for a NIC that moves from peer to peer, few
+    // enough that they do not add up over a million QPs.
+    constexpr size_t kSpares = 4;
+    if (m_ccSpare.size() < kSpares)
+    {
+        m_ccSpare.emplace_back(std::move(qp.rate), std::move(qp.cc));
+    }
+    else
+    {
+        qp.cc->Stop();
+        qp.cc->Dispose();
+    }
+    qp.rate = nullptr;
+    qp.cc = nullptr;
+    ++m_ccCounts.released;
+    --m_ccCounts.live;
+}
+
+bool
+RdmaNic::HasCcState(uint32_t qpn) const
+{
+    return GetQp(qpn, "HasCcState").cc != nullptr;
 }
 
 void
@@ -441,13 +568,22 @@ RdmaNic::GetQp(uint32_t qpn, const char* caller) const
 Ptr<RdmaRateState>
 RdmaNic::GetRateState(uint32_t qpn) const
 {
-    return GetQp(qpn, "GetRateState").rate;
+    // Logically const: starting a QP's state early changes nothing it does.
+    auto* self = const_cast<RdmaNic*>(this);
+    RdmaQueuePair& qp = self->GetQp(qpn, "GetRateState");
+    self->EnsureCc(qp);
+    qp.ccPinned = true;
+    return qp.rate;
 }
 
 Ptr<RdmaCongestionControl>
 RdmaNic::GetQpCongestionControl(uint32_t qpn) const
 {
-    return GetQp(qpn, "GetQpCongestionControl").cc;
+    auto* self = const_cast<RdmaNic*>(this);
+    RdmaQueuePair& qp = self->GetQp(qpn, "GetQpCongestionControl");
+    self->EnsureCc(qp);
+    qp.ccPinned = true;
+    return qp.cc;
 }
 
 uint64_t
@@ -504,6 +640,7 @@ RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immedia
     msg.posted = Simulator::Now();
     msg.inlineData = inlineData;
     msg.wqeDone = m_dma.FetchWqe(Simulator::Now());
+    EnsureCc(qp);
     const RdmaMessage& m = qp.Post(std::move(msg), m_mtu);
     ++m_counters.messagesPosted;
     m_counters.bytesPosted += bytes;

@@ -69,6 +69,16 @@ struct RdmaNicCounters
     uint64_t unknownQpDropped{0};  ///< packets received for a QP this NIC does not have
 };
 
+/// The NIC's per-QP congestion-control states (RdmaNic::LazyCongestionState):
+/// how many were forked, started, released, and how many QPs hold one now.
+struct RdmaCcStateCounts
+{
+    uint64_t forked{0};   ///< congestion-control forks (and rate states) created
+    uint64_t started{0};  ///< FlowStarts: at a QP's creation or first use, reuses included
+    uint64_t released{0}; ///< dropped fresh after a QP's last message
+    uint64_t live{0};     ///< QPs holding a state now
+};
+
 /// What a completion reports.
 struct RdmaCompletion
 {
@@ -146,10 +156,17 @@ class RdmaNic : public Object
     const RdmaNicCounters& GetCounters() const { return m_counters; }
     /// The numbers of this NIC's QPs, in creation order.
     std::vector<uint32_t> GetQpns() const;
-    /// The rate state of a QP (Rate / TargetRate trace sources).
+    /// The rate state of a QP (Rate / TargetRate trace sources). Starts the
+    /// QP's state if it has none, and keeps it for the QP's life from then on
+    /// (a caller may hold it or connect to its traces).
     Ptr<RdmaRateState> GetRateState(uint32_t qpn) const;
-    /// The congestion-control instance of a QP (e.g. Dcqcn's Alpha trace).
+    /// The congestion-control instance of a QP (e.g. Dcqcn's Alpha trace);
+    /// started and kept as GetRateState does.
     Ptr<RdmaCongestionControl> GetQpCongestionControl(uint32_t qpn) const;
+    /// Counts of the per-QP congestion-control states (LazyCongestionState).
+    RdmaCcStateCounts GetCcStateCounts() const { return m_ccCounts; }
+    /// True if the QP holds a congestion-control state now (without starting one).
+    bool HasCcState(uint32_t qpn) const;
     uint32_t GetMtu() const { return m_mtu; }
     /// Payload bytes the QP has posted and not yet had acknowledged.
     uint64_t GetOutstandingBytes(uint32_t qpn) const;
@@ -191,6 +208,22 @@ class RdmaNic : public Object
     void CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now);
     bool HasWork(const RdmaQueuePair& qp) const { return qp.HasWork(m_mtu, m_windowBytes); }
     Time EligibleAt(const RdmaQueuePair& qp) const { return qp.EligibleAt(m_mtu, m_windowBytes); }
+    /// The QP's congestion control and rate state, started now if it has
+    /// none (LazyCongestionState): a spare one of this NIC or a new fork.
+    void StartCc(RdmaQueuePair& qp);
+    void EnsureCc(RdmaQueuePair& qp)
+    {
+        if (!qp.cc)
+        {
+            StartCc(qp);
+        }
+    }
+    /// After the QP's last message: drops its state if the QP is idle, the
+    /// state not handed out, and the algorithm says it is fresh.
+    void MaybeReleaseCc(RdmaQueuePair& qp);
+    Ptr<RdmaRateState> NewRateState(uint32_t qpn) const;
+    /// Gives qp its started state and the NIC's rate and window callbacks.
+    void AttachCc(RdmaQueuePair& qp, Ptr<RdmaRateState> rate, Ptr<RdmaCongestionControl> cc);
     bool AckRequested(const RdmaQueuePair& qp, const RdmaMessage& m, uint64_t psn) const
     {
         return qp.AckRequested(m, psn, m_mtu, m_windowBytes, qp.ackEveryPacket ? 1 : m_ackInterval);
@@ -245,6 +278,14 @@ class RdmaNic : public Object
     bool m_headersInTag;
     TypeId m_ccType;
     Ptr<RdmaCongestionControl> m_ccProto;
+    bool m_lazyCc{true};
+    /// The prototype started once on this port (its FlowStart accepted the
+    /// line rate): later QPs may start theirs lazily.
+    bool m_ccChecked{false};
+    /// Released fresh states, handed to the next QP that starts one (a
+    /// pairwise AllToAll moves from peer to peer: no fork per message).
+    std::vector<std::pair<Ptr<RdmaRateState>, Ptr<RdmaCongestionControl>>> m_ccSpare;
+    RdmaCcStateCounts m_ccCounts;
 
     /// deque: references stay valid as QPs are added; two QPs per node
     std::deque<RdmaQueuePair> m_qps;

@@ -81,7 +81,13 @@ struct RdmaQueuePair
     bool ackEveryPacket{false};
     bool nakSent{false};    ///< responder: the open gap was NAKed (nak holds it)
     bool ceSinceAck{false}; ///< responder: a CE mark arrived since the last ACK (ECN echo)
+    /// The rate state or congestion control was handed out (RdmaNic::
+    /// GetRateState, GetQpCongestionControl): kept for the QP's life.
+    bool ccPinned{false};
     uint32_t lastTxWire{0};
+    /// The congestion control's fork and the rate state it drives: null
+    /// until the QP's first use and again after its last message when the
+    /// fork is fresh (RdmaNic::LazyCongestionState).
     Ptr<RdmaRateState> rate;
     Ptr<RdmaCongestionControl> cc;
     uint64_t readPsn{0}; ///< next PSN whose payload read is not issued yet

@@ -145,6 +145,21 @@ AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool
 }
 
 Ptr<Packet>
+MakeRoceControlPacket(const BthFields& bh, uint8_t syndrome, const FabricHeaderFields& fh)
+{
+    NS_ASSERT(bh.opcode == bth::kCnp || bh.opcode == bth::kAcknowledge);
+    // A CNP's 16 reserved bytes are its payload (RoCEv2 annex A17.9.3), as in
+    // MakeControlPacket; an ACK's AETH is part of the headers.
+    Ptr<Packet> p = bh.opcode == bth::kCnp ? Create<Packet>(rdmaop::kCnpReservedBytes) : Create<Packet>();
+    RdmaRoceHeaders h;
+    h.fabric = fh;
+    h.bth = bh;
+    h.syndrome = syndrome;
+    p->AddHeader(h);
+    return p;
+}
+
+Ptr<Packet>
 MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag)
 {
     Ptr<Packet> p;

@@ -182,6 +182,11 @@ void AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m,
 /// An ACK, NAK (AETH with `syndrome`) or CNP with BTH bh, before the
 /// FabricHeader: always a non-empty payload (see the .cc).
 Ptr<Packet> MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag);
+/// The same control packet with the FabricHeader fh already on it, written
+/// as one RdmaRoceHeaders (FabricHeader, BTH, AETH for an ACK or NAK: the
+/// bytes MakeControlPacket and AddHeader(fh) write, with one AddHeader).
+/// RoCE only (no tag), and no INT echo (INT sits between the two).
+Ptr<Packet> MakeRoceControlPacket(const BthFields& bh, uint8_t syndrome, const FabricHeaderFields& fh);
 /**
  * Strips a received data packet to its payload: p as received without the
  * FabricHeader and BTH, or with `tag` the packet as received. Returns the

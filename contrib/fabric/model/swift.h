@@ -31,6 +31,9 @@ class Swift : public RdmaCongestionControl
 
     std::string GetName() const override { return "Swift"; }
     Ptr<RdmaCongestionControl> Fork() const override;
+    /// FlowStart's clock (the last decrease) is read only after a decrease.
+    /// Never fresh once started (the window moves with every ACK): kept.
+    bool StartsLazily() const override { return true; }
 
     /// \throws std::invalid_argument if FsMinCwnd >= FsMaxCwnd or MinCwnd > MaxCwnd.
     void FlowStart(Ptr<RdmaRateState> state) override;

@@ -180,3 +180,45 @@ TEST(RdmaHeaders, RoceHeadersAreTheSeparateHeadersBytes)
         EXPECT_EQ(r.syndrome, c.aeth ? syndrome : AethHeader::kAck);
     }
 }
+
+TEST(RdmaHeaders, RoceControlPacketIsTheSeparateHeadersBytes)
+{
+    // ACK, NAK and CNP as the NIC sends them on RoCE (RdmaNic::SendControl):
+    // built with one RdmaRoceHeaders, the bytes of MakeControlPacket and the
+    // FabricHeader added after it. Sizes by hand: FabricHeader 16 + BTH 12,
+    // then AETH 4 (ACK, NAK) or the CNP's 16 reserved payload bytes.
+    struct ControlCase
+    {
+        uint8_t opcode;
+        uint8_t syndrome;
+        uint32_t size;
+    };
+    const ControlCase cases[] = {
+        {bth::kAcknowledge, AethHeader::kAck, 16 + 12 + 4},
+        {bth::kAcknowledge, AethHeader::kNakPsnError, 16 + 12 + 4},
+        {bth::kCnp, AethHeader::kAck, 16 + 12 + 16},
+    };
+    for (const ControlCase& c : cases)
+    {
+        FabricHeader fh(0x01020304, 0x0A0B0C0D, 0x777, 7, FabricHeader::NOT_ECT);
+        fh.SetTransportControl(true);
+        BthHeader bh;
+        bh.opcode = c.opcode;
+        bh.destQp = 0x00BEEF;
+        bh.psn = 0x345678;
+        bh.becn = true;
+        Ptr<Packet> a = MakeControlPacket(bh, c.syndrome, false);
+        a->AddHeader(fh);
+        Ptr<Packet> b = MakeRoceControlPacket(bh, c.syndrome, fh);
+        SCOPED_TRACE(unsigned(c.opcode));
+        EXPECT_EQ(a->GetSize(), c.size);
+        EXPECT_EQ(b->GetSize(), c.size);
+        EXPECT_EQ(Bytes(a), Bytes(b));
+        RdmaRoceHeaders r;
+        b->PeekHeader(r);
+        EXPECT_TRUE(r.fabric.IsTransportControl());
+        EXPECT_EQ(r.bth.opcode, c.opcode);
+        EXPECT_TRUE(r.bth.becn);
+        EXPECT_EQ(r.syndrome, c.syndrome);
+    }
+}
