@@ -58,6 +58,16 @@ using namespace collective;
 constexpr uint64_t kNvlsChunkBytes = 131072;
 
 /// The chunks a channel of \p m bytes is pipelined in.
+uint32_t NvlsTreeChunks(const CollectiveSpec& spec, double m);
+
+/// The chunks that follow each other through one tree's pipeline: chunks
+/// alternate between the two trees, each tree's a pipeline of its own.
+uint32_t
+NvlsTreeDepth(const CollectiveSpec& spec, double m)
+{
+    return (NvlsTreeChunks(spec, m) + 1) / 2;
+}
+
 uint32_t
 NvlsTreeChunks(const CollectiveSpec& spec, double m)
 {
@@ -97,42 +107,73 @@ NvlsTreeAllReduce(const CollectiveSpec& spec, uint64_t bytes)
     }
     EveryRankContributesAndNeedsAll(sched, spec.ranks);
 
-    const std::vector<int> parent = ServerTree(k, spec.channel);
-    const uint32_t d = TreeDepth(parent);
-    std::vector<std::vector<uint32_t>> children(k);
-    std::vector<uint32_t> depth(k, 0);
-    uint32_t root = 0;
-    for (uint32_t s = 0; s < k; ++s)
+    // The two trees of the double binary tree over the servers (equal
+    // depths: tree 1 is tree 0 relabelled); chunk q takes tree (channel + q)
+    // mod 2.
+    struct Tree
     {
-        if (parent[s] < 0)
+        std::vector<int> parent;
+        std::vector<std::vector<uint32_t>> children;
+        std::vector<uint32_t> depth;
+        std::vector<uint32_t> byDepth; // deepest first: children before parents
+        uint32_t root = 0;
+    };
+    std::vector<Tree> trees(2);
+    for (uint32_t t = 0; t < 2; ++t)
+    {
+        Tree& tr = trees[t];
+        tr.parent = ServerTree(k, t);
+        tr.children.assign(k, {});
+        tr.depth.assign(k, 0);
+        for (uint32_t s = 0; s < k; ++s)
         {
-            root = s;
+            if (tr.parent[s] < 0)
+            {
+                tr.root = s;
+            }
+            else
+            {
+                tr.children[tr.parent[s]].push_back(s);
+            }
+            for (int u = tr.parent[s]; u >= 0; u = tr.parent[u])
+            {
+                ++tr.depth[s];
+            }
         }
-        else
-        {
-            children[parent[s]].push_back(s);
-        }
-        for (int u = parent[s]; u >= 0; u = parent[u])
-        {
-            ++depth[s];
-        }
+        tr.byDepth = AllRanks(k);
+        std::stable_sort(tr.byDepth.begin(), tr.byDepth.end(), [&tr](uint32_t a, uint32_t b) {
+            return tr.depth[a] > tr.depth[b];
+        });
     }
-    std::vector<uint32_t> byDepth = AllRanks(k); // deepest first: children before parents
-    std::stable_sort(byDepth.begin(), byDepth.end(), [&depth](uint32_t a, uint32_t b) { return depth[a] > depth[b]; });
+    const uint32_t d = TreeDepth(trees[0].parent);
     std::vector<uint32_t> head(k);
     for (uint32_t s = 0; s < k; ++s)
     {
         head[s] = pl.RankOn(s, rail);
     }
 
+    // The chunks on each tree form a pipeline of their own (NCCL: the
+    // channels of tree 0 and those of tree 1 have their own warps and
+    // connections), sharing the ports: per tree,
     uint32_t group = 0;
-    std::vector<uint32_t> rs(k, kNoOp);   // this chunk's reduce-scatter into each head (one op of its group)
-    std::vector<uint32_t> mc(k, kNoOp);   // the previous chunk's multicast of each server
-    std::vector<uint32_t> up(k, kNoOp);   // head s -> parent's head, this chunk
-    std::vector<uint32_t> down(k, kNoOp); // parent's head -> head s, this chunk
+    std::vector<std::vector<uint32_t>> rsOf(2, std::vector<uint32_t>(k, kNoOp));   // reduce-scatter into each head (one op of its group)
+    std::vector<std::vector<uint32_t>> mcOf(2, std::vector<uint32_t>(k, kNoOp));   // multicast of each server
+    std::vector<std::vector<uint32_t>> upOf(2, std::vector<uint32_t>(k, kNoOp));   // head s -> parent's head
+    std::vector<std::vector<uint32_t>> downOf(2, std::vector<uint32_t>(k, kNoOp)); // parent's head -> head s
     for (uint32_t q = 0; q < chunks; ++q)
     {
         const std::vector<uint32_t> c{chunk[q]};
+        const uint32_t t = (spec.channel + q) % 2;
+        const Tree& tr = trees[t];
+        std::vector<uint32_t>& rs = rsOf[t];
+        std::vector<uint32_t>& mc = mcOf[t];
+        std::vector<uint32_t>& up = upOf[t];
+        std::vector<uint32_t>& down = downOf[t];
+        const std::vector<int>& parent = tr.parent;
+        const std::vector<std::vector<uint32_t>>& children = tr.children;
+        const std::vector<uint32_t>& depth = tr.depth;
+        const std::vector<uint32_t>& byDepth = tr.byDepth;
+        const uint32_t root = tr.root;
         // 1. Reduce-scatter: every GPU of the server (the head too) into the head.
         if (g > 1)
         {
@@ -224,22 +265,71 @@ NvlsTreeAllReduce(const CollectiveSpec& spec, uint64_t bytes)
     return sched;
 }
 
+} // namespace
+
+double
+collective::NvlsTreeNicLoad(uint32_t servers)
+{
+    // Per chunk a server's NIC receives one piece from each child (up) and
+    // one from its parent (down), and sends as many (up to the parent, down
+    // to each child): children + (parent ? 1 : 0) pieces each way in a
+    // tree. Chunks alternate between the two trees, so the NIC's mean load
+    // per chunk is the mean over the two trees; the busiest server's is the
+    // load. (2 servers: a chain in both trees, 1; 4 and 8: interior in one
+    // tree (3), leaf in the other (1), 2.)
+    const std::vector<std::vector<int>> trees = DoubleBinaryTreeParents(servers);
+    double busiest = 0;
+    for (uint32_t s = 0; s < servers; ++s)
+    {
+        double pieces = 0;
+        for (const std::vector<int>& parent : trees)
+        {
+            pieces += parent[s] >= 0 ? 1 : 0;
+            pieces += static_cast<double>(std::count(parent.begin(), parent.end(), static_cast<int>(s)));
+        }
+        busiest = std::max(busiest, pieces / 2);
+    }
+    return busiest;
+}
+
+namespace
+{
+
 std::vector<CriticalStep>
 NvlsTreePath(const CollectiveSpec& spec, double m)
 {
     const RankPlacement pl = PlacementOf(spec);
-    // The deepest tree a channel takes: tree 0, and tree 1 from 2 channels on.
-    uint32_t d = TreeDepth(ServerTree(pl.servers, 0));
-    if (spec.channels > 1)
-    {
-        d = std::max(d, TreeDepth(ServerTree(pl.servers, 1)));
-    }
+    // Both trees have the same depth (tree 1 is tree 0 relabelled).
+    const uint32_t d = TreeDepth(ServerTree(pl.servers, 0));
     const double piece = m / NvlsTreeChunks(spec, m);
     const uint32_t inSwitch = pl.rails > 1 ? 1 : 0;
+    // The ports' loads once the pipeline is full (CriticalStep::load). A
+    // GPU's port into the switch carries its contribution to every
+    // channel's reduce-scatter and, as the head of ceil(C / R) channels,
+    // their multicast's copy up: C + ceil(C / R) pieces a chunk. A NIC
+    // heads ceil(C / R) channels, each at the tree's fan-in
+    // (NvlsTreeNicLoad).
+    // The two trees' pipelines run side by side: per stage time each puts
+    // a chunk through the ports, 2 x those loads (one chunk alone: one tree).
+    const double pipelines = NvlsTreeChunks(spec, m) > 1 ? 2.0 : 1.0;
+    const double headed = std::ceil(static_cast<double>(spec.channels) / pl.rails);
+    const double switchLoad = pipelines * (static_cast<double>(spec.channels) + headed);
+    const double nicLoad = pipelines * headed * (pl.servers > 1 ? NvlsTreeNicLoad(pl.servers) : 1.0);
     std::vector<CriticalStep> path = EqualSteps(inSwitch, 0, piece);
-    const std::vector<CriticalStep> hops = EqualSteps(2 * d, 1, piece);
+    std::vector<CriticalStep> hops = EqualSteps(2 * d, 1, piece);
+    for (CriticalStep& h : hops)
+    {
+        h.load = nicLoad;
+    }
     path.insert(path.end(), hops.begin(), hops.end());
     path.insert(path.end(), inSwitch, CriticalStep{0, piece});
+    for (CriticalStep& st : path)
+    {
+        if (st.level == 0)
+        {
+            st.load = switchLoad;
+        }
+    }
     return path;
 }
 
@@ -255,7 +345,7 @@ NvlsTree()
     a.minimumBytes = [](const CollectiveSpec& spec) { return PipelinePieces(spec); };
     a.build = NvlsTreeAllReduce;
     a.criticalPath = NvlsTreePath;
-    a.pipelineDepth = NvlsTreeChunks;
+    a.pipelineDepth = NvlsTreeDepth;
     a.validate = CheckWholeServers;
     return a;
 }
