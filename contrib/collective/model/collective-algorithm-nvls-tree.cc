@@ -24,7 +24,13 @@
 // each way on a leaf), and a channel's closed form prices one NIC alone.
 // Fewer channels than rails use fewer NICs (NCCL would still use them all).
 // NCCL's tree of an NVLS channel is the channel's tree of the double binary
-// tree (connect.cc); channel c takes tree c mod 2 over the servers.
+// tree (connect.cc), and every head hosts channels of both trees. Here a
+// schedule channel's chunks alternate between the two trees (chunk q of
+// channel c on tree (c + q) mod 2), each tree's chunks a pipeline of their
+// own (NCCL's channels of the two trees have their own warps and
+// connections) sharing the ports: a server's NIC is interior in one tree and
+// a leaf in the other, as in NCCL. (One tree a channel loaded an interior
+// NIC with 3 pieces a chunk each way: 1.5 x NCCL's.)
 //
 // Pipelining (NCCL's scatter, reduce, broadcast and gather warps work on
 // successive chunks at once): the channel is cut into chunks, each a stage
@@ -35,9 +41,19 @@
 // spec.slices; with chunkBytes 0 (the library's default) spec.slices.
 //
 // Closed form (one channel of M bytes, S chunks, D the depth of the server
-// tree, G > 1 GPUs a server): 2 + 2D equal steps of m = M/S, the switch's two
-// on level 0 and the 2D hops on level 1, as a flow shop:
-//     T = 2 T_0(m) + 2D T_1(m) + (S - 1) max(T_0(m), T_1(m)).
+// trees, G > 1 GPUs a server, C channels): 2 + 2D equal steps of m = M/S,
+// the switch's two on level 0 and the 2D hops on level 1, as a flow shop of
+// P = ceil(S/2) chunks a tree, each stage priced at its busiest port's load
+// once full (CriticalStep::load; the two trees' pipelines side by side):
+//     T = 2 T_0(m) + 2D T_1(m) + (P - 1) max(T_0(L_0 m), L_1 T_1(m)),
+//     L_0 = 2 (C + ceil(C/G))   a GPU's switch port: its copy of every
+//                               channel's chunk, the multicast of those it heads
+//     L_1 = 2 ceil(C/G) F_K      the busiest NIC: F_K = NvlsTreeNicLoad(K), its
+//                               mean pieces a chunk each way over the two trees
+//                               (1 on 2 servers, 2 on 4 and 8)
+// (level 0 streams, T(L m); across nodes each piece is a message with its
+// latency, L x T(m)). On the contention-free channel (no port shared) the
+// loads are 1: 2 T_0(m) + 2D T_1(m) + (P - 1) max(T_0(m), T_1(m)).
 // G = 1: the tree alone (2D steps); one server (K = 1): the switch's two.
 #include "collective-algorithm-blocks.h"
 #include "collective-algorithm-registry.h"
@@ -56,6 +72,30 @@ using namespace collective;
 
 /// NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc): 128 KiB.
 constexpr uint64_t kNvlsChunkBytes = 131072;
+/// NCCL's NVLS channels on Hopper (NCCL_NVLS_NCHANNELS' default for SM90,
+/// src/transport/nvls.cc): 16, each split over every head of a server.
+constexpr uint64_t kNvlsChannels = 16;
+
+/// NCCL's NVLSTree chunk of a collective of \p bytes on \p servers servers
+/// of \p heads heads (enqueue.cc's chunk sizing for NVLS_TREE): the NVLS
+/// chunk, at most 64 KiB from 4 nodes on, halved to 64 KiB while the
+/// collective is under 4 loops of every channel's and head's chunk
+/// (nvlsChannels x heads x chunk) and to 32 KiB under one.
+uint64_t
+NcclNvlsTreeChunk(uint64_t bytes, uint32_t servers, uint32_t heads)
+{
+    uint64_t chunk = servers >= 4 ? std::min<uint64_t>(kNvlsChunkBytes, 65536) : kNvlsChunkBytes;
+    const uint64_t ops = kNvlsChannels * heads;
+    if (bytes < 4 * ops * chunk && chunk > 65536)
+    {
+        chunk = 65536;
+    }
+    if (bytes < ops * chunk && chunk > 32768)
+    {
+        chunk = 32768;
+    }
+    return chunk;
+}
 
 /// The chunks a channel of \p m bytes is pipelined in.
 uint32_t NvlsTreeChunks(const CollectiveSpec& spec, double m);
@@ -74,7 +114,16 @@ NvlsTreeChunks(const CollectiveSpec& spec, double m)
     uint32_t chunks = spec.slices;
     if (spec.chunkBytes > 0)
     {
-        const double wanted = std::ceil(m / static_cast<double>(kNvlsChunkBytes));
+        // NCCL moves every channel's and head's chunk of a loop at once: a
+        // schedule channel stands for nvlsChannels x R / C NCCL channel
+        // heads, half of them on each tree, so one of its chunks (one tree's)
+        // is that half's chunks together: at 64 MiB on 2 x 8 GPUs, 8 channels,
+        // 8 x 128 KiB = 1 MiB, 8 chunks a channel, 4 loops as NCCL's.
+        const RankPlacement pl = PlacementOf(spec);
+        const double streams =
+            std::max(1.0, static_cast<double>(kNvlsChannels) * pl.rails / (2.0 * std::max<uint32_t>(1, spec.channels)));
+        const double piece = streams * static_cast<double>(NcclNvlsTreeChunk(spec.bytes, pl.servers, pl.rails));
+        const double wanted = std::ceil(m / piece);
         // Every message keeps at least one byte: m >= chunks.
         const double most = std::min<double>(kMaxPipelineChunks, std::floor(m));
         chunks = std::max(chunks, static_cast<uint32_t>(std::max(1.0, std::min(wanted, most))));

