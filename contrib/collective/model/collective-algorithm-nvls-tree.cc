@@ -36,16 +36,23 @@
 // successive chunks at once): the channel is cut into chunks, each a stage
 // per step (reduce-scatter, each tree hop up and down, multicast), a stage
 // holding one chunk at a time. compare's runs (CollectiveSpec::chunkBytes
-// set) cut it in NCCL's NVLS chunks of 128 KiB (NCCL_NVLS_CHUNKSIZE's
-// default, src/transport/nvls.cc), at most kMaxPipelineChunks and at least
-// spec.slices; with chunkBytes 0 (the library's default) spec.slices.
+// set) cut it in NCCL's chunks: NCCL moves, each loop, one NVLSTree chunk of
+// every one of its 16 NVLS channels on every head (enqueue.cc: 128 KiB, at
+// most 64 KiB from 4 nodes on, 64 KiB under 4 such loops, 32 KiB under one),
+// so a schedule channel's chunk is one tree's share of those (16 x R / C / 2
+// chunks; 1 MiB at 64 MiB on 2 x 8 GPUs, 8 channels: NCCL's 4 loops, 4
+// chunks a tree), at most kMaxPipelineChunks and at least spec.slices; with
+// chunkBytes 0 (the library's default) spec.slices. The few loops are the
+// pipeline's fill that the measured 2-node curve shows as a fixed cost.
 //
 // Closed form (one channel of M bytes, S chunks, D the depth of the server
 // trees, G > 1 GPUs a server, C channels): 2 + 2D equal steps of m = M/S,
 // the switch's two on level 0 and the 2D hops on level 1, as a flow shop of
 // P = ceil(S/2) chunks a tree, each stage priced at its busiest port's load
 // once full (CriticalStep::load; the two trees' pipelines side by side):
-//     T = 2 T_0(m) + 2D T_1(m) + (P - 1) max(T_0(L_0 m), L_1 T_1(m)),
+//     T = 2 T_0(m) + 2D T_1(m) - T_b(m) + P x T_b,loaded,
+//     T_b,loaded = max(T_0(L_0 m), L_1 T_1(m)) the slowest stage b, loaded
+//     (every chunk through it at its loaded time, the first too),
 //     L_0 = 2 (C + ceil(C/G))   a GPU's switch port: its copy of every
 //                               channel's chunk, the multicast of those it heads
 //     L_1 = 2 ceil(C/G) F_K      the busiest NIC: F_K = NvlsTreeNicLoad(K), its
