@@ -69,6 +69,18 @@ struct CriticalStep
     /// (level 0) alongside the leg on `level`; the executor runs both at
     /// once, so the step takes the longer of the two.
     bool relayed = false;
+    /// The busiest port this step's stage uses carries `load` x `bytes` per
+    /// piece once the pipeline is full: the other channels' and stages'
+    /// messages through the same port (channels sharing a GPU's port into a
+    /// reducing switch; an interior tree node's NIC receiving from two
+    /// children while it forwards down). 1: the step has its port alone. The
+    /// fill (the first piece) is priced without it; the pipeline's slowest
+    /// stage with it (ClosedFormTime, PortLoads::CHARGED: T(load x bytes)
+    /// inside a node, load x T(bytes) across nodes, where each piece is a
+    /// message with its own latency). A contention-free
+    /// channel shares no port, so its executor reproduces the path with the
+    /// loads ignored.
+    double load = 1.0;
 };
 
 /// One algorithm. The functions receive a spec that passed Validate() (the

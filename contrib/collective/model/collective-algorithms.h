@@ -149,6 +149,13 @@ namespace collective
 std::vector<std::vector<int>> DoubleBinaryTreeParents(uint32_t ranks);
 /// Depth (edges on the longest root-to-leaf path) of a tree given by parents.
 uint32_t TreeDepth(const std::vector<int>& parents);
+/// NVLSTree's fan-in on \p servers servers (collective-algorithm-nvls-tree.cc):
+/// the pieces the busiest server's NIC carries each way per chunk of one
+/// channel, its chunks alternating between the two trees of
+/// DoubleBinaryTreeParents(servers): the mean over the trees of its children
+/// plus its parent. 1 on 2 servers (a chain), 2 on 4 and 8 (interior in one
+/// tree with two children and a parent, a leaf in the other).
+double NvlsTreeNicLoad(uint32_t servers);
 
 /// \p total bytes cut into \p parts sizes that differ by at most one byte
 /// (the first total % parts get the extra byte).

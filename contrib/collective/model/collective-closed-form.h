@@ -62,9 +62,19 @@ std::vector<CriticalStep> CriticalPath(const CollectiveSpec& spec);
 /// Point-to-point time of one message of \p bytes on \p level.
 using PointToPointTime = std::function<Time(uint32_t level, double bytes)>;
 
+/// Whether the pipeline's stages are priced with their ports' loads
+/// (CriticalStep::load): CHARGED, what the fabric runs; IGNORED, the
+/// contention-free channel's answer (every message its port alone) and
+/// NCCL's tuning model, which has its own figures.
+enum class PortLoads
+{
+    CHARGED,
+    IGNORED
+};
+
 /// sum_k T(m_k) + (S - 1) x the slowest stage over CriticalPath(spec), S its
-/// PipelineDepth.
-Time ClosedFormTime(const CollectiveSpec& spec, const PointToPointTime& p2p);
+/// PipelineDepth; a stage's steps priced at T(load_k m_k) with \p loads CHARGED.
+Time ClosedFormTime(const CollectiveSpec& spec, const PointToPointTime& p2p, PortLoads loads = PortLoads::CHARGED);
 /// With T(m) = alpha + m / beta on every level.
 Time ClosedFormTime(const CollectiveSpec& spec, Time alpha, DataRate beta);
 /// With T(m) = alpha_l + m / beta_l on level l (0: intra-node, 1: inter-node).

@@ -416,6 +416,7 @@ Time
 EndpointClosedForm(const CollectiveSpec& spec,
                    const NcclEndpoint& endpoint,
                    bool connectionWindow,
+                   PortLoads loads,
                    const std::function<Time(double inter, uint32_t level, double bytes)>& step)
 {
     const CollectiveAlgorithm& a = CollectiveAlgorithmRegistry::Get(spec.collective, spec.algorithm, "--algorithm");
@@ -434,9 +435,12 @@ EndpointClosedForm(const CollectiveSpec& spec,
             flatShare = 1.0;
         }
     }
-    return endpoint.launch + ClosedFormTime(spec, [&](uint32_t level, double bytes) {
-               return step(a.usesNodes ? (level == 1 ? 1.0 : 0.0) : flatShare, level, bytes);
-           });
+    return endpoint.launch + ClosedFormTime(
+                                 spec,
+                                 [&](uint32_t level, double bytes) {
+                                     return step(a.usesNodes ? (level == 1 ? 1.0 : 0.0) : flatShare, level, bytes);
+                                 },
+                                 loads);
 }
 
 /// \p intra and \p inter mixed by the share \p inter of a step that crosses.
@@ -500,7 +504,7 @@ NcclClosedFormTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, con
     const bool oneInFlight = endpoint.netSlots == 0 && endpoint.netStepsInFlight == 1;
     const bool multiNode = endpoint.gpusPerNode > 0 && endpoint.gpusPerNode < spec.ranks;
     const bool slots = multiNode && endpoint.netSlots > 0;
-    return EndpointClosedForm(spec, endpoint, oneInFlight, [&](double inter, uint32_t level, double bytes) {
+    return EndpointClosedForm(spec, endpoint, oneInFlight, PortLoads::CHARGED, [&](double inter, uint32_t level, double bytes) {
         const auto data = static_cast<uint64_t>(std::ceil(bytes));
         Time wire = p2p(level, static_cast<double>(endpoint.WireBytes(data)));
         if (slots && inter > 0)
@@ -573,9 +577,18 @@ NcclTuningTime(const CollectiveSpec& spec, const NcclEndpoint& endpoint, const P
     {
         factor *= NcclTreeCorrectionFactor(endpoint.protocol, spec.bytes);
     }
-    return EndpointClosedForm(spec, endpoint, false, [&](double inter, uint32_t level, double bytes) {
+    // NCCL's own figures, not the schedule's port loads (PortLoads::IGNORED).
+    // NVLSTree's fan-in is in them: NCCL doubles NVLSTree's inter-node
+    // bandwidth on 2 nodes only (src/graph/tuning.cc, NVLS model: interBw x 2
+    // when nNodes <= 2), where each tree is a chain; on more an interior
+    // server's NIC carries two children's pieces, so its level-1 steps are
+    // priced at half the rate there. (The node tree's and the ring's prices
+    // keep NCCL's per-link figures: ratio 0.5 and nRanks / nSteps.)
+    const double interFactor =
+        NcclFamily(spec.algorithm) == "nvlstree" && nodes > 2 ? factor / 2.0 : factor;
+    return EndpointClosedForm(spec, endpoint, false, PortLoads::IGNORED, [&](double inter, uint32_t level, double bytes) {
         return Mix(inter, endpoint.intraStep, endpoint.interStep) +
-               std::max(p2p(level, bytes / factor),
+               std::max(p2p(level, bytes / (level == 1 ? interFactor : factor)),
                         endpoint.CopyTime(static_cast<uint64_t>(std::ceil(bytes)) * spec.channels));
     });
 }

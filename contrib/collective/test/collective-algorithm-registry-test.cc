@@ -95,11 +95,19 @@ Executed(const CollectiveSpec& spec)
 Time
 Closed(const CollectiveSpec& spec)
 {
-    if (spec.gpusPerNode == 0)
-    {
-        return ClosedFormTime(spec, MicroSeconds(2), DataRate("800Gbps"));
-    }
-    return ClosedFormTime(spec, MicroSeconds(1), DataRate("3200Gbps"), MicroSeconds(4), DataRate("400Gbps"));
+    // The channel shares no port: the path's port loads are not charged.
+    const bool flat = spec.gpusPerNode == 0;
+    return ClosedFormTime(
+        spec,
+        [flat](uint32_t level, double bytes) {
+            if (flat)
+            {
+                return AlphaBetaTime(MicroSeconds(2), DataRate("800Gbps"), bytes);
+            }
+            return level == 0 ? AlphaBetaTime(MicroSeconds(1), DataRate("3200Gbps"), bytes)
+                              : AlphaBetaTime(MicroSeconds(4), DataRate("400Gbps"), bytes);
+        },
+        PortLoads::IGNORED);
 }
 
 /// Every point the loops below visit for \p a serving \p kind: each rank
