@@ -240,10 +240,14 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         }
         if (ride)
         {
+            // Its own event at its last bit, not offered for folding: an
+            // offer is taken or refused by the port's state when it is
+            // made, and here that would be when the packet is sent, on an
+            // MPI rank when it is received (the partitioned run would
+            // fold other frames than one process: other event counts).
             SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
-            const EventId frameEvent =
-                Simulator::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
-            peer->OfferLateControl(*ride, rxEnd, frameEvent);
+            Simulator::ScheduleWithContext(context, rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride,
+                                           token);
         }
         return;
     }
