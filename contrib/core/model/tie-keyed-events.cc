@@ -12,6 +12,8 @@ namespace tie_keys
 {
 uint64_t g_tie = KeyedEvent::kNoKey;
 EventLineage* g_lineage = nullptr;
+uint64_t g_running = KeyedEvent::kNoKey;
+bool g_ordered = false;
 } // namespace tie_keys
 
 void
@@ -130,6 +132,9 @@ TieKeyTracker::RanKeyed(const Scheduler::Event& ev) const
 
 TieKeyTracker::~TieKeyTracker()
 {
+    // The next run (or queue) says again whether events leave in key order.
+    tie_keys::g_ordered = false;
+    tie_keys::g_running = KeyedEvent::kNoKey;
     if (s_handoff.from == this)
     {
         s_handoff = Handoff{};

@@ -154,6 +154,13 @@ namespace tie_keys
 extern uint64_t g_tie;
 /// The lineage being recorded (null: none, the default).
 extern EventLineage* g_lineage;
+/// The tie key of the event running now (kNoKey: it has none, or no
+/// hockney scheduler hands out the events).
+extern uint64_t g_running;
+/// True while a hockney scheduler with TieKeys on hands out the events: the
+/// place of an event of the current time among the keyed ones is g_running
+/// (the fabric's early take-in, FabricNetDevice::TakeInArrived, needs it).
+extern bool g_ordered;
 } // namespace tie_keys
 
 inline SchedulerTieKey::SchedulerTieKey(uint64_t major, uint64_t minor)
@@ -209,6 +216,8 @@ class TieKeyTracker
             m_ranKeyed.clear();
         }
         m_released = true;
+        tie_keys::g_running = e.tie;
+        tie_keys::g_ordered = on;
         if (tie_keys::g_lineage)
         {
             tie_keys::g_lineage->Left(e);

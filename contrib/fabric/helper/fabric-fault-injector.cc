@@ -95,6 +95,20 @@ FabricFaultInjector::Schedule(const std::vector<FabricFault>& faults)
     {
         Check(f);
     }
+    if (!faults.empty())
+    {
+        // A packet taken in early is routed when it is sent; a fault may
+        // reroute (or corrupt, lossy_link) before it arrives: take packets in
+        // at their arrival (FabricSwitch::SetEarlyTakeIn).
+        const NodeContainer switches = m_network->GetSwitches();
+        for (uint32_t i = 0; i < switches.GetN(); ++i)
+        {
+            if (Ptr<FabricSwitch> sw = DynamicCast<FabricSwitch>(switches.Get(i)))
+            {
+                sw->SetEarlyTakeIn(false);
+            }
+        }
+    }
     // The events hold a reference: the injector lives until its last fault acts.
     Ptr<FabricFaultInjector> self(this);
     const TopologyPartition& partition = m_network->GetPartition();

@@ -4,6 +4,8 @@
 #include "fabric-log.h"
 #include "fabric-net-device.h"
 #include "fabric-pooled-event.h"
+#include "fabric-switch.h"
+#include "switch-buffer.h"
 #include "tie-keyed-events.h"
 
 #include "ns3/log.h"
@@ -215,7 +217,41 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
     const uint32_t context = peer->GetNode()->GetId();
     SchedulerTieKey key(TieMajor(dir), seq * 2);
     const Time pipeline = peer->IngressPipelineLatency(header);
-    if (pipeline.IsStrictlyPositive())
+    // Credit ports take packets in early or at their arrival (IngressPipeline
+    // None's two events), never through the take-in below.
+    const bool credit = pipeline.IsStrictlyPositive() &&
+                        peer->GetSwitch()->GetBuffer()->GetPortMode(peer->GetPortIndex()) == FabricSwitchBuffer::CREDIT;
+    if (credit && token == m_downs && tie_keys::g_ordered && peer->GetSwitch()->TakesInEarly(peer->GetPortIndex()))
+    {
+        // A credit port (admission does not depend on the time): the switch
+        // routes and charges the packet now, and its egress holds it aside
+        // until its arrival, when it joins the queue in the place this
+        // arrival event would have given it (FabricNetDevice::TakeInArrived:
+        // every event from then on sees it, as before). The one event of the
+        // hop is at its ready time, under the arrival's key: the egress then
+        // starts it if idle (ReleaseArrived). Only while events leave in
+        // tie-key order (g_ordered): the place of the arrival is its key.
+        FabricNetDevice* egress = peer->ReceiveEarly(std::move(packet), header, rxEnd, at, tie_keys::g_tie, now);
+        if (egress)
+        {
+            Simulator::ScheduleWithContext(
+                context, at + pipeline - now,
+                new FabricMemberEvent<FabricNetDevice, &FabricNetDevice::ReleaseArrived>(egress));
+        }
+        if (ride)
+        {
+            // Its own event at its last bit, not offered for folding: an
+            // offer is taken or refused by the port's state when it is
+            // made, and here that would be when the packet is sent, on an
+            // MPI rank when it is received (the partitioned run would
+            // fold other frames than one process: other event counts).
+            SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
+            Simulator::ScheduleWithContext(context, rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride,
+                                           token);
+        }
+        return;
+    }
+    if (pipeline.IsStrictlyPositive() && !credit)
     {
         // Taken in by the switch ForwardingLatency after its arrival (its
         // ingress pipeline), under the arrival's key: arrivals into the
@@ -341,6 +377,14 @@ FabricChannel::SetLinkUp(bool up)
     {
         ++m_downs; // whatever is on the wire now is lost
         m_downAt.push_back(Simulator::Now());
+        for (auto& d : m_dev)
+        {
+            if (d && d->GetSwitch())
+            {
+                // Taken in early by the switch, not arrived yet: lost too.
+                d->GetSwitch()->LoseEarly(d->GetPortIndex(), Simulator::Now());
+            }
+        }
     }
     for (auto& d : m_dev)
     {

@@ -16,6 +16,7 @@
 #include "fabric-pooled-event.h"
 #include "fabric-switch.h"
 #include "int-header.h"
+#include "tie-keyed-events.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -235,6 +236,7 @@ FabricNetDevice::DoDispose()
         q.bytes = 0;
         q.wireBytes = 0;
     }
+    m_incoming.clear();
     m_queuedBytes = 0;
     m_queuedPackets = 0;
     m_node = nullptr;
@@ -388,7 +390,7 @@ FabricNetDevice::SendFabric(Ptr<Packet> packet)
         m_macTxDropTrace(packet);
         return false;
     }
-    Enqueue(packet, h, payload, kNoPort, 0, Time(), Time(), false, Simulator::Now());
+    Enqueue(Item(packet, h, payload, kNoPort, 0, Time(), Time()), false, Simulator::Now());
     return true;
 }
 
@@ -422,34 +424,37 @@ FabricNetDevice::NotifyTxReady()
     TryTransmit();
 }
 
-void
-FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t payload,
-                         uint32_t ingressPort, uint32_t ingressWireBytes, Time ready, Time rxEnd,
-                         bool markAtEnqueue, Time now)
+uint64_t
+FabricNetDevice::RunningTie()
 {
-    uint8_t c = header.GetPriority();
+    return tie_keys::g_running;
+}
+
+void
+FabricNetDevice::Queue(Item&& newItem, bool markAtEnqueue)
+{
+    uint8_t c = newItem.header.GetPriority();
     ClassQueue& q = m_queues[c];
     Item* slot;
-    if (ingressPort != kNoPort && ingressPort != kFabricReductionIngress && !q.items.empty() &&
-        q.items.back().ready > ready)
+    if (newItem.ingressPort != kNoPort && newItem.ingressPort != kFabricReductionIngress && !q.items.empty() &&
+        q.items.back().After(newItem))
     {
         // A packet taken in after the switch's ingress pipeline behind one
         // that was queued at its arrival (a port whose receive side is
-        // observed, a reduction group's packet, PFC ports under
-        // CreditPorts): in the order of their arrivals, as if both had
-        // been queued then (their ready times are arrival + latency).
+        // observed, a reduction group's packet, PFC ports under AllPorts):
+        // in the order of their arrivals, as if both had been queued then
+        // (their ready times are arrival + latency; at equal times in the
+        // order of the arrival events, their tie keys).
         auto at = q.items.end();
-        while (at != q.items.begin() && std::prev(at)->ready > ready)
+        while (at != q.items.begin() && std::prev(at)->After(newItem))
         {
             --at;
         }
-        slot = &*q.items.emplace(at, std::move(packet), header, payload, ingressPort, ingressWireBytes, ready,
-                                 rxEnd);
+        slot = &*q.items.emplace(at, std::move(newItem));
     }
     else
     {
-        slot = &q.items.emplace_back(std::move(packet), header, payload, ingressPort, ingressWireBytes, ready,
-                                     rxEnd);
+        slot = &q.items.emplace_back(std::move(newItem));
     }
     Item& item = *slot;
     if (markAtEnqueue)
@@ -466,13 +471,12 @@ FabricNetDevice::Enqueue(Ptr<Packet> packet, const FabricHeaderFields& header, u
         m_counters.maxQueueBytes = m_queuedBytes;
     }
     m_queueLengthTrace(c, q.bytes);
-    TryTransmit(now);
 }
 
 void
 FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& header,
                                   uint32_t ingressPort, uint32_t ingressWireBytes, Time ready,
-                                  Time rxEnd, Time now)
+                                  Time rxEnd, Time now, Time arrival, uint64_t tie)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << ingressPort);
     // An INT packet leaves with one more hop record (StartTransmission
@@ -480,6 +484,25 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& 
     const uint32_t intBytes = m_switch && m_switch->StampsInt() ? IntHeader::GrowthBytes(header) : 0;
     m_counters.intBytes += intBytes;
     uint32_t payload = packet->GetSize() - kHdr + intBytes;
+    if (arrival > now)
+    {
+        // Taken in early (ReceiveEarly): aside until its arrival, in
+        // arrival order (a link delivers in order; packets from different
+        // links are sent in any order).
+        auto at = m_incoming.end();
+        while (at != m_incoming.begin() &&
+               (std::prev(at)->arrival > arrival || (std::prev(at)->arrival == arrival && std::prev(at)->tie > tie)))
+        {
+            --at;
+        }
+        m_incoming.emplace(at, std::move(packet), header, payload, ingressPort, ingressWireBytes, ready, rxEnd,
+                           arrival, tie);
+        return;
+    }
+    if (!m_incoming.empty())
+    {
+        TakeInArrived(now); // those that arrived before this one
+    }
     const bool markAtEnqueue = m_ecn && m_ecn->MarksAtEnqueue();
     // Fast path of an idle port (the common case in an uncongested fabric):
     // nothing queued, nothing to signal, the class may send -> start now,
@@ -491,7 +514,7 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& 
         ready <= now && m_channel && m_peer && !m_fc->HasControlFrame() &&
         m_fc->GetSendBudget(header.GetPriority()) >= WireBytes(payload + kHdr))
     {
-        Item item(std::move(packet), header, payload, ingressPort, ingressWireBytes, ready, rxEnd);
+        Item item(std::move(packet), header, payload, ingressPort, ingressWireBytes, ready, rxEnd, arrival, tie);
         if (markAtEnqueue)
         {
             MarkIfCongested(item, m_queues[header.GetPriority()]);
@@ -499,8 +522,85 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& 
         StartTransmission(item, now);
         return;
     }
-    Enqueue(std::move(packet), header, payload, ingressPort, ingressWireBytes, ready, rxEnd,
+    Enqueue(Item(std::move(packet), header, payload, ingressPort, ingressWireBytes, ready, rxEnd, arrival, tie),
             markAtEnqueue, now);
+}
+
+FabricNetDevice*
+FabricNetDevice::ReceiveEarly(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time arrival,
+                              uint64_t tie, Time now)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet);
+    // rxPackets and rxBytes count it at its arrival (TakeInArrived).
+    const uint32_t wire = WireBytes(packet->GetSize());
+    return m_switch->Receive(m_portIndex, std::move(packet), header, wire, rxEnd, arrival, now, tie);
+}
+
+void
+FabricNetDevice::ReleaseArrived()
+{
+    const Time now = Simulator::Now();
+    if (!m_incoming.empty())
+    {
+        TakeInArrived(now);
+    }
+    // Busy with nothing to send after this transmission: the packet has
+    // started (in an earlier event, or one of this picosecond); a start at
+    // the end would find nothing, and whatever gives the port something to
+    // send before then calls TryTransmit itself (a packet taken in early,
+    // its own ReleaseArrived).
+    if (now < m_txFreeAt && m_queuedPackets == 0 && !SourceMayHaveWork() && !m_fc->HasControlFrame())
+    {
+        return;
+    }
+    TryTransmit(now);
+}
+
+void
+FabricNetDevice::TakeInArrived(Time now)
+{
+    // Arrived: before now, or at now by an arrival event that would have
+    // run before the running one (the keyed events of a picosecond run
+    // first, in key order; an unkeyed running event, g_running = kNoKey,
+    // comes after all of them).
+    const uint64_t running = tie_keys::g_running;
+    const bool markAtEnqueue = m_ecn && m_ecn->MarksAtEnqueue();
+    while (!m_incoming.empty())
+    {
+        Item& f = m_incoming.front();
+        if (f.arrival > now || (f.arrival == now && running <= f.tie))
+        {
+            break;
+        }
+        m_switch->GetPort(f.ingressPort)->CountArrived(f.packet->GetSize() - kHdr);
+        Queue(std::move(f), markAtEnqueue);
+        m_incoming.pop_front();
+    }
+}
+
+void
+FabricNetDevice::LoseIncoming(uint32_t ingressPort, Time now)
+{
+    for (auto it = m_incoming.begin(); it != m_incoming.end();)
+    {
+        // At its arrival's picosecond the packet has arrived: the fault's
+        // unkeyed event runs after the keyed arrivals of its time.
+        if (it->ingressPort != ingressPort || it->arrival <= now)
+        {
+            ++it;
+            continue;
+        }
+        m_counters.intBytes -= it->payloadBytes - (it->packet->GetSize() - kHdr);
+        m_switch->ReleaseEarly(ingressPort, it->header.GetPriority(), it->ingressWireBytes);
+        // Lost at its arrival, in the place of its arrival event, as a
+        // packet on the wire of a dead link (FabricChannel::Deliver).
+        FabricNetDevice* ingress = PeekPointer(m_switch->GetPort(ingressPort));
+        tie_keys::g_tie = it->tie;
+        Simulator::ScheduleWithContext(m_node->GetId(), it->arrival - now, &FabricNetDevice::LoseOnLink, ingress,
+                                       it->packet, FabricHeaderFields(it->header), true);
+        tie_keys::g_tie = KeyedEvent::kNoKey;
+        it = m_incoming.erase(it);
+    }
 }
 
 bool
@@ -531,6 +631,10 @@ FabricNetDevice::TryTransmit(Time now)
     if (!m_channel || !m_peer)
     {
         return;
+    }
+    if (!m_incoming.empty())
+    {
+        TakeInArrived(now);
     }
     if (now < m_txFreeAt)
     {
@@ -1102,6 +1206,10 @@ FabricNetDevice::NotifyLinkState(bool up)
 FabricPortCounters
 FabricNetDevice::GetCounters() const
 {
+    if (m_switch)
+    {
+        m_switch->SettleArrived(); // packets taken in early count here and at their egress once arrived
+    }
     FabricPortCounters c = m_counters;
     if (m_folded && Simulator::Now() >= m_foldedAt)
     {
@@ -1120,6 +1228,7 @@ FabricNetDevice::GetCounters() const
 uint8_t
 FabricNetDevice::GetBlockedClasses() const
 {
+    Settle();
     uint8_t mask = 0;
     if (!m_linkUp)
     {

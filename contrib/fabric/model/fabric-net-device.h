@@ -229,9 +229,21 @@ class FabricNetDevice : public NetDevice
     /// True while the transmitter is serializing.
     bool IsBusy() const;
     /// Payload bytes queued in class cls (switch egress or Send() queue).
-    uint64_t GetQueueBytes(uint8_t cls) const { return m_queues[cls].bytes; }
-    uint32_t GetQueuePackets(uint8_t cls) const { return m_queues[cls].items.size(); }
-    uint64_t GetTotalQueueBytes() const { return m_queuedBytes; }
+    uint64_t GetQueueBytes(uint8_t cls) const
+    {
+        Settle();
+        return m_queues[cls].bytes;
+    }
+    uint32_t GetQueuePackets(uint8_t cls) const
+    {
+        Settle();
+        return m_queues[cls].items.size();
+    }
+    uint64_t GetTotalQueueBytes() const
+    {
+        Settle();
+        return m_queuedBytes;
+    }
     /// Counters; pausedTime includes pauses still in progress.
     FabricPortCounters GetCounters() const;
     /// Bitmask of classes the flow control currently blocks.
@@ -247,7 +259,49 @@ class FabricNetDevice : public NetDevice
     /// its last bit arrived (or will arrive, cut-through) at `rxEnd`;
     /// `now` is the caller's Simulator::Now() (read once per hop).
     void EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t ingressPort,
-                          uint32_t ingressWireBytes, Time ready, Time rxEnd, Time now);
+                          uint32_t ingressWireBytes, Time ready, Time rxEnd, Time now)
+    {
+        EnqueueForwarded(std::move(packet), header, ingressPort, ingressWireBytes, ready, rxEnd, now, now,
+                         RunningTie());
+    }
+    /// The tie key of the event running now (tie-keyed-events.h).
+    static uint64_t RunningTie();
+    /// The same for a packet that arrives at the switch at \p arrival under
+    /// the tie key \p tie (its arrival event's): if \p arrival > \p now it
+    /// is taken in early (TakeInArrived) and joins the queue as of its
+    /// arrival; else now, as above.
+    void EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t ingressPort,
+                          uint32_t ingressWireBytes, Time ready, Time rxEnd, Time now, Time arrival, uint64_t tie);
+    /**
+     * Early take-in (FabricSwitch::TakesInEarly: a credit port of a switch
+     * whose ForwardingLatency is spent in its ingress pipeline). Called by
+     * the channel when the peer starts sending the packet: the switch routes
+     * and charges it now (credit admission does not depend on the time) and
+     * its egress holds it aside until its arrival at \p arrival, when it
+     * joins the egress queue in the place the arrival event (tie key \p tie)
+     * would have given it (TakeInArrived). Returns the egress port (null if
+     * the switch dropped it), whose ReleaseArrived the channel schedules at
+     * the packet's ready time: the one event of this hop.
+     */
+    FabricNetDevice* ReceiveEarly(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time arrival,
+                                  uint64_t tie, Time now);
+    /// The event at an early-taken-in packet's ready time: the packet has
+    /// arrived and may start (the port starts it if idle).
+    void ReleaseArrived();
+    /// Moves the early-taken-in packets that have arrived by now (before
+    /// the running event, in tie-key order at equal times) into the class
+    /// queues, each as its arrival event would have queued it.
+    void TakeInArrived(Time now);
+    /// The link from the switch's port \p ingressPort went down at \p now:
+    /// early-taken-in packets from it that had not arrived are lost, each
+    /// at its arrival (as a packet on a dead link).
+    void LoseIncoming(uint32_t ingressPort, Time now);
+    /// An early-taken-in packet of \p bytes payload from this port arrived.
+    void CountArrived(uint32_t bytes)
+    {
+        ++m_counters.rxPackets;
+        m_counters.rxBytes += bytes;
+    }
     /// Called by the channel in this node's context.
     /// `now`: Simulator::Now(), the arrival event's time.
     void Receive(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd, Time now)
@@ -358,16 +412,23 @@ class FabricNetDevice : public NetDevice
     {
         Item() = default;
         Item(Ptr<Packet> p, const FabricHeaderFields& h, uint32_t payload, uint32_t ingress,
-             uint32_t ingressWire, Time readyAt, Time rxEndAt)
+             uint32_t ingressWire, Time readyAt, Time rxEndAt, Time arrivalAt = Time(),
+             uint64_t tieKey = ~uint64_t(0))
             : packet(std::move(p)),
               header(h),
               payloadBytes(payload),
               ingressPort(ingress),
               ingressWireBytes(ingressWire),
               ready(readyAt),
-              rxEnd(rxEndAt)
+              rxEnd(rxEndAt),
+              arrival(arrivalAt),
+              tie(tieKey)
         {
         }
+
+        /// Queued after \p o by a switch: later ready time (arrival), or the
+        /// same one and a later arrival event (tie key) of that picosecond.
+        bool After(const Item& o) const { return ready > o.ready || (ready == o.ready && tie > o.tie); }
 
         Ptr<Packet> packet;
         FabricHeaderFields header;
@@ -376,6 +437,8 @@ class FabricNetDevice : public NetDevice
         uint32_t ingressWireBytes; ///< bytes charged to the ingress buffer
         Time ready;                ///< earliest start (forwarding latency)
         Time rxEnd;                ///< last bit at this node (cut-through bound)
+        Time arrival;              ///< arrival at the switch (forwarded packets)
+        uint64_t tie;              ///< tie key of that arrival (KeyedEvent::kNoKey: none)
     };
 
     struct ClassQueue
@@ -409,8 +472,23 @@ class FabricNetDevice : public NetDevice
     void StartTransmission(Item& item, Time now);
     /// Appends a packet to its class queue (the Item built in place), with
     /// the ECN mark at enqueue when \p markAtEnqueue, and tries to send.
-    void Enqueue(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t payload, uint32_t ingressPort,
-                 uint32_t ingressWireBytes, Time ready, Time rxEnd, bool markAtEnqueue, Time now);
+    void Enqueue(Item&& item, bool markAtEnqueue, Time now)
+    {
+        Queue(std::move(item), markAtEnqueue);
+        TryTransmit(now);
+    }
+    /// Appends \p item to its class queue (a switch's in arrival order),
+    /// with the ECN mark at enqueue when \p markAtEnqueue.
+    void Queue(Item&& item, bool markAtEnqueue);
+    /// TakeInArrived as of now, for the const readers of the queue.
+    void Settle() const
+    {
+        if (!m_incoming.empty())
+        {
+            const_cast<FabricNetDevice*>(this)->TakeInArrived(Simulator::Now());
+        }
+    }
+
     /// A received packet the ReceiveErrorModel corrupted: counted and dropped.
     void DropCorrupt(Ptr<Packet> packet, const FabricHeaderFields& header, uint32_t payload);
     /// The Sniffer trace, at no cost while nothing is connected to it (by
@@ -452,6 +530,9 @@ class FabricNetDevice : public NetDevice
     Time m_pickNow;             ///< TryTransmit's Simulator::Now(), for TakeFromClass
 
     std::array<ClassQueue, kFabricClasses> m_queues;
+    /// Early-taken-in packets that have not arrived yet, in arrival order
+    /// (time, then tie key): in no queue, count or statistic until then.
+    std::deque<Item> m_incoming;
     uint64_t m_queuedBytes{0};
     uint64_t m_queuedPackets{0}; //!< packets in the class queues (some may carry 0 payload bytes)
     bool m_linkUp{true}; ///< FabricChannel::SetLinkUp (fault link_down)

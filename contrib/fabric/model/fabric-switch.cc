@@ -64,14 +64,16 @@ FabricSwitch::GetTypeId()
             .AddAttribute("IngressPipeline",
                           "Where ForwardingLatency is spent: None = the packet is charged to "
                           "the buffer, checked (PFC, ECN, INT) and queued at its arrival and "
-                          "may start ForwardingLatency later; CreditPorts = on ports with "
-                          "credit flow control (NVLink, InfiniBand, PCIe) it is taken in "
-                          "ForwardingLatency after its arrival (an ingress pipeline before "
-                          "the buffer, one event a hop fewer; the take-in runs before the "
-                          "starts of its picosecond, which changes ties), elsewhere as None; AllPorts = every port so, PFC "
-                          "headroom grown by rate x ForwardingLatency (a model change for "
-                          "PFC, ECN and INT).",
-                          EnumValue(PIPELINE_NONE),
+                          "may start ForwardingLatency later (two events a hop); CreditPorts "
+                          "(default) = on ports with credit flow control (NVLink, InfiniBand, "
+                          "PCIe) the same model in one event a hop: the packet is routed and "
+                          "charged when it is sent (credit admission does not depend on the "
+                          "time), joins the egress queue at its arrival as before, and the "
+                          "hop's one event is at its ready time (identical results); elsewhere "
+                          "as None; AllPorts = also on PFC ports, taken in ForwardingLatency "
+                          "after the arrival (an ingress pipeline before the buffer; PFC headroom "
+                          "grown by rate x ForwardingLatency: a model change for PFC, ECN and INT).",
+                          EnumValue(PIPELINE_CREDIT_PORTS),
                           MakeEnumAccessor(&FabricSwitch::m_pipeline),
                           MakeEnumChecker(PIPELINE_NONE, "None", PIPELINE_CREDIT_PORTS, "CreditPorts",
                                           PIPELINE_ALL_PORTS, "AllPorts"))
@@ -312,14 +314,33 @@ FabricSwitch::AssignStreams(int64_t stream)
 }
 
 void
+FabricSwitch::SettleArrived() const
+{
+    const Time now = Simulator::Now();
+    for (const auto& p : m_ports)
+    {
+        p->TakeInArrived(now);
+    }
+}
+
+void
+FabricSwitch::LoseEarly(uint32_t inPort, Time now)
+{
+    for (const auto& p : m_ports)
+    {
+        p->LoseIncoming(inPort, now);
+    }
+}
+
+FabricNetDevice*
 FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFields& header,
-                      uint32_t inWireBytes, Time rxEnd, Time arrival, Time now)
+                      uint32_t inWireBytes, Time rxEnd, Time arrival, Time now, uint64_t tie)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << inPort << packet);
     if (m_reduction && FabricSwitchReduction::IsGroupAddress(header.GetDestination()))
     {
         m_reduction->Receive(inPort, packet, FabricHeader(header), inWireBytes, rxEnd);
-        return;
+        return nullptr;
     }
     uint32_t out = SelectEgress(header);
     uint8_t c = header.GetPriority();
@@ -333,7 +354,7 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFie
     {
         NS_LOG_LOGIC("no route at switch " << GetId() << " for " << header.GetDestination());
         drop(kDropNoRoute);
-        return;
+        return nullptr;
     }
     if (!m_buffer->Admit(inPort, c, inWireBytes))
     {
@@ -349,7 +370,7 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFie
         }
         NS_LOG_LOGIC("drop at switch " << GetId() << " port " << inPort);
         drop(kDropBuffer);
-        return;
+        return nullptr;
     }
     if (m_buffer->IsXoffCondition(inPort, c))
     {
@@ -357,8 +378,10 @@ FabricSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFie
     }
     // Through the ingress pipeline (arrival + latency == now) the packet is
     // ready at once: an idle egress starts it in this event.
-    m_ports[out]->EnqueueForwarded(std::move(packet), header, inPort, inWireBytes, arrival + m_latency,
-                                   rxEnd, now);
+    FabricNetDevice* egress = PeekPointer(m_ports[out]);
+    egress->EnqueueForwarded(std::move(packet), header, inPort, inWireBytes, arrival + m_latency, rxEnd, now,
+                             arrival, arrival > now ? tie : FabricNetDevice::RunningTie());
+    return egress;
 }
 
 void

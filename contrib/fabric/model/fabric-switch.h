@@ -126,8 +126,38 @@ class FabricSwitch : public Node
     /// A DATA packet that arrived on port `inPort` at `arrival` is taken in
     /// at `now` (Simulator::Now()): `now` == `arrival`, or `arrival` +
     /// ForwardingLatency through the ingress pipeline (PipelinesIngress).
-    void Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFields& header,
-                 uint32_t inWireBytes, Time rxEnd, Time arrival, Time now);
+    /// Early take-in (TakesInEarly): \p now < \p arrival, and \p tie is
+    /// the tie key its arrival event would have had. Returns the egress
+    /// port the packet was queued at (null: dropped, or an in-switch
+    /// reduction's).
+    FabricNetDevice* Receive(uint32_t inPort, Ptr<Packet> packet, const FabricHeaderFields& header,
+                             uint32_t inWireBytes, Time rxEnd, Time arrival, Time now,
+                             uint64_t tie = ~uint64_t(0));
+    /// Whether a packet to port `inPort` is taken in when it is sent
+    /// (FabricNetDevice::ReceiveEarly): a credit port whose ForwardingLatency
+    /// is spent in the ingress pipeline (IngressPipeline CreditPorts, the
+    /// default, or AllPorts), unless SetEarlyTakeIn(false).
+    bool TakesInEarly(uint32_t inPort) const
+    {
+        return m_earlyTakeIn && m_pipeline != PIPELINE_NONE && m_latency.IsStrictlyPositive() &&
+               m_buffer->GetPortMode(inPort) == FabricSwitchBuffer::CREDIT;
+    }
+    /// Off: packets to credit ports are taken in at their arrival and
+    /// started ForwardingLatency later (two events, as IngressPipeline
+    /// None). The fault injector turns it off: a packet taken in early was
+    /// routed when it was sent, and a fault may reroute before it arrives.
+    void SetEarlyTakeIn(bool on) { m_earlyTakeIn = on; }
+    /// Every port's TakeInArrived as of now (for counters read mid-run).
+    void SettleArrived() const;
+    /// The link of port `inPort` went down: early-taken-in packets from it
+    /// that had not arrived are lost (FabricNetDevice::LoseIncoming).
+    void LoseEarly(uint32_t inPort, Time now);
+    /// Releases the buffer of such a lost packet (no credit: the port's
+    /// LoseOnLink returns it at the packet's arrival).
+    void ReleaseEarly(uint32_t inPort, uint8_t cls, uint32_t inWireBytes)
+    {
+        m_buffer->Release(inPort, cls, inWireBytes);
+    }
     /// A forwarded packet from `inPort` started leaving: release its buffer.
     void NotifyDequeued(uint32_t inPort, uint8_t cls, uint32_t inWireBytes);
 
@@ -155,7 +185,8 @@ class FabricSwitch : public Node
     Ptr<FabricSwitchReduction> m_reduction;
     Time m_latency;
     bool m_cutThrough{false};
-    IngressPipelineMode m_pipeline{PIPELINE_NONE};
+    IngressPipelineMode m_pipeline{PIPELINE_CREDIT_PORTS};
+    bool m_earlyTakeIn{true};
     bool m_intStamping{true};
     bool m_ecnEnabled{true};
     uint32_t m_seed{0};

@@ -2,14 +2,22 @@
 //
 // FabricSwitch::IngressPipeline: the forwarding latency spent before the
 // buffer (the packet taken in at arrival + latency) instead of at the egress
-// (taken in at its arrival, started latency later). Times and events by hand,
-// tolerance zero: both are exact integers of picoseconds and events.
+// (taken in at its arrival, started latency later), and on credit ports
+// (CreditPorts, the default) the same model as None in one event a hop (the
+// early take-in). Times and events by hand, tolerance zero: both are exact
+// integers of picoseconds and events. The early take-in needs events to leave
+// in tie-key order (RingCalendarScheduler, the packet runs' queue; under
+// ns-3's MapScheduler credit ports take packets in at their arrival), and a
+// packet sent in an event (at set-up no event has left yet): these tests run
+// the calendar queue and send from an event at 0.
 #include "fabric-helper.h"
 #include "fabric-test-util.h"
 #include "simulator-test.h"
 
 #include "ns3/enum.h"
+#include "ns3/object-factory.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
 #include <vector>
@@ -22,6 +30,13 @@ namespace
 class IngressPipelineTest : public hockney::SimulatorTest
 {
 };
+
+/// The packet runs' event queue (each run: Simulator::Destroy forgets it).
+void
+UseCalendarQueue()
+{
+    Simulator::SetScheduler(ObjectFactory("ns3::RingCalendarScheduler"));
+}
 
 using hockney::Arrivals;
 
@@ -53,12 +68,14 @@ struct OneHop
 OneHop
 SendOne(FabricSwitch::IngressPipelineMode mode, Time downAt = Time(0))
 {
+    UseCalendarQueue();
     FabricHelper h;
     Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(200), true);
     sw->SetAttribute("IngressPipeline", EnumValue(mode));
     Arrivals rx;
     const FabricLink la = hockney::ConnectThrough(h, sw, IbLikeConfig(), rx).first;
-    la.devA->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 0, 0));
+    Ptr<FabricNetDevice> a = la.devA;
+    Simulator::ScheduleNow([a]() { a->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 0, 0)); });
     if (downAt.IsStrictlyPositive())
     {
         Ptr<FabricChannel> ch = la.channel;
@@ -135,6 +152,125 @@ TEST_F(IngressPipelineTest, AllPortsGrowsPfcHeadroomByRateTimesLatency)
         FabricLink l = h.Connect(CreateObject<Node>(), sw, cfg);
         EXPECT_EQ(sw->GetBuffer()->GetHeadroomBytes(l.portB), headroom) << mode;
         Simulator::Destroy();
+    }
+}
+
+// The rail case in miniature (benchmarks/README.md, "The ingress pipeline"):
+// A - switch - B both ways, each switch port returning credit after every
+// freed byte (UpdateThresholdBytes 1; the endpoints keep 8 KiB, so they
+// send none), so that a packet leaving the switch
+// towards A makes a credit update due on the switch's port to B at the very
+// picosecond that port's own packet becomes ready. A sends P1 (and P2), B
+// sends Q1 (and Q2), 1000 B each, all at 0 (a port sends them back to back).
+struct BothWays
+{
+    std::vector<Time> atA;
+    std::vector<Time> atB;
+    Time busyToA;  ///< the switch port towards A: transmitter busy time
+    Time busyToB;
+    uint64_t creditsToA{0}; ///< credit updates sent by the switch port towards A
+    uint64_t creditsToB{0};
+    uint64_t events{0};     ///< events after the probe at 1 ps
+};
+
+BothWays
+SendBothWays(FabricSwitch::IngressPipelineMode mode, uint32_t packets)
+{
+    UseCalendarQueue();
+    FabricHelper h;
+    Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(200), true);
+    sw->SetAttribute("IngressPipeline", EnumValue(mode));
+    Arrivals rxB;
+    Arrivals rxA;
+    const auto [la, lb] = hockney::ConnectThrough(h, sw, IbLikeConfig(), rxB);
+    la.devA->SetFabricReceiveCallback(MakeCallback(&Arrivals::Rx, &rxA));
+    for (const auto& d : {la.devB, lb.devA})
+    {
+        d->GetFlowControl()->SetAttribute("UpdateThresholdBytes", UintegerValue(1));
+    }
+    Ptr<FabricNetDevice> a = la.devA;
+    Ptr<FabricNetDevice> b = lb.devB;
+    Simulator::ScheduleNow([a, b, packets]() {
+        for (uint32_t i = 0; i < packets; ++i)
+        {
+            a->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 0, 0));
+            b->SendFabric(Create<Packet>(1000), FabricHeader(1, 0, 0, 0));
+        }
+    });
+    uint64_t atProbe = 0;
+    Simulator::Schedule(PicoSeconds(1), [&atProbe]() { atProbe = Simulator::GetEventCount(); });
+    Simulator::Run();
+    BothWays r;
+    r.atA = rxA.at;
+    r.atB = rxB.at;
+    r.busyToA = la.devB->GetCounters().busyTime;
+    r.busyToB = lb.devA->GetCounters().busyTime;
+    r.creditsToA = la.devB->GetCounters().controlTx;
+    r.creditsToB = lb.devA->GetCounters().controlTx;
+    r.events = Simulator::GetEventCount() - atProbe;
+    Simulator::Destroy();
+    return r;
+}
+
+// One packet each way. By hand, as above: both reach the switch at 10 280 ps
+// and are ready at 210 280 ps. P1 (A's link was made first: its arrival's
+// key, and with None its wait, come first) starts towards B and frees its
+// 1014 B on the port from A: a credit update is due there at 210 280 ps,
+// where Q1 is queued and ready, so it rides on Q1, which starts at once; Q1
+// frees its bytes on the port from B, whose update rides on P1 (still being
+// started). Both arrive at 210 280 + 10 000 + 20 280 = 240 560 ps; no update
+// is sent alone: each switch port was busy 20 280 ps and sent one update.
+// (The ingress pipeline that took packets in at their ready time sent the
+// update towards A alone, 84 B = 1680 ps, and Q1 reached A at 242 240 ps.)
+// Events: None: two arrivals at the switch, P1's wait (Q1's is removed), the
+// port towards B's start at the end of P1 (230 560 ps, scheduled when Q1's
+// update became due; it finds nothing), the two arrivals at the endpoints
+// (6); CreditPorts: the two events at the ready time instead of the
+// arrivals and the wait (Q1's finds Q1 sent), 5.
+TEST_F(IngressPipelineTest, CreditDueAtTheReadyPicosecondRidesOnTheIdlePortsPacket)
+{
+    for (auto [mode, events] : {std::pair{FabricSwitch::PIPELINE_NONE, uint64_t(6)},
+                                std::pair{FabricSwitch::PIPELINE_CREDIT_PORTS, uint64_t(5)}})
+    {
+        const BothWays r = SendBothWays(mode, 1);
+        EXPECT_EQ(r.atA, std::vector<Time>{PicoSeconds(240560)}) << mode;
+        EXPECT_EQ(r.atB, std::vector<Time>{PicoSeconds(240560)}) << mode;
+        EXPECT_EQ(r.busyToA, PicoSeconds(20280)) << mode;
+        EXPECT_EQ(r.busyToB, PicoSeconds(20280)) << mode;
+        EXPECT_EQ(r.creditsToA, 1u) << mode;
+        EXPECT_EQ(r.creditsToB, 1u) << mode;
+        EXPECT_EQ(r.events, events) << mode;
+    }
+}
+
+// Two packets each way: the second ones leave A and B at 20 280 ps, reach
+// the switch at 20 280 + 10 000 + 280 = 30 560 ps and are ready at 230 560
+// ps, the picosecond both switch ports finish P1 and Q1 (busy ports). At
+// 230 560 ps P2 starts first (the port towards B's start was scheduled first,
+// at 210 280 ps, before the one towards A), frees its bytes on the port from
+// A, whose update rides on Q2 (ready, the port just free), and Q2's on P2.
+// Arrivals: 240 560 and 230 560 + 30 280 = 260 840 ps at both ends; each
+// switch port busy 2 x 20 280 = 40 560 ps with two updates, none alone.
+// Events: None: A's and B's starts of the second packets, four arrivals at
+// the switch, P1's wait, the start of P2 (the port towards A's start is
+// removed: Q2 started in P2's), a start at the end of P2 that finds
+// nothing, four arrivals at the endpoints (13); CreditPorts: the four events
+// at the ready times replace the arrivals, the wait and the start of P2
+// (11).
+TEST_F(IngressPipelineTest, CreditDueAtTheReadyPicosecondRidesOnTheBusyPortsNextPacket)
+{
+    for (auto [mode, events] : {std::pair{FabricSwitch::PIPELINE_NONE, uint64_t(13)},
+                                std::pair{FabricSwitch::PIPELINE_CREDIT_PORTS, uint64_t(11)}})
+    {
+        const BothWays r = SendBothWays(mode, 2);
+        const std::vector<Time> expected{PicoSeconds(240560), PicoSeconds(260840)};
+        EXPECT_EQ(r.atA, expected) << mode;
+        EXPECT_EQ(r.atB, expected) << mode;
+        EXPECT_EQ(r.busyToA, PicoSeconds(40560)) << mode;
+        EXPECT_EQ(r.busyToB, PicoSeconds(40560)) << mode;
+        EXPECT_EQ(r.creditsToA, 2u) << mode;
+        EXPECT_EQ(r.creditsToB, 2u) << mode;
+        EXPECT_EQ(r.events, events) << mode;
     }
 }
 
