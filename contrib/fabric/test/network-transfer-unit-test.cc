@@ -75,37 +75,41 @@ TEST_F(NetworkTransferUnitTest, AUnitIsFramedAsItsMtuPackets)
     EXPECT_EQ(l.devA->GetMaxPayloadBytes(), kUnitPacket);
 }
 
-TEST_F(NetworkTransferUnitTest, OneUnitThroughAnIdleStoreAndForwardSwitch)
+namespace
 {
-    // 66 868 B at 100 Gb/s = 5 349 440 ps; store and forward: the last bit
-    // at the switch after 1 us, egress 300 ns later, again 5 349 440 ps and
-    // 1 us: 2 x 5 349 440 + 2 000 000 + 300 000 = 12 998 880 ps.
+
+/// One 64 KiB unit from A through an idle switch (300 ns forwarding) to B:
+/// its arrival at B, in ps.
+int64_t
+OneUnitThroughASwitch(bool cutThrough)
+{
     FabricHelper h;
     Arrivals rx;
-    auto [la, lb] = hockney::ConnectThrough(h, h.CreateSwitch(NanoSeconds(300), false),
-                                            UnitLink(FabricFlowControlMode::PFC), rx);
-    ASSERT_TRUE(la.devA->SendFabric(Create<Packet>(kUnitPacket), UnitHeader()));
+    auto links = hockney::ConnectThrough(h, h.CreateSwitch(NanoSeconds(300), cutThrough),
+                                         UnitLink(FabricFlowControlMode::PFC), rx);
+    EXPECT_TRUE(links.first.devA->SendFabric(Create<Packet>(kUnitPacket), UnitHeader()));
     Simulator::Run();
-    ASSERT_EQ(rx.at.size(), 1u);
-    EXPECT_EQ(rx.at[0].GetPicoSeconds(), 12998880);
-    EXPECT_EQ(rx.headers[0].GetLinkPackets(), 16u);
-    EXPECT_EQ(lb.devA->GetCounters().txWireBytes, 66868u);
+    EXPECT_EQ(rx.at.size(), 1u);
+    EXPECT_EQ(links.second.devA->GetCounters().txWireBytes, 66868u);
+    EXPECT_EQ(rx.headers.at(0).GetLinkPackets(), 16u);
+    const int64_t at = rx.at.at(0).GetPicoSeconds();
+    Simulator::Destroy();
+    return at;
 }
 
-TEST_F(NetworkTransferUnitTest, OneUnitThroughAnIdleCutThroughSwitch)
+} // namespace
+
+TEST_F(NetworkTransferUnitTest, OneUnitThroughAnIdleSwitch)
 {
+    // 66 868 B at 100 Gb/s = 5 349 440 ps. Store and forward: the last bit
+    // at the switch after 1 us, egress 300 ns later, again 5 349 440 ps and
+    // 1 us: 2 x 5 349 440 + 2 000 000 + 300 000 = 12 998 880 ps.
+    EXPECT_EQ(OneUnitThroughASwitch(false), 12998880);
     // Cut-through: the switch takes the unit at its first framing (70 B,
     // 5600 ps, after 1 us), starts 300 ns later (1 305 600 ps) and, as the
     // egress is no faster, ends 5 349 440 ps on, after the last bit came in
     // (6 349 440 ps): 6 655 040 ps, + 1 us = 7 655 040 ps at B.
-    FabricHelper h;
-    Arrivals rx;
-    auto [la, lb] = hockney::ConnectThrough(h, h.CreateSwitch(NanoSeconds(300), true),
-                                            UnitLink(FabricFlowControlMode::PFC), rx);
-    ASSERT_TRUE(la.devA->SendFabric(Create<Packet>(kUnitPacket), UnitHeader()));
-    Simulator::Run();
-    ASSERT_EQ(rx.at.size(), 1u);
-    EXPECT_EQ(rx.at[0].GetPicoSeconds(), 7655040);
+    EXPECT_EQ(OneUnitThroughASwitch(true), 7655040);
 }
 
 namespace
@@ -129,19 +133,11 @@ SendOneMessage(uint32_t unit, uint64_t bytes)
         cfg.maxPayloadBytes = 0;
         cfg.unitLinkPackets = 1;
     }
-    FabricHelper h;
-    Ptr<Node> na = CreateObject<Node>();
-    Ptr<Node> nb = CreateObject<Node>();
-    FabricLink link = h.Connect(na, nb, cfg);
-    link.devA->SetFabricAddress(0);
-    link.devB->SetFabricAddress(1);
-    Ptr<RdmaNic> a = CreateObject<RdmaNic>();
-    Ptr<RdmaNic> b = CreateObject<RdmaNic>();
-    a->SetAttribute("TransferUnitBytes", UintegerValue(unit));
-    b->SetAttribute("TransferUnitBytes", UintegerValue(unit));
-    a->Attach(link.devA);
-    b->Attach(link.devB);
-    auto [qa, qb] = RdmaNic::Connect(a, b, 3);
+    TwoHosts t = MakeTwoHosts(cfg, unit);
+    auto [qa, qb] = RdmaNic::Connect(t.a, t.b, 3);
+    Ptr<RdmaNic> a = t.a;
+    Ptr<RdmaNic> b = t.b;
+    FabricLink link = t.link;
     MessageRun r;
     b->SetReceiveCompletionCallback(
         MakeCallback(+[](uint64_t* n, const RdmaCompletion&) { ++*n; }).Bind(&r.completions));
