@@ -14,7 +14,8 @@
 // AllToAll with 1 MB between every pair (bytes = ranks x 1 MB, nccl-tests'
 // per-rank send buffer, collective-algorithms.h) on fat trees and
 // rail-optimized H100 clusters of 16, 64 and 256 GPUs (the rail preset's
-// largest at 1:1: one 64-port leaf per rail).
+// largest at 1:1: one 64-port leaf per rail); the fat-tree AllToAlls again
+// in network transfer units of 64 KiB (alltoall-pairwise-unit64k/...).
 //
 // Each case runs in a child process (fork): its peak memory is its own
 // (wait4's ru_maxrss), nothing it leaves behind slows the next case, and a case
@@ -37,6 +38,7 @@
 //   peak_rss_bytes      peak resident memory of the packet run (the row's)
 //   case_peak_rss_bytes peak resident memory of the whole case (the child's)
 //   transfer_unit_bytes the row's transfer unit
+//   network_transfer_unit_bytes the row's network transfer unit (the -unit64k cases)
 #include "bench-chains.h"
 #include "bench-smoke.h"
 
@@ -77,6 +79,9 @@ struct ScaleCase
     uint32_t ranks; ///< the first `ranks` endpoints of the topology
     uint64_t bytes;
     bool smoke;     ///< part of --smoke
+    /// --network-transfer-unit (ComparisonFabric::networkTransferUnitBytes):
+    /// 0 = every MTU packet; the unit cases are separate, named "-unit64k".
+    uint32_t networkUnit = 0;
 };
 
 std::vector<ScaleCase>
@@ -100,6 +105,17 @@ Cases()
         const std::string topo = "fat-tree-k" + std::to_string(t.k);
         c.push_back({"alltoall-pairwise/" + topo + "/" + std::to_string(t.gpus) + "gpu/1MBpair", topo,
                      CollectiveKind::ALL_TO_ALL, "pairwise", t.gpus, uint64_t{t.gpus} * kMB, t.gpus == 16});
+    }
+    // The same AllToAll in network transfer units of 64 KiB (16 packets of
+    // 4 KiB framed as one, doc/fabric.md): a separate case, not a default
+    // (its error against the per-MTU run: benchmarks/README.md).
+    for (const auto& t : trees)
+    {
+        const std::string topo = "fat-tree-k" + std::to_string(t.k);
+        ScaleCase u{"alltoall-pairwise-unit64k/" + topo + "/" + std::to_string(t.gpus) + "gpu/1MBpair", topo,
+                    CollectiveKind::ALL_TO_ALL, "pairwise", t.gpus, uint64_t{t.gpus} * kMB, false};
+        u.networkUnit = 65536;
+        c.push_back(u);
     }
     // The rail preset has one leaf per rail, so at 1:1 a 64-port leaf holds
     // 32 servers (256 GPUs); 1024 GPUs would need a multi-leaf rail preset.
@@ -158,7 +174,7 @@ ReadPacketRow(const std::vector<ResultRow>& rows, nlohmann::json& out)
             continue;
         }
         for (const char* key : {"events", "data_hops", "control_hops", "wall_s", "sim_s", "peak_rss_bytes",
-                                "transfer_unit_bytes", "bytes_delivered"})
+                                "transfer_unit_bytes", "network_transfer_unit_bytes", "bytes_delivered"})
         {
             if (row.Has(key) && !std::holds_alternative<std::monostate>(row.Get(key)))
             {
@@ -195,6 +211,7 @@ RunCaseChild(const ScaleCase& sc, Time wallLimit, int fd)
         config.sizes = {sc.bytes};
         config.backends = {"packet"};
         config.fabric.wallLimit = wallLimit;
+        config.fabric.networkTransferUnitBytes = sc.networkUnit;
         ValidateComparison(config);
         auto rows = RunComparison(config, [fd](const std::string& line) {
             nlohmann::json p;
@@ -353,7 +370,8 @@ BM_Scale(benchmark::State& state, ScaleCase sc, Time wallLimit)
         const double wall = r.value("wall_s", caseWall);
         state.SetIterationTime(wall);
         for (const char* key : {"finished", "fraction_done", "sim_s", "events", "data_hops",
-                                "control_hops", "transfer_unit_bytes", "bytes_delivered"})
+                                "control_hops", "transfer_unit_bytes", "network_transfer_unit_bytes",
+                                "bytes_delivered"})
         {
             if (r.contains(key) && r[key].is_number())
             {

@@ -109,6 +109,9 @@ DeclareCompareFlags(hockney::Flags& f)
                                   "256 B link packets (0: every link packet; default: see doc/collective.md)")
         .Add("pcie-transfer-unit", "0", "packet backend, PCIe: the same for PCIe links (also the RDMA packet of a "
                                         "NIC behind one)")
+        .Add("network-transfer-unit", "0", "packet backend, RoCE/InfiniBand: bytes of data a NIC sends as one "
+                                            "simulated packet, framed as its MTU packets (0: every MTU packet; a "
+                                            "multiple of the NIC's MTU; doc/fabric.md, Network transfer units)")
         .Add("format", "table", "table | csv | json")
         .Add("output", "", "directory to also write compare.csv into")
         .Add("per-op", "", "CSV file of one row per schedule operation (rank, peer, op_bytes, step, start_s, "
@@ -338,6 +341,16 @@ ApplyFabric(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig&
             throw ns3::InputError(std::string("--") + flag, "expected a byte count (0, or a power of two 256-4096), got '" + v + "'");
         }
         *unit = static_cast<uint32_t>(std::stoul(v));
+    }
+    if (o.Take("network-transfer-unit", "fabric.network_transfer_unit_bytes"))
+    {
+        const std::string v = f.Get("network-transfer-unit");
+        if (v.empty() || v.size() > 8 || v.find_first_not_of("0123456789") != std::string::npos)
+        {
+            throw ns3::InputError("--network-transfer-unit",
+                                  "expected a byte count (0, or a multiple of the NIC's MTU), got '" + v + "'");
+        }
+        c.fabric.networkTransferUnitBytes = static_cast<uint32_t>(std::stoul(v));
     }
     c.fabric.forceMemory = f.GetSwitch("force-memory");
     if (o.Take("scheduler", "fabric.scheduler"))

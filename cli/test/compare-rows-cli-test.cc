@@ -208,3 +208,31 @@ TEST(CompareRowsCli, IdealFabricFlowRowTakesTheUsersEndpointCost)
             .get<double>();
     EXPECT_NEAR(slow - plain, 70e-6, 1e-9);
 }
+
+TEST(CompareRowsCli, NetworkTransferUnitRowAndRefusals)
+{
+    // 1 MB incast on roce-leafspine (31 senders of 31 250 B, each one unit
+    // of 8 link packets at 64 KiB): every byte sent is delivered, nothing
+    // dropped, and the row says the unit. Per MTU packet: 0 in the row.
+    const std::string incast = "compare --topology=roce-leafspine --collective=incast --bytes=1MB --backends=packet";
+    const auto unit = RowOf(RunRows(incast + " --network-transfer-unit=65536"), "packet");
+    EXPECT_EQ(unit["network_transfer_unit_bytes"], 65536);
+    EXPECT_EQ(unit["bytes_delivered"], unit["bytes_sent"]);
+    EXPECT_EQ(unit["bytes_sent"], 31 * 31250);
+    EXPECT_EQ(unit["drops"], 0);
+    EXPECT_EQ(RowOf(RunRows(incast), "packet")["network_transfer_unit_bytes"], 0);
+    // Not a multiple of the NICs' 4096 B path MTU, above 256 of them, not a
+    // number, with pcap, with a PCIe unit (rail: the NIC sends the PCIe
+    // unit), or set as the attributes the run sets itself.
+    hockney::ExpectBadInput(incast + " --network-transfer-unit=10000", "--network-transfer-unit");
+    hockney::ExpectBadInput(incast + " --network-transfer-unit=2097152", "--network-transfer-unit");
+    hockney::ExpectBadInput(incast + " --network-transfer-unit=64KB", "--network-transfer-unit");
+    hockney::ExpectBadInput(incast + " --network-transfer-unit=65536 --pcap=" + TempPath("unit-pcap"),
+                            "--network-transfer-unit");
+    hockney::ExpectBadInput("compare --topology=rail-h100-2n --bytes=1MB --backends=packet --pcie-transfer-unit=4096 "
+                            "--network-transfer-unit=65536",
+                            "--network-transfer-unit");
+    hockney::ExpectBadInput(incast + " --ns3::RdmaNic::TransferUnitBytes=65536", "--ns3::RdmaNic::TransferUnitBytes");
+    hockney::ExpectBadInput(incast + " --ns3::FabricNetDevice::UnitLinkPackets=16",
+                            "--ns3::FabricNetDevice::UnitLinkPackets");
+}

@@ -142,6 +142,11 @@ struct ComparisonFabric
     /// packet backend, PCIe tiers: the same (FabricNetwork::PcieTransferUnitBytes);
     /// unset: 0, every link packet (see kDefaultTransferUnitBytes).
     std::optional<uint32_t> pcieTransferUnitBytes;
+    /// packet backend, RoCE / Ethernet / InfiniBand (and the PCIe links
+    /// that carry a NIC's packets): bytes of data a NIC sends as one
+    /// simulated packet, framed as its MTU packets
+    /// (FabricNetwork::NetworkTransferUnitBytes); 0 (unset) = every MTU packet.
+    uint32_t networkTransferUnitBytes = 0;
     /// packet backend: faults injected into the fabric (fabric.faults,
     /// comparison-faults.h; lossy_link entries are also priced by the gbn
     /// backend); the analytic backends run without them.

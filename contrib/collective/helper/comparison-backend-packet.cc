@@ -619,6 +619,14 @@ class PacketBackend : public ComparisonBackend
                                              [tierProtocol = protocol](const TopologyTier& t) { return t.protocol == tierProtocol; });
             applies ? a.columns.Set(key, static_cast<uint64_t>(unit)) : a.columns.SetNull(key);
         }
+        // The network transfer unit: data bytes one packet of the RoCE /
+        // InfiniBand NICs stands for (0: every MTU packet); null without NICs
+        // on such links.
+        const bool network = std::any_of(desc.tiers.begin(), desc.tiers.end(), [](const TopologyTier& t) {
+            return FabricNetwork::CarriesNetworkUnit(t) && t.protocol != "pcie";
+        });
+        network ? a.columns.Set("network_transfer_unit_bytes", static_cast<uint64_t>(fabric.networkTransferUnitBytes))
+                : a.columns.SetNull("network_transfer_unit_bytes");
         return a;
     }
 };

@@ -20,6 +20,7 @@ void
 ConfigurePacket(Ptr<PacketTransport> t, const ComparisonFabric& f)
 {
     t->SetTransferUnits(f.NvlinkUnit(), f.PcieUnit());
+    t->SetNetworkTransferUnit(f.networkTransferUnitBytes);
     if (!f.nicPreset.empty())
     {
         t->SetNicPreset(RdmaHelper::Preset(f.nicPreset), "scenario.fabric.nic");

@@ -13,6 +13,7 @@
 #include "rdma-congestion-control.h"
 #include "result-row.h"
 #include "sha256.h"
+#include "topology-builder.h"
 #include "topology-presets.h"
 #include "units.h"
 
@@ -426,6 +427,39 @@ ApplyFabricPackets(const nlohmann::json& fb, const std::string& f, ComparisonCon
 }
 
 // The fabric's run limits and transfer units.
+/// The network transfer unit against the topology and the other outputs:
+/// a multiple of the NICs' path MTU (at most 256 of them: the FabricHeader's
+/// link-packet count), no PCIe unit with it, no pcap (a unit is not a frame
+/// that exists on the wire).
+void
+CheckNetworkTransferUnit(const ComparisonConfig& c)
+{
+    const uint32_t unit = c.fabric.networkTransferUnitBytes;
+    const std::string field = c.FieldName("fabric.network_transfer_unit_bytes", "--network-transfer-unit");
+    if (!c.pcapDir.empty())
+    {
+        throw InputError(field, "expected 0 with --pcap (a unit is one simulated packet for several frames on the "
+                                "wire: its pcap record would be a frame that does not exist), got " +
+                                    std::to_string(unit));
+    }
+    if (c.fabric.PcieUnit() != 0)
+    {
+        throw InputError(field, "expected 0 with a PCIe transfer unit (a NIC behind PCIe sends the PCIe unit as its "
+                                "packet), got " + std::to_string(unit));
+    }
+    if (!c.topology)
+    {
+        return;
+    }
+    const uint32_t m = FabricNetwork::DeriveNetworkLinkPacketBytes(ApplyFabricKnobs(*c.topology, c.fabric));
+    if (unit < m || unit % m != 0 || unit / m > 256)
+    {
+        throw InputError(field, "expected 0 or a multiple of the NICs' path MTU " + std::to_string(m) +
+                                    " B up to 256 of them (" + std::to_string(256 * m) + " B), got " +
+                                    std::to_string(unit));
+    }
+}
+
 void
 ApplyFabricLimits(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
 {
@@ -447,6 +481,12 @@ ApplyFabricLimits(const nlohmann::json& fb, const std::string& f, ComparisonConf
     {
         c.fabric.pcieTransferUnitBytes = static_cast<uint32_t>(std::min<uint64_t>(
             Count(fb.at("pcie_transfer_unit_bytes"), f + ".pcie_transfer_unit_bytes", 0), UINT32_MAX));
+    }
+    if (fb.contains("network_transfer_unit_bytes"))
+    {
+        c.fabric.networkTransferUnitBytes = static_cast<uint32_t>(
+            std::min<uint64_t>(Count(fb.at("network_transfer_unit_bytes"), f + ".network_transfer_unit_bytes", 0),
+                               UINT32_MAX)); // checked against the topology below
     }
     if (fb.contains("wall_limit"))
     {
@@ -472,7 +512,7 @@ ApplyFabric(const nlohmann::json& fb, const std::string& f, ComparisonConfig& c)
     CheckKeys(fb, f,
               {"ideal", "header_bytes", "mtu_bytes", "flow_control", "congestion_control", "nic", "ecn_marking",
                "time_limit", "wall_limit", "scheduler", "partition", "transfer_unit_bytes", "pcie_transfer_unit_bytes",
-               "faults"});
+               "network_transfer_unit_bytes", "faults"});
     ApplyFabricPackets(fb, f, c);
     ApplyFabricLimits(fb, f, c);
     if (fb.contains("faults"))
@@ -733,6 +773,10 @@ ValidateComparison(const ComparisonConfig& c)
                                             std::to_string(t.headerBytes));
             }
         }
+    }
+    if (c.fabric.networkTransferUnitBytes != 0)
+    {
+        CheckNetworkTransferUnit(c);
     }
     if (c.topology && !c.fabric.faults.empty())
     {

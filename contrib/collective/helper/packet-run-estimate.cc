@@ -103,19 +103,6 @@ UintDefault(TypeId tid, const std::string& name)
     return v ? v->Get() : 0;
 }
 
-/// The largest power of two in [256, min(mtu, 4096)], as PacketTransport
-/// sizes a NIC's path MTU.
-double
-NicMtu(uint32_t portMtu)
-{
-    uint32_t m = 256;
-    while (m * 2 <= std::min<uint32_t>(portMtu, 4096))
-    {
-        m *= 2;
-    }
-    return m;
-}
-
 class Profiler
 {
   public:
@@ -159,7 +146,7 @@ class Profiler
                 const uint32_t unit = tier.protocol == "nvlink" ? m_f.NvlinkUnit()
                                       : tier.protocol == "pcie" ? m_f.PcieUnit()
                                                                 : 0;
-                p.payload = NicMtu(unit > 0 ? unit : tier.mtuBytes);
+                p.payload = FabricNetwork::NicPathMtu(unit > 0 ? unit : tier.mtuBytes);
                 if (m_presetMtu && !unitTier)
                 {
                     p.payload = m_presetMtu;
@@ -167,6 +154,11 @@ class Profiler
                 if (m_userMtu)
                 {
                     p.payload = m_userMtu;
+                }
+                if (m_f.networkTransferUnitBytes != 0 && tier.protocol != "nvlink")
+                {
+                    // A network transfer unit is one packet a hop (FabricNetwork).
+                    p.payload = m_f.networkTransferUnitBytes;
                 }
                 first = false;
             }

@@ -113,6 +113,12 @@ PacketTransport::SetTransferUnits(uint32_t nvlinkBytes, uint32_t pcieBytes)
 }
 
 void
+PacketTransport::SetNetworkTransferUnit(uint32_t bytes)
+{
+    m_networkUnit = bytes;
+}
+
+void
 PacketTransport::SetSeed(uint32_t seed)
 {
     m_seed = seed;
@@ -175,6 +181,12 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
                             "fabric.pcie_transfer_unit_bytes (--transfer-unit, --pcie-transfer-unit); set those "
                             "instead");
     }
+    for (const char* unit : {"ns3::FabricNetwork::NetworkTransferUnitBytes", "ns3::FabricNetwork::NetworkLinkPacketBytes",
+                             "ns3::RdmaNic::TransferUnitBytes"})
+    {
+        RefuseUserAttribute(unit, "the packet backend takes its network transfer unit from "
+                                  "fabric.network_transfer_unit_bytes (--network-transfer-unit); set that instead");
+    }
     RefuseUserAttribute("ns3::FabricNetwork::Partition",
                         "the packet backend takes its partition from fabric.partition (--partition); set that "
                         "instead");
@@ -186,6 +198,7 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
     m_network->SetAttribute("NvlinkTransferUnitBytes", UintegerValue(m_nvlinkUnit));
     m_network->SetAttribute("PcieTransferUnitBytes", UintegerValue(m_pcieUnit));
     m_network->SetAttribute("Partition", StringValue(m_partition));
+    m_network->SetAttribute("NetworkTransferUnitBytes", UintegerValue(m_networkUnit));
     if (m_seed && !UserSetAttribute("ns3::FabricNetwork::EcmpSeed"))
     {
         m_network->SetAttribute("EcmpSeed", UintegerValue(std::max<uint32_t>(*m_seed, 1) - 1));
@@ -268,11 +281,12 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
             // the largest IB MTU (256..4096) within it, and its transport
             // headers ride in the frame on top (as in a RoCE jumbo frame or an
             // IB packet), unless the link header holds them.
-            uint32_t nicMtu = 256;
-            while (nicMtu * 2 <= std::min<uint32_t>(port->GetMtu(), 4096))
-            {
-                nicMtu *= 2;
-            }
+            // A network transfer unit raised the port's limit to the unit:
+            // the NIC's packets are still its tier's (a PCIe unit, which
+            // raises the limit to the NIC's packet, is refused with it).
+            const bool networkUnit = m_networkUnit != 0 && protocol != "nvlink";
+            uint32_t nicMtu = FabricNetwork::NicPathMtu(networkUnit ? g.LinkTier(links[key.second]).mtuBytes
+                                                                    : port->GetMtu());
             if (preset)
             {
                 nicMtu = preset->mtu;
@@ -291,6 +305,21 @@ PacketTransport::Build(const TopologyDescription& description, const CongestionC
             if (!inTag)
             {
                 port->SetMtu(static_cast<uint16_t>(nicMtu + RdmaNic::kMaxTransportHeader));
+            }
+            if (networkUnit)
+            {
+                // The NIC sends network transfer units of link packets of its
+                // path MTU, which the fabric's ports were built for.
+                if (nicMtu != m_network->GetNetworkLinkPacketBytes())
+                {
+                    throw InputError(m_networkUnitField, "expected NICs of the fabric's path MTU " +
+                                                             std::to_string(m_network->GetNetworkLinkPacketBytes()) +
+                                                             " B with a network transfer unit, got a NIC of " +
+                                                             std::to_string(nicMtu) + " B on tier " +
+                                                             g.LinkTier(links[key.second]).name);
+                }
+                port->SetMaxPayloadBytes(RdmaNic::UnitPacketBytes(m_networkUnit, nicMtu, inTag));
+                nic->SetAttribute("TransferUnitBytes", UintegerValue(m_networkUnit));
             }
             nic->SetAttribute("HeadersInTag", BooleanValue(inTag));
             nic->SetAttribute("Mtu", UintegerValue(nicMtu));

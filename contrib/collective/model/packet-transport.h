@@ -81,6 +81,11 @@ class PacketTransport : public CollectiveTransport
     /// framed as their link packets (FabricNetwork::NvlinkTransferUnitBytes,
     /// PcieTransferUnitBytes); 0: each link packet. Set before Build().
     void SetTransferUnits(uint32_t nvlinkBytes, uint32_t pcieBytes);
+    /// The network transfer unit (FabricNetwork::NetworkTransferUnitBytes,
+    /// RdmaNic::TransferUnitBytes on every non-NVLink NIC): 0 = each MTU
+    /// packet. \p field names it in input errors.
+    void SetNetworkTransferUnit(uint32_t bytes);
+    void SetNetworkTransferUnitField(const std::string& field) { m_networkUnitField = field; }
 
     /// Seeds the run; set before Build(). Every packet run of hockney is
     /// seeded here, the same way (compare's packet backend and flows, the
@@ -194,6 +199,8 @@ class PacketTransport : public CollectiveTransport
     std::string m_nicPresetField;
     uint32_t m_nvlinkUnit;
     uint32_t m_pcieUnit;
+    uint32_t m_networkUnit{0}; ///< SetNetworkTransferUnit's
+    std::string m_networkUnitField{"--network-transfer-unit"};
     std::optional<uint32_t> m_seed; ///< SetSeed's; unset: Build() seeds nothing
     std::function<void(FabricNetwork&)> m_wireSetup; ///< SetWireSetup's
     std::string m_partition = "auto"; ///< SetPartition's

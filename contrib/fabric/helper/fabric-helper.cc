@@ -61,12 +61,20 @@ FabricHelper::ConfigureDevice(Ptr<FabricNetDevice> dev, const FabricLinkConfig& 
     RefuseUserAttribute("ns3::FabricNetDevice::Mtu",
                         "each link's MTU is its topology tier's mtu_bytes, which every backend uses; "
                         "set fabric.mtu_bytes in a scenario or the tier's mtu_bytes instead");
+    RefuseUserAttribute("ns3::FabricNetDevice::UnitLinkPackets",
+                        "a port's largest unit is the network transfer unit's, which sizes the PFC headroom; "
+                        "set --network-transfer-unit (fabric.network_transfer_unit_bytes) instead");
     dev->SetDataRate(cfg.rate);
     dev->SetHeaderBytes(cfg.headerBytes);
     dev->SetAttribute("MinWireBytes", UintegerValue(cfg.minWireBytes));
     dev->SetAttribute("ControlFrameBytes", UintegerValue(cfg.controlFrameBytes));
     dev->SetMtu(cfg.mtu);
     dev->SetAttribute("HeaderGranuleBytes", UintegerValue(cfg.headerGranuleBytes));
+    if (cfg.maxPayloadBytes > cfg.mtu)
+    {
+        dev->SetMaxPayloadBytes(cfg.maxPayloadBytes);
+    }
+    dev->SetUnitLinkPackets(cfg.unitLinkPackets);
     dev->SetLinkType(cfg.linkType);
     ApplyUserAttributes(dev); // MinWireBytes, ControlFrameBytes, HeaderGranuleBytes, ...
     Ptr<FabricFlowControl> fc = CreateFabricFlowControl(cfg.flowControl);

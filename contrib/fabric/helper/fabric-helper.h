@@ -46,6 +46,12 @@ struct FabricLinkConfig
     /// header per packet; else one per granule of payload (a transfer unit
     /// that stands for several link packets).
     uint32_t headerGranuleBytes{0};
+    /// Payload limit above the 16-bit mtu (FabricNetDevice::SetMaxPayloadBytes):
+    /// 0 = mtu. A network transfer unit's ports (FabricNetwork).
+    uint32_t maxPayloadBytes{0};
+    /// FabricNetDevice::UnitLinkPackets: the most link packets one packet
+    /// stands for (a network transfer unit's MTU packets); 1 otherwise.
+    uint32_t unitLinkPackets{1};
     FabricFlowControlMode flowControl{FabricFlowControlMode::PFC};
     FabricLinkType linkType{FabricLinkType::ETHERNET};
     /// Switch-end headroom for PFC; 0 = FabricSwitch::PfcHeadroomBytes

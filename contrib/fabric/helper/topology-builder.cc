@@ -3,6 +3,7 @@
 
 #include "attribute-defaults.h"
 #include "fabric-switch-reduction.h"
+#include "rdma-nic.h"
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
@@ -14,6 +15,7 @@
 #endif
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 namespace ns3
@@ -118,6 +120,22 @@ FabricNetwork::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&FabricNetwork::m_pcieUnit),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("NetworkTransferUnitBytes",
+                          "RoCE, Ethernet and InfiniBand links (and the PCIe links that carry "
+                          "a NIC's packets): 0 simulates each MTU packet; a multiple of the "
+                          "NICs' path MTU (up to 256 of them) is the network transfer unit: "
+                          "the NIC (RdmaNic::TransferUnitBytes) sends that much data as one "
+                          "packet, framed on every port as its MTU packets (same wire bytes), "
+                          "one event per unit and hop (doc/fabric.md).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetwork::m_networkUnit),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("NetworkLinkPacketBytes",
+                          "Data bytes of one link packet of a network transfer unit (the "
+                          "NICs' path MTU); 0 derives it from the tiers at the endpoints.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetwork::m_networkLinkPacket),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("WatchdogStallTime",
                           "Stall time of the watchdog InstallWatchdog() starts.",
                           TimeValue(MicroSeconds(100)),
@@ -179,6 +197,85 @@ FabricNetwork::ApplyTransferUnit(const TopologyTier& tier, FabricLinkConfig& cfg
     cfg.mtu = static_cast<uint16_t>(unit);
 }
 
+uint32_t
+FabricNetwork::NicPathMtu(uint32_t tierMtuBytes)
+{
+    uint32_t mtu = 256;
+    while (mtu * 2 <= std::min<uint32_t>(tierMtuBytes, 4096))
+    {
+        mtu *= 2;
+    }
+    return mtu;
+}
+
+uint32_t
+FabricNetwork::DeriveNetworkLinkPacketBytes(const TopologyDescription& d)
+{
+    uint32_t m = 4096;
+    std::set<std::string> endpoints;
+    for (const TopologyNode& n : d.nodes)
+    {
+        if (IsEndpointKind(n.kind))
+        {
+            endpoints.insert(n.name);
+        }
+    }
+    auto endpoint = [&endpoints](const std::string& name) { return endpoints.count(name) > 0; };
+    for (const TopologyLink& l : d.links)
+    {
+        const int t = d.FindTier(l.tier);
+        if (t >= 0 && d.tiers[t].protocol != "nvlink" && (endpoint(l.a) || endpoint(l.b)))
+        {
+            m = std::min(m, NicPathMtu(d.tiers[t].mtuBytes));
+        }
+    }
+    return m;
+}
+
+bool
+FabricNetwork::CarriesNetworkUnit(const TopologyTier& tier)
+{
+    return tier.protocol == "roce" || tier.protocol == "ethernet" || tier.protocol == "infiniband" ||
+           tier.protocol == "pcie";
+}
+
+void
+FabricNetwork::ApplyNetworkTransferUnit(const TopologyTier& tier, FabricLinkConfig& cfg) const
+{
+    if (m_networkUnit == 0 || !CarriesNetworkUnit(tier))
+    {
+        return;
+    }
+    const uint32_t m = m_networkLinkPacket;
+    if (m_pcieUnit != 0)
+    {
+        throw std::invalid_argument("network transfer unit: expected no PCIe transfer unit with it (a NIC behind "
+                                    "PCIe sends the PCIe unit as its packet), got " +
+                                    std::to_string(m_pcieUnit));
+    }
+    if (m_networkUnit < m || m_networkUnit % m != 0 || m_networkUnit / m > 256)
+    {
+        throw std::invalid_argument("network transfer unit: expected a multiple of the NICs' path MTU " +
+                                    std::to_string(m) + " B up to 256 of them, got " +
+                                    std::to_string(m_networkUnit));
+    }
+    const uint32_t n = m_networkUnit / m;
+    // The unit's size: its data, the first packet's transport headers (BTH,
+    // RETH, ImmDt at most) and the BTH of each later link packet
+    // (RdmaNic::TransferUnitBytes).
+    const uint32_t payload = RdmaNic::UnitPacketBytes(m_networkUnit, m, false);
+    cfg.maxPayloadBytes = std::max<uint32_t>(cfg.mtu, payload);
+    cfg.unitLinkPackets = n;
+    if (cfg.flowControl == FabricFlowControlMode::CREDIT)
+    {
+        // A unit takes its credit at once: a buffer that holds less than
+        // two would stall the link (or never admit one). Raised to two
+        // units' wire bytes (a modelling change, doc/fabric.md).
+        const uint64_t unitWire = uint64_t(payload) + uint64_t(n) * cfg.headerBytes;
+        cfg.creditBufferBytes = std::max<uint64_t>(cfg.creditBufferBytes, 2 * unitWire);
+    }
+}
+
 void
 FabricNetwork::Build(const TopologyDescription& description)
 {
@@ -188,6 +285,11 @@ FabricNetwork::Build(const TopologyDescription& description)
     }
     m_graph = std::make_unique<TopologyGraph>(description);
     const TopologyGraph& g = *m_graph;
+    if (m_networkUnit != 0 && m_networkLinkPacket == 0)
+    {
+        // The NICs' path MTU: the packets of a unit are theirs.
+        m_networkLinkPacket = DeriveNetworkLinkPacketBytes(description);
+    }
     uint32_t ranks = 1;
 #ifdef NS3_MPI
     if (MpiInterface::IsEnabled())
@@ -243,6 +345,7 @@ FabricNetwork::Build(const TopologyDescription& description)
     {
         FabricLinkConfig cfg = MakeFabricLinkConfig(g.LinkTier(l), g.Link(l).lanes);
         ApplyTransferUnit(g.LinkTier(l), cfg);
+        ApplyNetworkTransferUnit(g.LinkTier(l), cfg);
         FabricLink link = helper.Connect(m_nodes[g.LinkA(l)], m_nodes[g.LinkB(l)], cfg);
         for (bool a : {true, false})
         {

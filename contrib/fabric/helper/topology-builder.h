@@ -136,6 +136,24 @@ class FabricNetwork : public Object
 
     /// True for the tiers a transfer unit applies to (NVLink, PCIe).
     static bool HasTransferUnit(const TopologyTier& tier);
+    /// The RDMA NIC's path MTU on a port of \p tierMtuBytes payload: the
+    /// largest IB MTU (256 ... 4096) within it, at least 256.
+    static uint32_t NicPathMtu(uint32_t tierMtuBytes);
+    /// True for the tiers a network transfer unit's packets cross: RoCE,
+    /// Ethernet, InfiniBand, and PCIe (a GPU's link to its NIC carries the
+    /// NIC's packets).
+    static bool CarriesNetworkUnit(const TopologyTier& tier);
+    /// The NICs' path MTU a network transfer unit's link packets carry: the
+    /// smallest NicPathMtu of the non-NVLink tiers of links at endpoints
+    /// (4096 if none).
+    static uint32_t DeriveNetworkLinkPacketBytes(const TopologyDescription& description);
+    /// NetworkTransferUnitBytes (0: each MTU packet).
+    uint32_t GetNetworkTransferUnit() const { return m_networkUnit; }
+    /// The data bytes of one link packet of a network transfer unit: the
+    /// NICs' path MTU (NetworkLinkPacketBytes, or derived at Build: the
+    /// smallest NicPathMtu of the non-NVLink tiers at the endpoints). 0
+    /// before Build or without a unit.
+    uint32_t GetNetworkLinkPacketBytes() const { return m_networkLinkPacket; }
     /// The transfer unit set for the tier's protocol (0: each link packet).
     uint32_t GetTransferUnit(const TopologyTier& tier) const;
 
@@ -147,6 +165,12 @@ class FabricNetwork : public Object
     /// header per tier MTU. \throws std::invalid_argument for a unit that is
     /// not a multiple of the tier's MTU.
     void ApplyTransferUnit(const TopologyTier& tier, FabricLinkConfig& cfg) const;
+    /// The network transfer unit on a tier that carries it: ports framed as
+    /// up to U / m link packets, the payload limit raised to the unit with
+    /// its link packets' transport bytes, a credit buffer raised to hold
+    /// two units. \throws std::invalid_argument for a unit that is not a
+    /// multiple of m (at most 256 m) or combined with a PCIe unit.
+    void ApplyNetworkTransferUnit(const TopologyTier& tier, FabricLinkConfig& cfg) const;
     void CheckBuilt() const;
 
     std::unique_ptr<TopologyGraph> m_graph;
@@ -161,6 +185,8 @@ class FabricNetwork : public Object
     uint32_t m_ecmpSeed{0};
     uint32_t m_nvlinkUnit{0}; ///< attribute NvlinkTransferUnitBytes
     uint32_t m_pcieUnit{0};   ///< attribute PcieTransferUnitBytes
+    uint32_t m_networkUnit{0};       ///< attribute NetworkTransferUnitBytes
+    uint32_t m_networkLinkPacket{0}; ///< attribute NetworkLinkPacketBytes, derived at Build if 0
     Time m_watchdogStall;
     Ptr<FabricWatchdog> m_watchdog; ///< the last one InstallWatchdog started
     std::string m_partitionMode;    ///< attribute Partition

@@ -149,7 +149,7 @@ FabricCreditFlowControl::IngressFreed(uint8_t cls, uint32_t wireBytes)
     // a threshold of freed bytes may stay unreported, so the peer must still
     // have credit for its largest frame without them: the threshold is
     // capped at an eighth of the buffer and at the buffer less one frame.
-    const uint64_t frame = m_device->WireBytes(m_device->GetMtu() + FabricHeader::kSerializedSize);
+    const uint64_t frame = m_device->MaxFrameWireBytes();
     const uint64_t room = m_peerBuffer > frame ? m_peerBuffer - frame : 1;
     const uint64_t threshold =
         std::max<uint64_t>(1, std::min<uint64_t>({uint64_t(m_updateThreshold), m_peerBuffer / 8, room}));

@@ -172,6 +172,20 @@ FabricEcnMarker::ShouldMark(uint64_t q)
     return m_rng->GetValue() < MarkProbability(q);
 }
 
+bool
+FabricEcnMarker::ShouldMark(uint64_t q, uint32_t linkPackets)
+{
+    if (linkPackets <= 1 || q <= m_kmin || q > m_kmax)
+    {
+        return ShouldMark(q);
+    }
+    // A unit of n link packets is marked if any of them would be, each
+    // drawn at the same queue length (the queue a unit sees does not move
+    // while it leaves): 1 - (1 - p)^n, still one draw.
+    const double keep = std::pow(1.0 - MarkProbability(q), double(linkPackets));
+    return m_rng->GetValue() < 1.0 - keep;
+}
+
 int64_t
 FabricEcnMarker::AssignStreams(int64_t stream)
 {

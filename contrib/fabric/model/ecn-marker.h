@@ -65,6 +65,10 @@ class FabricEcnMarker : public Object
     double MarkProbability(uint64_t queueBytes) const;
     /// Draws once against MarkProbability (no draw below Kmin or above Kmax).
     bool ShouldMark(uint64_t queueBytes);
+    /// For a network transfer unit of \p linkPackets link packets: marked
+    /// with probability 1 - (1 - p)^n (any of its packets marked), one draw;
+    /// ShouldMark(queueBytes) for n = 1.
+    bool ShouldMark(uint64_t queueBytes, uint32_t linkPackets);
 
     /// Sets Kmin, Kmax, Pmax from the marker's table (Table) at \p rate.
     void ConfigureForRate(DataRate rate);

@@ -2,6 +2,7 @@
 #include "fabric-header.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace ns3
 {
@@ -54,6 +55,16 @@ FabricHeaderFields::SetPriority(uint8_t v)
 }
 
 void
+FabricHeaderFields::SetLinkPackets(uint32_t n)
+{
+    if (n < 1 || n > 256)
+    {
+        throw std::invalid_argument("link packets: expected 1 to 256, got " + std::to_string(n));
+    }
+    m_extraLinkPackets = static_cast<uint8_t>(n - 1);
+}
+
+void
 FabricHeaderFields::Write(Buffer::Iterator& i) const
 {
     i.WriteHtonU32(m_src);
@@ -63,7 +74,7 @@ FabricHeaderFields::Write(Buffer::Iterator& i) const
                                    (m_intRequest ? 0x40 : 0)));
     i.WriteU8(m_kind);
     i.WriteU8(m_intHops);
-    i.WriteU8(0);
+    i.WriteU8(m_extraLinkPackets);
 }
 
 void
@@ -79,7 +90,7 @@ FabricHeaderFields::Read(Buffer::Iterator& i)
     m_intRequest = (b & 0x40) != 0;
     m_kind = static_cast<Kind>(i.ReadU8());
     m_intHops = i.ReadU8();
-    i.ReadU8();
+    m_extraLinkPackets = i.ReadU8();
 }
 
 void
@@ -101,6 +112,10 @@ FabricHeader::Print(std::ostream& os) const
     static const char* ecn[] = {"Not-ECT", "ECT(1)", "ECT(0)", "CE"};
     os << "src=" << m_src << " dst=" << m_dst << " flow=" << m_flow
        << " prio=" << unsigned(m_priority) << " ecn=" << ecn[m_ecn] << " kind=" << unsigned(m_kind);
+    if (m_extraLinkPackets)
+    {
+        os << " link_packets=" << GetLinkPackets();
+    }
 }
 
 TypeId

@@ -89,6 +89,13 @@ class FabricHeaderFields
     /// Hop records in the IntHeader after this header (0: no IntHeader).
     uint8_t GetIntHops() const { return m_intHops; }
     void SetIntHops(uint8_t v) { m_intHops = v; }
+    /// Link packets this packet stands for: 1 for every packet but a network
+    /// transfer unit, which carries the payload of up to 256 MTU packets in
+    /// one simulated packet and is framed on every port as that many
+    /// (FabricNetDevice::WireBytes; RdmaNic::TransferUnitBytes).
+    uint32_t GetLinkPackets() const { return uint32_t(m_extraLinkPackets) + 1; }
+    /// \param n 1 to 256 (others throw std::invalid_argument)
+    void SetLinkPackets(uint32_t n);
 
     /// Writes the 16 bytes of the header's wire format (FabricHeader) at i
     /// and advances it.
@@ -106,6 +113,7 @@ class FabricHeaderFields
     bool m_control{false};
     bool m_intRequest{false};
     uint8_t m_intHops{0};
+    uint8_t m_extraLinkPackets{0}; ///< GetLinkPackets() - 1
 };
 
 /**
@@ -113,7 +121,8 @@ class FabricHeaderFields
  *
  * Serialized layout (16 bytes, network order): src u32, dst u32, flow u32,
  * u8 (priority in bits 0-2, ECN codepoint in bits 3-4, transport-control flag
- * in bit 5, INT-request flag in bit 6), u8 kind, u8 INT hop count, u8 zero.
+ * in bit 5, INT-request flag in bit 6), u8 kind, u8 INT hop count, u8 link
+ * packets - 1 (0 but for a network transfer unit; GetLinkPackets).
  * The INT fields stand for what marks a packet as carrying in-band telemetry
  * in real framing (HPCC's INT rides after the UDP header, announced by a
  * DSCP / UDP port); the telemetry itself (IntHeader, int-header.h) follows

@@ -120,6 +120,15 @@ FabricNetDevice::GetTypeId()
                           MakeUintegerAccessor(&FabricNetDevice::SetMtu,
                                                &FabricNetDevice::GetMtu),
                           MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("UnitLinkPackets",
+                          "The most link packets one packet on this port stands for: 1, or "
+                          "for a network transfer unit (FabricNetwork::NetworkTransferUnitBytes) "
+                          "the MTU packets of a unit. A packet's own count (FabricHeader link "
+                          "packets) frames it; this one sizes the largest frame the PFC "
+                          "headroom and the credit update threshold allow for (MaxFrameWireBytes).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&FabricNetDevice::m_unitLinkPackets),
+                          MakeUintegerChecker<uint32_t>(1, 256))
             .AddAttribute("FabricAddress",
                           "Endpoint id of this port (0xFFFFFFFF on switch ports).",
                           UintegerValue(kFabricNoAddress),
@@ -462,7 +471,7 @@ FabricNetDevice::Queue(Item&& newItem, bool markAtEnqueue)
         MarkIfCongested(item, q); // reads the queue ahead of the packet: before the counts below
     }
     q.bytes += item.payloadBytes;
-    q.wireBytes += WireBytes(item.payloadBytes + kHdr);
+    q.wireBytes += WireBytes(item.payloadBytes + kHdr, item.header);
     m_queuedBytes += item.payloadBytes;
     ++m_queuedPackets;
     m_nonEmptyMask |= uint8_t(1u << c);
@@ -512,7 +521,7 @@ FabricNetDevice::EnqueueForwarded(Ptr<Packet> packet, const FabricHeaderFields& 
     // is built.
     if (m_nonEmptyMask == 0 && m_sourceMask == 0 && !m_txPending && now >= m_txFreeAt &&
         ready <= now && m_channel && m_peer && !m_fc->HasControlFrame() &&
-        m_fc->GetSendBudget(header.GetPriority()) >= WireBytes(payload + kHdr))
+        m_fc->GetSendBudget(header.GetPriority()) >= WireBytes(payload + kHdr, header))
     {
         Item item(std::move(packet), header, payload, ingressPort, ingressWireBytes, ready, rxEnd, arrival, tie);
         if (markAtEnqueue)
@@ -733,7 +742,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
     if (!q.items.empty())
     {
         Item& head = q.items.front();
-        if (WireBytes(head.payloadBytes + kHdr) > budget)
+        if (WireBytes(head.payloadBytes + kHdr, head.header) > budget)
         {
             return false; // out of credit for the head: wait for an update
         }
@@ -749,7 +758,7 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
             m_nonEmptyMask &= uint8_t(~(1u << c));
         }
         q.bytes -= out.payloadBytes;
-        q.wireBytes -= WireBytes(out.payloadBytes + kHdr);
+        q.wireBytes -= WireBytes(out.payloadBytes + kHdr, out.header);
         m_queuedBytes -= out.payloadBytes;
         --m_queuedPackets;
         m_queueLengthTrace(c, q.bytes);
@@ -760,7 +769,10 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
     {
         return false;
     }
-    uint64_t maxSize = uint64_t(m_mtu) + kHdr;
+    // In bytes of a packet of one link header: a unit of n link packets
+    // counts its n - 1 further headers on top of its size (RdmaNic::Pull),
+    // so the MTU bound allows for a full unit's.
+    uint64_t maxSize = uint64_t(m_mtu) + kHdr + uint64_t(m_unitLinkPackets - 1) * m_headerBytes;
     if (budget != FabricFlowControl::kUnlimited)
     {
         if (budget < m_minWireBytes || budget < m_headerBytes)
@@ -857,7 +869,7 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << item.packet);
     uint8_t c = item.header.GetPriority();
-    uint32_t wire = WireBytes(item.payloadBytes + kHdr);
+    uint32_t wire = WireBytes(item.payloadBytes + kHdr, item.header);
     Time tx = SerializationTime(wire);
     Time end = now + tx;
     if (item.rxEnd > end)
@@ -926,7 +938,7 @@ void
 FabricNetDevice::MarkIfCongested(Item& item, const ClassQueue& q)
 {
     const uint64_t queued = m_ecn->QueueBytes(q.bytes, q.wireBytes);
-    if (item.header.IsEctCapable() && m_ecn->ShouldMark(queued))
+    if (item.header.IsEctCapable() && m_ecn->ShouldMark(queued, item.header.GetLinkPackets()))
     {
         // Copy on write: the sender may still hold this packet for retransmission.
         Ptr<Packet> p = item.packet->Copy();
@@ -977,12 +989,12 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, T
     }
     if (m_switch)
     {
-        const uint32_t wire = WireBytes(packet->GetSize());
+        const uint32_t wire = WireBytes(packet->GetSize(), header);
         m_switch->Receive(m_portIndex, std::move(packet), header, wire, rxEnd, arrival, now);
         return;
     }
     // An endpoint consumes at line rate: its buffer drains at once.
-    m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize()));
+    m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize(), header));
     m_macRxTrace(packet);
     if (!m_fabricRx.IsNull())
     {
@@ -1012,7 +1024,7 @@ FabricNetDevice::DropCorrupt(Ptr<Packet> packet, const FabricHeaderFields& heade
     m_counters.dropBytes += payload;
     ++m_counters.dropsBy[kDropCorrupt];
     m_counters.dropBytesBy[kDropCorrupt] += payload;
-    m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize()));
+    m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize(), header));
     m_phyRxDropTrace(packet);
 }
 
@@ -1175,7 +1187,7 @@ FabricNetDevice::LoseOnLink(Ptr<Packet> packet, const FabricHeaderFields& header
     if (charged)
     {
         // The peer took credit for it: the buffer it would have used is free.
-        m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize()));
+        m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize(), header));
     }
     m_phyRxDropTrace(packet);
 }
@@ -1239,7 +1251,7 @@ FabricNetDevice::GetBlockedClasses() const
         uint64_t budget = m_fc->GetSendBudget(c);
         const ClassQueue& q = m_queues[c];
         bool blocked = budget == 0 ||
-                       (!q.items.empty() && WireBytes(q.items.front().payloadBytes + kHdr) > budget);
+                       (!q.items.empty() && WireBytes(q.items.front().payloadBytes + kHdr, q.items.front().header) > budget);
         if (blocked)
         {
             mask |= uint8_t(1u << c);
@@ -1292,6 +1304,27 @@ FabricNetDevice::SetMtu(const uint16_t mtu)
     }
     m_mtu = mtu;
     return true;
+}
+
+void
+FabricNetDevice::SetMaxPayloadBytes(uint32_t bytes)
+{
+    NS_LOG_FUNCTION(this << bytes);
+    if (bytes == 0)
+    {
+        throw std::invalid_argument("FabricNetDevice max payload: expected > 0 bytes");
+    }
+    m_mtu = bytes;
+}
+
+uint32_t
+FabricNetDevice::MaxFrameWireBytes() const
+{
+    // A unit is framed as its link packets (WireBytes with the packet's
+    // count): the largest has m_unitLinkPackets framings.
+    FabricHeaderFields h;
+    h.SetLinkPackets(m_unitLinkPackets);
+    return WireBytes(m_mtu + kHdr, h);
 }
 
 bool

@@ -199,6 +199,35 @@ class FabricNetDevice : public NetDevice
                                      : (payload + m_headerGranule - 1) / m_headerGranule;
         return std::max(payload + headers * m_headerBytes, m_minWireBytes);
     }
+    /// The same for a packet with header \p h: a network transfer unit
+    /// (h.GetLinkPackets() = n > 1) is framed as its n link packets, n
+    /// HeaderBytes (or the granule's count, if larger); the per-packet
+    /// transport bytes are in its size (RdmaNic pads them).
+    uint32_t WireBytes(uint32_t packetSize, const FabricHeaderFields& h) const
+    {
+        const uint32_t n = h.GetLinkPackets();
+        if (n == 1)
+        {
+            return WireBytes(packetSize);
+        }
+        constexpr uint32_t hdr = FabricHeader::kSerializedSize;
+        const uint32_t payload = packetSize > hdr ? packetSize - hdr : 0;
+        const uint32_t granules =
+            m_headerGranule == 0 ? 1 : (payload + m_headerGranule - 1) / m_headerGranule;
+        return std::max(payload + std::max(n, granules) * m_headerBytes, m_minWireBytes);
+    }
+    /// On-wire bytes of the largest packet this port may carry: Mtu (or
+    /// the max payload) framed as UnitLinkPackets link packets. The PFC
+    /// headroom and the credit update threshold allow for it.
+    uint32_t MaxFrameWireBytes() const;
+    /// Payload limit above the 16-bit Mtu, for network transfer units of up
+    /// to 256 MTU packets (a unit of 64 KiB of data and its transport bytes
+    /// exceeds 65535); GetMtu() then reads 65535.
+    void SetMaxPayloadBytes(uint32_t bytes);
+    uint32_t GetMaxPayloadBytes() const { return m_mtu; }
+    /// Attribute UnitLinkPackets.
+    void SetUnitLinkPackets(uint32_t n) { m_unitLinkPackets = std::max<uint32_t>(1, n); }
+    uint32_t GetUnitLinkPackets() const { return m_unitLinkPackets; }
     /// Serialization time of `wireBytes` at DataRate, exact in picoseconds
     /// (rounded to the nearest ps).
     Time SerializationTime(uint64_t wireBytes) const;
@@ -211,7 +240,9 @@ class FabricNetDevice : public NetDevice
     /// Adds `header` to `packet` and queues it (source address filled in if unset).
     bool SendFabric(Ptr<Packet> packet, const FabricHeader& header);
     /// Registers the NIC's pull source (replaces a previous one; null callback
-    /// removes). The device asks it only for classes in `classMask`.
+    /// removes). The device asks it only for classes in `classMask`. The
+    /// source's maxBytes bounds a packet's size plus (n - 1) HeaderBytes
+    /// for a unit of n link packets: its wire bytes fit the budget then.
     void SetTxSource(TxSource source, uint8_t classMask = 0xFF);
     /// The classes of `classMask` the source may have a packet of now (a
     /// NIC: the classes of its queue pairs with work); the others are not
@@ -374,7 +405,7 @@ class FabricNetDevice : public NetDevice
     void SetAddress(Address address) override;
     Address GetAddress() const override;
     bool SetMtu(const uint16_t mtu) override;
-    uint16_t GetMtu() const override { return m_mtu; }
+    uint16_t GetMtu() const override { return static_cast<uint16_t>(std::min<uint32_t>(m_mtu, 65535)); }
     bool IsLinkUp() const override;
     void AddLinkChangeCallback(Callback<void> callback) override {}
     bool IsBroadcast() const override { return false; }
@@ -511,7 +542,8 @@ class FabricNetDevice : public NetDevice
     FabricNetDevice* m_peer{nullptr}; ///< cached at attach: read only for IsCutThrough
     uint32_t m_peerNodeId{0};
     uint32_t m_ifIndex{0};
-    uint16_t m_mtu{4096};
+    uint32_t m_mtu{4096}; ///< Mtu, or SetMaxPayloadBytes above 65535
+    uint32_t m_unitLinkPackets{1}; ///< attribute UnitLinkPackets
     uint32_t m_address{kFabricNoAddress};
     DataRate m_rate{"100Gbps"};
     uint64_t m_bps{100000000000ull}; ///< m_rate in bit/s (SerializationTime calls no ns-3 function per packet)

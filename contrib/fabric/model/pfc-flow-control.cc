@@ -141,11 +141,12 @@ FabricPfcFlowControl::AddSwitchIngress(FabricSwitchBuffer& buffer, uint32_t port
         Time delay = ch ? ch->GetDelay() : Time(0);
         // The frame the switch's port may be sending and the one the
         // sender may have started: the larger MTU of the two ends.
-        uint32_t maxFrame = device->WireBytes(device->GetMtu() + FabricHeader::kSerializedSize);
+        // A network transfer unit is indivisible on the wire as a frame is:
+        // it is the F_max of the delay model (MaxFrameWireBytes).
+        uint32_t maxFrame = device->MaxFrameWireBytes();
         if (Ptr<FabricNetDevice> peer = device->GetPeer())
         {
-            maxFrame = std::max(maxFrame,
-                                peer->WireBytes(peer->GetMtu() + FabricHeader::kSerializedSize));
+            maxFrame = std::max(maxFrame, peer->MaxFrameWireBytes());
         }
         headroomBytes = FabricSwitch::PfcHeadroomBytes(device->GetDataRate(), delay, maxFrame,
                                                        device->GetControlFrameBytes());

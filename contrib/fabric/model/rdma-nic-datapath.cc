@@ -57,7 +57,7 @@ RdmaNic::IssueReads(RdmaQueuePair& qp)
             return;
         }
         qp.readReady.push_back(
-            m_dma.Read(now, RdmaQueuePair::PacketPayload(*m, qp.readPsn, m_mtu)));
+            m_dma.Read(now, RdmaQueuePair::PacketPayload(*m, qp.readPsn, m_seg)));
         ++qp.readPsn;
     }
 }
@@ -134,7 +134,13 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
                 continue;
             }
             Ptr<Packet> p = BuildDataPacket(qp, qp.sndNxt);
-            if (p->GetSize() > maxBytes)
+            // maxBytes allows one link header: a unit needs one per link packet.
+            const uint64_t extraHeaders =
+                m_unit ? uint64_t(LinkPackets(RdmaQueuePair::PacketPayload(*qp.FindMessage(qp.sndNxt - 1),
+                                                                         qp.sndNxt - 1, m_seg)) -
+                                  1) * m_port->GetHeaderBytes()
+                       : 0;
+            if (p->GetSize() + extraHeaders > maxBytes)
             {
                 // The flow control's budget is smaller than the packet: undo
                 // and wait for the port to offer more (credit return).
@@ -159,8 +165,10 @@ RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << p << now);
     // Counters, rate limiter, CC, timer.
     const RdmaMessage* m = qp.FindMessage(qp.sndNxt - 1);
-    uint32_t payload = RdmaQueuePair::PacketPayload(*m, qp.sndNxt - 1, m_mtu);
-    uint32_t wire = m_port->WireBytes(p->GetSize());
+    uint32_t payload = RdmaQueuePair::PacketPayload(*m, qp.sndNxt - 1, m_seg);
+    FabricHeaderFields units;
+    units.SetLinkPackets(LinkPackets(payload));
+    uint32_t wire = m_port->WireBytes(p->GetSize(), units);
     ++m_counters.dataPacketsSent;
     if (qp.sndNxt - 1 >= qp.highSent)
     {
@@ -199,8 +207,12 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
     uint64_t k = psn - m->firstPsn;
     bool first = k == 0;
     bool last = k + 1 == m->npkts;
-    uint32_t len = RdmaQueuePair::PacketPayload(*m, psn, m_mtu);
-    Ptr<Packet> p = (m->inlineData && m->npkts == 1) ? m->inlineData->Copy() : Create<Packet>(len);
+    uint32_t len = RdmaQueuePair::PacketPayload(*m, psn, m_seg);
+    // A transfer unit carries the BTH of each of its link packets after the
+    // first as padding: its size is theirs, so are its wire bytes.
+    const uint32_t links = LinkPackets(len);
+    Ptr<Packet> p = (m->inlineData && m->npkts == 1) ? m->inlineData->Copy()
+                                                       : Create<Packet>(len + (links - 1) * LinkPacketTransportBytes());
     BthFields bh;
     bh.opcode = rdmaop::DataOpcode(m->write, first, last);
     bh.destQp = qp.peerQpn & 0xFFFFFF;
@@ -214,6 +226,10 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
                           qp.priority,
                           m_ecnCapable ? FabricHeader::ECT0 : FabricHeader::NOT_ECT);
     fh.SetIntRequested(qp.wantsInt);
+    if (links > 1)
+    {
+        fh.SetLinkPackets(links);
+    }
     AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh);
     ++qp.sndNxt;
     return p;
@@ -586,8 +602,10 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields&
     uint32_t imm = roce ? roce->immediate : 0;
     // Read in place (roce): p still holds the headers, which count no
     // payload; never a one-packet message (Receive), whose p is inline data.
+    // A transfer unit's size holds the BTH of each link packet after its first.
     const uint32_t len =
-        roce ? p->GetSize() - roce->GetSerializedSize() : TakeDataPayload(p, bh.opcode, tag, &imm);
+        (roce ? p->GetSize() - roce->GetSerializedSize() : TakeDataPayload(p, bh.opcode, tag, &imm)) -
+        (fh.GetLinkPackets() - 1) * LinkPacketTransportBytes();
     qp.Accept(rdmaop::IsFirst(bh.opcode), len);
     m_counters.bytesDelivered += len;
     // Posted writes of the payload into memory on the receive DMA engine.
@@ -630,7 +648,7 @@ RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthFields& bh, const AethHeader& a)
     sample.ecnEcho = bh.becn;
     sample.intHops.swap(m_rxInt);
     const RdmaQueuePair::AckOutcome r =
-        qp.Acknowledge(bh.psn, a.IsNak(), Simulator::Now(), m_mtu, sample);
+        qp.Acknowledge(bh.psn, a.IsNak(), Simulator::Now(), m_seg, sample);
     HOCKNEY_HOT_LOG_LOGIC("qp " << qp.qpn << (a.IsNak() ? " NAK " : " ACK ") << r.psn << " una "
                                 << qp.sndUna << " high " << qp.highSent
                                 << (r.stale ? " stale" : ""));
@@ -656,7 +674,7 @@ RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthFields& bh, const AethHeader& a)
             RestartRto(qp);
         }
     }
-    sample.outstandingBytes = qp.postedBytes - qp.ByteOffset(qp.sndUna, m_mtu);
+    sample.outstandingBytes = qp.postedBytes - qp.ByteOffset(qp.sndUna, m_seg);
     EnsureCc(qp); // an ACK after the last message's (a duplicate) finds none
     qp.cc->AckReceived(qp.rate, sample);
     UpdateActive(qp);

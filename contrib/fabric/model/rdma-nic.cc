@@ -96,8 +96,18 @@ RdmaNic::GetTypeId()
                           "coalescing. QPs whose congestion control reads INT (HPCC) ask on "
                           "every packet",
                           UintegerValue(64),
-                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerAccessor(&RdmaNic::SetAckInterval, &RdmaNic::GetAckInterval),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("TransferUnitBytes",
+                          "0: one packet per Mtu of payload. N, a multiple of Mtu up to 256 "
+                          "Mtu: a network transfer unit, N bytes of data sent as one packet "
+                          "that stands for its N / Mtu link packets (each one's BTH in its "
+                          "size, framed by every port as that many packets: the same wire "
+                          "bytes) and takes one PSN; AckInterval counts MTU packets "
+                          "(doc/fabric.md, Network transfer units).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::SetTransferUnit, &RdmaNic::GetTransferUnit),
+                          MakeUintegerChecker<uint32_t>())
             // 4.096 us x 2^14: the local ACK timeout exponent 14 that perftest
             // uses by default (NCCL sets 18-22, 1-17 s). A short timeout made
             // queueing under PFC look like loss: with 100 us a 32 MB RoCE
@@ -269,6 +279,34 @@ RdmaNic::SetMtu(uint32_t mtu)
                                     " transport header bytes, got " + std::to_string(mtu));
     }
     m_mtu = mtu;
+    UpdateSegment();
+}
+
+void
+RdmaNic::SetTransferUnit(uint32_t bytes)
+{
+    NS_LOG_FUNCTION(this << bytes);
+    m_unit = bytes;
+    UpdateSegment();
+}
+
+void
+RdmaNic::SetAckInterval(uint32_t n)
+{
+    m_ackInterval = n;
+    UpdateSegment();
+}
+
+void
+RdmaNic::UpdateSegment()
+{
+    // Checked at Attach (the Mtu may be set after the unit).
+    m_seg = m_unit ? m_unit : m_mtu;
+    // An ACK request every AckInterval MTU packets: every ceil(interval x
+    // Mtu / unit) units (64 packets of 4 KiB: every 4 units of 64 KiB).
+    m_ackSegments = m_unit ? static_cast<uint32_t>(std::max<uint64_t>(
+                                 1, (uint64_t(m_ackInterval) * m_mtu + m_unit - 1) / m_unit))
+                           : m_ackInterval;
 }
 
 void
@@ -300,6 +338,25 @@ RdmaNic::Attach(Ptr<FabricNetDevice> port)
                                     std::to_string(port->GetMtu()) + " - " +
                                     std::to_string(TransportOverhead()) +
                                     " transport header bytes, got " + std::to_string(m_mtu));
+    }
+    if (m_unit != 0)
+    {
+        const uint32_t n = m_unit / m_mtu;
+        if (m_unit % m_mtu != 0 || n > 256)
+        {
+            throw std::invalid_argument("RdmaNic::TransferUnitBytes: expected 0 or a multiple of the Mtu " +
+                                        std::to_string(m_mtu) + " up to 256 x Mtu, got " +
+                                        std::to_string(m_unit));
+        }
+        const uint64_t size = UnitPacketBytes(m_unit, m_mtu, m_headersInTag);
+        if (size > port->GetMaxPayloadBytes() || n > port->GetUnitLinkPackets())
+        {
+            throw std::invalid_argument("RdmaNic::TransferUnitBytes: expected a unit of at most the port's " +
+                                        std::to_string(port->GetMaxPayloadBytes()) + " B in " +
+                                        std::to_string(port->GetUnitLinkPackets()) +
+                                        " link packets (FabricNetDevice::UnitLinkPackets), got " +
+                                        std::to_string(size) + " B in " + std::to_string(n));
+        }
     }
     if (!m_ccType.IsChildOf(RdmaCongestionControl::GetTypeId()))
     {
@@ -641,7 +698,7 @@ RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immedia
     msg.inlineData = inlineData;
     msg.wqeDone = m_dma.FetchWqe(Simulator::Now());
     EnsureCc(qp);
-    const RdmaMessage& m = qp.Post(std::move(msg), m_mtu);
+    const RdmaMessage& m = qp.Post(std::move(msg), m_seg);
     ++m_counters.messagesPosted;
     m_counters.bytesPosted += bytes;
     IssueReads(qp);

@@ -168,9 +168,20 @@ class RdmaNic : public Object
     /// True if the QP holds a congestion-control state now (without starting one).
     bool HasCcState(uint32_t qpn) const;
     uint32_t GetMtu() const { return m_mtu; }
+    /// Bytes of data the NIC sends as one packet: TransferUnitBytes, or Mtu.
+    uint32_t GetSegmentBytes() const { return m_seg; }
     /// Payload bytes the QP has posted and not yet had acknowledged.
     uint64_t GetOutstandingBytes(uint32_t qpn) const;
 
+    /// Bytes after the FabricHeader of a full network transfer unit of
+    /// \p unit data bytes in link packets of \p mtu: the data, the first
+    /// packet's transport headers (at most kMaxTransportHeader) and the BTH of
+    /// each later link packet (none of either with \p headersInTag).
+    static uint32_t UnitPacketBytes(uint32_t unit, uint32_t mtu, bool headersInTag)
+    {
+        const uint32_t n = (unit + mtu - 1) / mtu;
+        return headersInTag ? unit : unit + kMaxTransportHeader + (n - 1) * BthHeader::kSize;
+    }
     /// Transport header bytes a data packet may carry besides its payload
     /// (kMaxTransportHeader, or 0 with HeadersInTag).
     uint32_t TransportOverhead() const;
@@ -206,8 +217,8 @@ class RdmaNic : public Object
     // transmit
     Ptr<Packet> Pull(uint8_t cls, uint32_t maxBytes);
     void CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now);
-    bool HasWork(const RdmaQueuePair& qp) const { return qp.HasWork(m_mtu, m_windowBytes); }
-    Time EligibleAt(const RdmaQueuePair& qp) const { return qp.EligibleAt(m_mtu, m_windowBytes); }
+    bool HasWork(const RdmaQueuePair& qp) const { return qp.HasWork(m_seg, m_windowBytes); }
+    Time EligibleAt(const RdmaQueuePair& qp) const { return qp.EligibleAt(m_seg, m_windowBytes); }
     /// The QP's congestion control and rate state, started now if it has
     /// none (LazyCongestionState): a spare one of this NIC or a new fork.
     void StartCc(RdmaQueuePair& qp);
@@ -226,8 +237,22 @@ class RdmaNic : public Object
     void AttachCc(RdmaQueuePair& qp, Ptr<RdmaRateState> rate, Ptr<RdmaCongestionControl> cc);
     bool AckRequested(const RdmaQueuePair& qp, const RdmaMessage& m, uint64_t psn) const
     {
-        return qp.AckRequested(m, psn, m_mtu, m_windowBytes, qp.ackEveryPacket ? 1 : m_ackInterval);
+        return qp.AckRequested(m, psn, m_seg, m_windowBytes, qp.ackEveryPacket ? 1 : m_ackSegments);
     }
+    /// Link packets (of Mtu) in a unit of \p payload bytes: 1 without a unit.
+    uint32_t LinkPackets(uint32_t payload) const
+    {
+        return m_unit == 0 || payload <= m_mtu ? 1 : (payload + m_mtu - 1) / m_mtu;
+    }
+    /// Transport bytes each link packet after a unit's first carries (its
+    /// BTH; none with HeadersInTag): the unit's padding per extra packet.
+    uint32_t LinkPacketTransportBytes() const { return m_headersInTag ? 0 : BthHeader::kSize; }
+    void SetTransferUnit(uint32_t bytes);
+    uint32_t GetTransferUnit() const { return m_unit; }
+    /// m_seg and m_ackSegments from Mtu, TransferUnitBytes and AckInterval.
+    void UpdateSegment();
+    void SetAckInterval(uint32_t n);
+    uint32_t GetAckInterval() const { return m_ackInterval; }
     Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn);
     void IssueReads(RdmaQueuePair& qp);
     void IssueReadsOf(uint32_t qpn);
@@ -265,10 +290,15 @@ class RdmaNic : public Object
 
     Ptr<FabricNetDevice> m_port;
     DataRate m_lineRate;
-    uint32_t m_mtu;
+    uint32_t m_mtu{4096};
+    /// TransferUnitBytes: 0, or a multiple of m_mtu the NIC sends as one
+    /// packet standing for its MTU packets (one PSN each unit).
+    uint32_t m_unit{0};
+    uint32_t m_seg{4096};        ///< the QP's segment: m_unit, or m_mtu without one
+    uint32_t m_ackSegments{64};  ///< AckInterval in segments (AckInterval MTU packets, rounded up to units)
     RdmaDmaEngine m_dma;
     uint32_t m_prefetch;
-    uint32_t m_ackInterval;
+    uint32_t m_ackInterval{64};
     Time m_rto;
     Time m_nakInterval;
     uint64_t m_windowBytes;

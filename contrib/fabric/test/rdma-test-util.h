@@ -139,8 +139,9 @@ RdmaLink(const std::string& rate = "100Gbps", FabricFlowControlMode fc = FabricF
     return cfg;
 }
 
+/// \p transferUnit: both NICs' TransferUnitBytes (0: every MTU packet).
 inline TwoHosts
-MakeTwoHosts(const FabricLinkConfig& cfg)
+MakeTwoHosts(const FabricLinkConfig& cfg, uint32_t transferUnit = 0)
 {
     FabricHelper h;
     Ptr<Node> na = CreateObject<Node>();
@@ -151,6 +152,8 @@ MakeTwoHosts(const FabricLinkConfig& cfg)
     t.link.devB->SetFabricAddress(1);
     t.a = CreateObject<RdmaNic>();
     t.b = CreateObject<RdmaNic>();
+    t.a->SetAttribute("TransferUnitBytes", UintegerValue(transferUnit));
+    t.b->SetAttribute("TransferUnitBytes", UintegerValue(transferUnit));
     t.a->Attach(t.link.devA);
     t.b->Attach(t.link.devB);
     return t;
