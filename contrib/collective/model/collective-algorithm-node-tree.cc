@@ -21,6 +21,12 @@
 // deepest server (G - 1 steps inside, level 0), then D server hops (level 1),
 // and comes back the same way:
 //     2 (G - 1) (alpha_0 + M / (2 beta_0)) + 2 D (alpha_1 + M / (2 beta_1)).
+// A server hop's stage is charged its busiest NIC's load once the pipeline
+// is full (CriticalStep::load, NodeTreeNicLoad): a rail's NIC is in one tree
+// only (each tree on its own rail), so an interior server's NIC carries
+// 3 x a leaf's pieces (two children and a parent) per tree on its rail,
+// L_1 x T_1 for the slowest stage. The contention-free channel runs the
+// path without it (PortLoads::IGNORED), and so does NCCL's choice.
 #include "collective-algorithm-blocks.h"
 #include "collective-algorithm-registry.h"
 #include "collective-ring-layout.h"
