@@ -21,12 +21,6 @@
 // deepest server (G - 1 steps inside, level 0), then D server hops (level 1),
 // and comes back the same way:
 //     2 (G - 1) (alpha_0 + M / (2 beta_0)) + 2 D (alpha_1 + M / (2 beta_1)).
-// A server hop's stage is charged its busiest NIC's load once the pipeline
-// is full (CriticalStep::load, NodeTreeNicLoad): a rail's NIC is in one tree
-// only (each tree on its own rail), so an interior server's NIC carries
-// 3 x a leaf's pieces (two children and a parent) per tree on its rail,
-// L_1 x T_1 for the slowest stage. The contention-free channel runs the
-// path without it (PortLoads::IGNORED), and so does NCCL's choice.
 #include "collective-algorithm-blocks.h"
 #include "collective-algorithm-registry.h"
 #include "collective-ring-layout.h"
@@ -69,40 +63,6 @@ NodeTreeParents(const CollectiveSpec& spec)
     return parents;
 }
 
-} // namespace
-
-double
-collective::NodeTreeNicLoad(const CollectiveSpec& spec)
-{
-    // Tree t of channel c crosses the network on rail (2c + t) mod R only
-    // (NodeTreeParents), so a NIC (server s, rail r) carries, per piece of
-    // each tree on its rail, that tree's pieces through server s
-    // (TreeNodePieces: 3 where s is interior, 1 at a leaf). The busiest NIC
-    // is the load.
-    const RankPlacement pl = PlacementOf(spec);
-    const auto servers = DoubleBinaryTreeParents(pl.servers);
-    std::vector<std::vector<uint32_t>> pieces(pl.rails, std::vector<uint32_t>(pl.servers, 0));
-    for (uint32_t c = 0; c < spec.channels; ++c)
-    {
-        for (uint32_t t = 0; t < 2; ++t)
-        {
-            for (uint32_t s = 0; s < pl.servers; ++s)
-            {
-                pieces[(2 * c + t) % pl.rails][s] += TreeNodePieces(servers[t], s);
-            }
-        }
-    }
-    uint32_t busiest = 0;
-    for (const std::vector<uint32_t>& rail : pieces)
-    {
-        busiest = std::max(busiest, *std::max_element(rail.begin(), rail.end()));
-    }
-    return busiest;
-}
-
-namespace
-{
-
 std::vector<CriticalStep>
 NodeTreePath(const CollectiveSpec& spec, double m)
 {
@@ -111,16 +71,7 @@ NodeTreePath(const CollectiveSpec& spec, double m)
     const uint32_t d = std::max(TreeDepth(servers[0]), TreeDepth(servers[1]));
     const double half = m / (2.0 * spec.slices);
     const std::vector<CriticalStep> chain = EqualSteps(pl.rails - 1, 0, half);
-    std::vector<CriticalStep> hops = EqualSteps(d, 1, half);
-    // Once the pipeline is full a server hop's stage shares the busiest NIC
-    // with the other pieces through it (CriticalStep::load). The chains'
-    // NVLink ports are not charged (every GPU is on every tree's chain,
-    // 2C pieces each way, but at NVLink's rate they bind later than the NIC).
-    const double nicLoad = pl.servers > 1 ? NodeTreeNicLoad(spec) : 1.0;
-    for (CriticalStep& h : hops)
-    {
-        h.load = nicLoad;
-    }
+    const std::vector<CriticalStep> hops = EqualSteps(d, 1, half);
     std::vector<CriticalStep> path = chain;
     path.insert(path.end(), hops.begin(), hops.end());
     path.insert(path.end(), hops.begin(), hops.end());

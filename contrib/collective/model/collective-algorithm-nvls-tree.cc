@@ -340,7 +340,8 @@ collective::NvlsTreeNicLoad(uint32_t servers)
         double pieces = 0;
         for (const std::vector<int>& parent : trees)
         {
-            pieces += TreeNodePieces(parent, s);
+            pieces += parent[s] >= 0 ? 1 : 0;
+            pieces += static_cast<double>(std::count(parent.begin(), parent.end(), static_cast<int>(s)));
         }
         busiest = std::max(busiest, pieces / 2);
     }

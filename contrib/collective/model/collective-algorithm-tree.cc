@@ -98,11 +98,4 @@ collective::TreeDepth(const std::vector<int>& parents)
     return best;
 }
 
-uint32_t
-collective::TreeNodePieces(const std::vector<int>& parents, uint32_t node)
-{
-    const auto children = std::count(parents.begin(), parents.end(), static_cast<int>(node));
-    return static_cast<uint32_t>(children) + (parents[node] >= 0 ? 1 : 0);
-}
-
 } // namespace ns3

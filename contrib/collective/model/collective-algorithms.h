@@ -149,18 +149,6 @@ namespace collective
 std::vector<std::vector<int>> DoubleBinaryTreeParents(uint32_t ranks);
 /// Depth (edges on the longest root-to-leaf path) of a tree given by parents.
 uint32_t TreeDepth(const std::vector<int>& parents);
-/// The pieces \p node's port carries each way per piece of the tree given
-/// by \p parents: one from (up) and to (down) each child, one to (up) and
-/// from (down) its parent. 3 for an interior node of a binary tree, 1 for a
-/// leaf or a root with one child.
-uint32_t TreeNodePieces(const std::vector<int>& parents, uint32_t node);
-/// The node tree's fan-in (collective-algorithm-node-tree.cc): the pieces
-/// the busiest NIC carries each way per piece of one channel's tree, over
-/// the spec.channels channels whose trees cross the network on its rail
-/// (tree t of channel c on rail (2c + t) mod R, so with C = R a rail
-/// carries one tree of two channels: 6 on an interior server, 2 on 2
-/// servers where both trees are chains).
-double NodeTreeNicLoad(const CollectiveSpec& spec);
 /// NVLSTree's fan-in on \p servers servers (collective-algorithm-nvls-tree.cc):
 /// the pieces the busiest server's NIC carries each way per chunk of one
 /// channel, its chunks alternating between the two trees of

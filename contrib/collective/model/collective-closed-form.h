@@ -31,7 +31,6 @@
 //                           t_1 + t_2 + t_3 + (C-1) max(t_1, t_2)
 //   node tree (G GPUs a server, D the server trees' depth)
 //                           2(G-1)(alpha_0 + M/(2 beta_0)) + 2D(alpha_1 + M/(2 beta_1))
-//                           (one slice, the NIC's load 1; the load: collective-algorithm-node-tree.cc)
 //   ring on a rail layout   2(N-1) max(alpha_1 + M/(N beta_1), alpha_0 + M/(N beta_0))
 //   pxn alltoall            max(alpha_1 + M/(N beta_1), alpha_0 + M/(N beta_0))
 //                           (a PXN step: its two legs at once, CriticalStep::relayed)

@@ -240,15 +240,9 @@ ExecutedOnLevels(const CollectiveSpec& spec, uint32_t g)
 }
 
 Time
-ClosedOnLevels(const CollectiveSpec& spec, PortLoads loads = PortLoads::CHARGED)
+ClosedOnLevels(const CollectiveSpec& spec)
 {
-    return ClosedFormTime(
-        spec,
-        [](uint32_t level, double bytes) {
-            return level == 0 ? AlphaBetaTime(MicroSeconds(1), DataRate("3200Gbps"), bytes)
-                              : AlphaBetaTime(MicroSeconds(4), DataRate("400Gbps"), bytes);
-        },
-        loads);
+    return ClosedFormTime(spec, MicroSeconds(1), DataRate("3200Gbps"), MicroSeconds(4), DataRate("400Gbps"));
 }
 
 } // namespace
@@ -266,19 +260,11 @@ TEST_F(CollectiveRailLayoutTest, NodeTreeClosedFormByHand)
     spec.gpusPerNode = 4;
     const double hand = 2 * 3 * (A0 + 4e6 / B0) + 2 * 2 * (A1 + 4e6 / B1);
     EXPECT_DOUBLE_EQ(hand, 402e-6);
-    EXPECT_EQ(ClosedOnLevels(spec, PortLoads::IGNORED).GetPicoSeconds(), 402000000);
+    EXPECT_EQ(ClosedOnLevels(spec).GetPicoSeconds(), 402000000);
     EXPECT_EQ(ExecutedOnLevels(spec, 4).GetPicoSeconds(), 402000000);
-    // With the busiest NIC's load charged (NodeTreeChargesTheBusiestNic):
-    // server 2's NIC on rail 0 takes both children's 4 MB at once going up
-    // (2 T1 on its port) and sends to both going down (2 T1): the slowest
-    // stage at 3 x 84 us, 402 - 84 + 252 = 570 us (one slice: the charged
-    // stage is the one hop that shares its port).
-    EXPECT_EQ(ClosedOnLevels(spec).GetPicoSeconds(), 570000000);
-    // 2 servers: one hop each way (D = 1): 2 x 3 x 11 + 2 x 84 = 234 us;
-    // both trees are chains, a NIC carries one piece each way: no load.
+    // 2 servers: one hop each way (D = 1): 2 x 3 x 11 + 2 x 84 = 234 us.
     spec.ranks = 8;
     EXPECT_EQ(ExecutedOnLevels(spec, 4).GetPicoSeconds(), 234000000);
-    EXPECT_EQ(ClosedOnLevels(spec).GetPicoSeconds(), 234000000);
     // Every message between servers runs rail-GPU to rail-GPU, tree t of
     // channel c on rail 2c + t: channel 0 on rails 0 and 1, channel 1 on 2 and 3.
     spec.ranks = 16;
@@ -294,75 +280,6 @@ TEST_F(CollectiveRailLayoutTest, NodeTreeClosedFormByHand)
         }
     }
     EXPECT_EQ(rails, (std::set<uint32_t>{0, 1, 2, 3}));
-}
-
-TEST_F(CollectiveRailLayoutTest, NodeTreeChargesTheBusiestNic)
-{
-    // The pieces a node's port carries each way in a tree: server tree 0 on
-    // 4 servers is 0 <- 2 <- {1, 3}: server 2 has two children and a parent.
-    EXPECT_EQ(collective::TreeNodePieces({-1, 2, 0, 2}, 2), 3u);
-    EXPECT_EQ(collective::TreeNodePieces({-1, 2, 0, 2}, 0), 1u);
-    EXPECT_EQ(collective::TreeNodePieces({-1, 2, 0, 2}, 1), 1u);
-    // The busiest NIC, by hand. Tree t of channel c crosses on rail
-    // (2c + t) mod R. 8 rails: one channel puts tree 0 on rail 0 and tree 1
-    // on rail 1, a NIC in one tree only: 1 on 2 servers (chains), 2 on 3
-    // (tree 0 is 1 -> 2 -> 0: server 2 has a child and a parent), 3 on 4 and
-    // 8 (an interior server). 8 channels: rail r carries tree r mod 2 of
-    // channels r / 2 and r / 2 + 4, twice those. 3 rails and 3 channels on
-    // 4 servers: rail 0 carries tree 0 of channel 0 and tree 1 of channel 1;
-    // tree 0's pieces by server are 1, 1, 3, 1 and its mirror's 1, 3, 1, 1,
-    // so servers 1 and 2 carry 4.
-    auto load = [](uint32_t servers, uint32_t gpus, uint32_t channels) {
-        CollectiveSpec spec =
-            hockney::Spec(CollectiveKind::ALL_REDUCE, "node-tree", servers * gpus, 64000000, 1, channels);
-        spec.gpusPerNode = gpus;
-        return collective::NodeTreeNicLoad(spec);
-    };
-    EXPECT_EQ(load(2, 8, 1), 1.0);
-    EXPECT_EQ(load(3, 8, 1), 2.0);
-    EXPECT_EQ(load(4, 8, 1), 3.0);
-    EXPECT_EQ(load(8, 8, 1), 3.0);
-    EXPECT_EQ(load(2, 8, 8), 2.0);
-    EXPECT_EQ(load(4, 8, 8), 6.0);
-    EXPECT_EQ(load(8, 8, 8), 6.0);
-    EXPECT_EQ(load(4, 3, 3), 4.0);
-
-    // The closed form by hand: 8 GPUs a server, level 0 1 us + b / 400 GB/s,
-    // level 1 4 us + b / 50 GB/s, one channel of 8 MB in S = 4 slices: each
-    // tree's piece is 1 MB. T0 = 1 + 2.5 = 3.5 us, T1 = 4 + 20 = 24 us. The
-    // path: 7 chain steps, D hops up, D down, 7 chain steps; fill
-    // 14 x 3.5 + 2D x 24 = 49 + 48 D. The slowest stage is a hop, loaded
-    // L x 24 us (each piece through the NIC is a message of its own); every
-    // piece through it at that time, the first too: fill - 24 + 4 x L x 24.
-    //   2 servers, D = 1, L = 1: 97 - 24 + 96 = 169 us (as before: no load)
-    //   4 servers, D = 2, L = 3: 145 - 24 + 288 = 409 us (before 217)
-    //   8 servers, D = 3, L = 3: 193 - 24 + 288 = 457 us (before 265)
-    // 8 channels of 8 MB each (64 MB), L doubled: 2 servers 73 + 192 = 265,
-    // 4 servers 121 + 576 = 697, 8 servers 169 + 576 = 745 us. Whole
-    // picoseconds throughout: tolerance zero. The contention-free answer
-    // (loads ignored) is what the executor on a contention-free channel
-    // runs: 97 + 3 x 24 = 169, 145 + 72 = 217, 193 + 72 = 265 us.
-    struct Case
-    {
-        uint32_t servers;
-        uint32_t channels;
-        int64_t charged;
-        int64_t free;
-    };
-    for (const Case& c : {Case{2, 1, 169000000, 169000000},
-                          Case{4, 1, 409000000, 217000000},
-                          Case{8, 1, 457000000, 265000000},
-                          Case{2, 8, 265000000, 169000000},
-                          Case{4, 8, 697000000, 217000000},
-                          Case{8, 8, 745000000, 265000000}})
-    {
-        CollectiveSpec spec = hockney::Spec(CollectiveKind::ALL_REDUCE, "node-tree", 8 * c.servers,
-                                            8000000ULL * c.channels, 4, c.channels);
-        spec.gpusPerNode = 8;
-        EXPECT_EQ(ClosedOnLevels(spec).GetPicoSeconds(), c.charged) << c.servers << " servers, " << c.channels;
-        EXPECT_EQ(ClosedOnLevels(spec, PortLoads::IGNORED).GetPicoSeconds(), c.free)
-            << c.servers << " servers, " << c.channels;
-    }
 }
 
 TEST_F(CollectiveRailLayoutTest, PxnAllToAllClosedFormByHandAndRailLocalRoutes)
