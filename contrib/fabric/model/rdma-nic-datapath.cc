@@ -149,6 +149,7 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
             }
             m_rrNext[cls] = (idx + 1) % n;
             CommitTransmission(qp, p, now);
+            m_port->SetPulledHeader(m_builtHeader);
             return p;
         }
     }
@@ -211,8 +212,15 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
     // A transfer unit carries the BTH of each of its link packets after the
     // first as padding: its size is theirs, so are its wire bytes.
     const uint32_t links = LinkPackets(len);
-    Ptr<Packet> p = (m->inlineData && m->npkts == 1) ? m->inlineData->Copy()
-                                                       : Create<Packet>(len + (links - 1) * LinkPacketTransportBytes());
+    const uint32_t size = len + (links - 1) * LinkPacketTransportBytes();
+    const bool inlinePayload = m->inlineData && m->npkts == 1;
+    // Empty messages (AddDataTransport may replace the packet) and inline
+    // data are not pooled.
+    const bool pool = !inlinePayload && size > 0 && m_txPoolLimit > 0;
+    bool reused = false;
+    Ptr<Packet> p = inlinePayload ? m->inlineData->Copy()
+                    : pool        ? TakeTxPacket(size, &reused)
+                                  : Create<Packet>(size);
     BthFields bh;
     bh.opcode = rdmaop::DataOpcode(m->write, first, last);
     bh.destQp = qp.peerQpn & 0xFFFFFF;
@@ -230,9 +238,40 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
     {
         fh.SetLinkPackets(links);
     }
-    AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh);
+    AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh, reused);
+    m_builtHeader = fh;
+    if (pool && m_txPool.size() < m_txPoolLimit)
+    {
+        m_txPool.emplace_back(p, size);
+    }
     ++qp.sndNxt;
     return p;
+}
+
+Ptr<Packet>
+RdmaNic::TakeTxPacket(uint32_t size, bool* reused)
+{
+    // A pooled packet nobody else holds has left every queue, channel and
+    // receiver: it is rebuilt in place (headers stripped here, written again
+    // by AddDataTransport) instead of a new Packet, Buffer and tag list.
+    // Whatever was added before its payload on the way (an MPI crossing
+    // header) goes with the headers; its payload is never written (a zero
+    // area), so the bytes are those of a new packet of the same size.
+    while (!m_txPool.empty() && m_txPool.front().first->GetReferenceCount() == 1)
+    {
+        Ptr<Packet> q = std::move(m_txPool.front().first);
+        const uint32_t qsize = m_txPool.front().second;
+        m_txPool.pop_front();
+        if (qsize == size && q->GetSize() >= size)
+        {
+            q->RemoveAtStart(q->GetSize() - size);
+            *reused = true;
+            return q;
+        }
+        // Free but of another size (a message's last packet): dropped.
+    }
+    *reused = false;
+    return Create<Packet>(size);
 }
 
 void
@@ -477,14 +516,17 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     // telemetry, and the one packet of a one-packet message (its payload
     // is the completion's inline data), is copied once to strip them.
     BthFields bh;
-    RdmaTransportTag tag;
+    // The tag (an ns-3 Tag object) is built only for a packet with packet
+    // tags: a RoCE packet has none.
+    std::optional<RdmaTransportTag> tag;
     std::optional<RdmaRoceHeaders> roce; // built only for RoCE packets
     Ptr<Packet> p;
-    bool tagged = packet->PeekPacketTag(tag);
+    const bool tagged =
+        packet->GetPacketTagIterator().HasNext() && packet->PeekPacketTag(tag.emplace());
     bool peeked = false;
     if (tagged)
     {
-        bh = tag.bth;
+        bh = tag->bth;
         p = packet;
     }
     else if (header.GetIntHops() == 0)
@@ -533,7 +575,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         AethHeader a;
         if (tagged)
         {
-            a.syndrome = tag.syndrome;
+            a.syndrome = tag->syndrome;
         }
         else if (peeked)
         {
@@ -548,7 +590,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     }
     if (rdmaop::IsData(bh.opcode))
     {
-        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr, peeked ? &*roce : nullptr);
+        ReceiveData(qp, header, bh, p, tagged ? &*tag : nullptr, peeked ? &*roce : nullptr);
         m_rxInt.clear();
     }
 }

@@ -254,6 +254,10 @@ class RdmaNic : public Object
     void SetAckInterval(uint32_t n);
     uint32_t GetAckInterval() const { return m_ackInterval; }
     Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn);
+    /// A packet of `size` payload bytes and nothing else: the oldest pooled
+    /// one if it is free (only the pool holds it) and of that size, else a
+    /// new one. *reused: it was a pooled packet (its old tags are still on it).
+    Ptr<Packet> TakeTxPacket(uint32_t size, bool* reused);
     void IssueReads(RdmaQueuePair& qp);
     void IssueReadsOf(uint32_t qpn);
     void ScheduleWake(Time at);
@@ -329,6 +333,14 @@ class RdmaNic : public Object
     /// Per class, a bit per QP (by position in m_byClass) that has work:
     /// Pull visits only these, so its cost does not grow with idle QPs.
     std::vector<std::vector<uint64_t>> m_active;
+    /// TxPacketPool: data packets sent, oldest first, with their payload
+    /// bytes. Packets are consumed at the receiver mostly in the order they
+    /// were sent, so only the front is checked (no scan).
+    FabricRingQueue<std::pair<Ptr<Packet>, uint32_t>> m_txPool;
+    /// The FabricHeader BuildDataPacket last wrote (handed to the port with
+    /// the packet Pull returns: FabricNetDevice::SetPulledHeader).
+    FabricHeaderFields m_builtHeader;
+    uint32_t m_txPoolLimit{64};
     /// INT records of the packet being received (empty without INT): the
     /// ACK sent for a data packet echoes them, an ACK hands them to the cc.
     std::vector<RdmaIntHop> m_rxInt;
