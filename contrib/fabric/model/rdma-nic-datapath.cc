@@ -34,18 +34,17 @@ RdmaNic::IssueReadsOf(uint32_t qpn)
 {
     NS_LOG_FUNCTION(this << qpn);
     RdmaQueuePair& qp = GetQp(qpn);
-    IssueReads(qp);
+    IssueReads(qp, Simulator::Now());
     ScheduleWake(EligibleAt(qp));
 }
 
 void
-RdmaNic::IssueReads(RdmaQueuePair& qp)
+RdmaNic::IssueReads(RdmaQueuePair& qp, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
     // Payload reads run ahead of transmission by up to DmaPrefetch packets
     // per QP; requests of all QPs share the PCIe link in issue order, each
     // data return a round trip after its request.
-    Time now = Simulator::Now();
     while (qp.readPsn < qp.nextPsn && qp.readPsn - qp.highSent < m_prefetch)
     {
         const RdmaMessage* m = qp.FindMessage(qp.readPsn);
@@ -133,12 +132,12 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
                 earliest = std::min(earliest, t);
                 continue;
             }
-            Ptr<Packet> p = BuildDataPacket(qp, qp.sndNxt);
+            const RdmaMessage* m = nullptr;
+            Ptr<Packet> p = BuildDataPacket(qp, qp.sndNxt, &m);
             // maxBytes allows one link header: a unit needs one per link packet.
             const uint64_t extraHeaders =
-                m_unit ? uint64_t(LinkPackets(RdmaQueuePair::PacketPayload(*qp.FindMessage(qp.sndNxt - 1),
-                                                                         qp.sndNxt - 1, m_seg)) -
-                                  1) * m_port->GetHeaderBytes()
+                m_unit ? uint64_t(LinkPackets(RdmaQueuePair::PacketPayload(*m, qp.sndNxt - 1, m_seg)) - 1) *
+                             m_port->GetHeaderBytes()
                        : 0;
             if (p->GetSize() + extraHeaders > maxBytes)
             {
@@ -148,7 +147,7 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
                 continue;
             }
             m_rrNext[cls] = (idx + 1) % n;
-            CommitTransmission(qp, p, now);
+            CommitTransmission(qp, *m, p, now);
             m_port->SetPulledHeader(m_builtHeader);
             return p;
         }
@@ -161,12 +160,11 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
 }
 
 void
-RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
+RdmaNic::CommitTransmission(RdmaQueuePair& qp, const RdmaMessage& m, Ptr<Packet> p, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << p << now);
     // Counters, rate limiter, CC, timer.
-    const RdmaMessage* m = qp.FindMessage(qp.sndNxt - 1);
-    uint32_t payload = RdmaQueuePair::PacketPayload(*m, qp.sndNxt - 1, m_seg);
+    uint32_t payload = RdmaQueuePair::PacketPayload(m, qp.sndNxt - 1, m_seg);
     FabricHeaderFields units;
     units.SetLinkPackets(LinkPackets(payload));
     uint32_t wire = m_port->WireBytes(p->GetSize(), units);
@@ -176,7 +174,7 @@ RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
         m_counters.bytesSent += payload;
         qp.highSent = qp.sndNxt;
         qp.readReady.pop_front();
-        IssueReads(qp);
+        IssueReads(qp, now);
     }
     else
     {
@@ -190,7 +188,7 @@ RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
                     ? now
                     : now + qp.rate->GetRate().CalculateBytesTxTime(wire);
     qp.cc->BytesSent(qp.rate, wire);
-    if (AckRequested(qp, *m, qp.sndNxt - 1))
+    if (AckRequested(qp, m, qp.sndNxt - 1))
     {
         qp.ackReqHigh = std::max(qp.ackReqHigh, qp.sndNxt);
         ArmRto(qp);
@@ -200,11 +198,12 @@ RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
 }
 
 Ptr<Packet>
-RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
+RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn, const RdmaMessage** msg)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << psn);
     const RdmaMessage* m = qp.FindMessage(psn);
     NS_ASSERT(m);
+    *msg = m;
     uint64_t k = psn - m->firstPsn;
     bool first = k == 0;
     bool last = k + 1 == m->npkts;
@@ -561,7 +560,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         NS_LOG_WARN("packet for unknown QP " << qpn << " dropped");
         return;
     }
-    RdmaQueuePair& qp = GetQp(qpn);
+    RdmaQueuePair& qp = m_qps[qpn - kFirstQpn]; // HasQp above
     if (bh.opcode == bth::kCnp)
     {
         ++m_counters.cnpsReceived;

@@ -712,7 +712,7 @@ RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immedia
     const RdmaMessage& m = qp.Post(std::move(msg), m_seg);
     ++m_counters.messagesPosted;
     m_counters.bytesPosted += bytes;
-    IssueReads(qp);
+    IssueReads(qp, Simulator::Now());
     UpdateActive(qp);
     NS_LOG_DEBUG("qp " << qpn << " post " << bytes << " B psn " << m.firstPsn << "+" << m.npkts);
     ScheduleWake(EligibleAt(qp));

@@ -216,7 +216,8 @@ class RdmaNic : public Object
 
     // transmit
     Ptr<Packet> Pull(uint8_t cls, uint32_t maxBytes);
-    void CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now);
+    /// m: the message of the packet just built (BuildDataPacket's *msg).
+    void CommitTransmission(RdmaQueuePair& qp, const RdmaMessage& m, Ptr<Packet> p, Time now);
     bool HasWork(const RdmaQueuePair& qp) const { return qp.HasWork(m_seg, m_windowBytes); }
     Time EligibleAt(const RdmaQueuePair& qp) const { return qp.EligibleAt(m_seg, m_windowBytes); }
     /// The QP's congestion control and rate state, started now if it has
@@ -253,12 +254,13 @@ class RdmaNic : public Object
     void UpdateSegment();
     void SetAckInterval(uint32_t n);
     uint32_t GetAckInterval() const { return m_ackInterval; }
-    Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn);
+    /// *msg: the message the packet belongs to (not searched for again).
+    Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn, const RdmaMessage** msg);
     /// A packet of `size` payload bytes and nothing else: the oldest pooled
     /// one if it is free (only the pool holds it) and of that size, else a
     /// new one. *reused: it was a pooled packet (its old tags are still on it).
     Ptr<Packet> TakeTxPacket(uint32_t size, bool* reused);
-    void IssueReads(RdmaQueuePair& qp);
+    void IssueReads(RdmaQueuePair& qp, Time now);
     void IssueReadsOf(uint32_t qpn);
     void ScheduleWake(Time at);
     void Wake();
