@@ -781,10 +781,18 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
         }
         maxSize = std::min<uint64_t>(maxSize, budget - m_headerBytes + kHdr);
     }
+    m_hasPulledHeader = false;
     Ptr<Packet> p = m_source(c, uint32_t(maxSize));
     if (!p)
     {
         return false;
+    }
+    if (m_hasPulledHeader)
+    {
+        // The NIC's own fields (RdmaNic::Pull): no Header object, no read.
+        payloadBytes =
+            m_pickInto->emplace(p, m_pulledHeader, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()).payloadBytes;
+        return true;
     }
     FabricHeader h;
     p->PeekHeader(h);

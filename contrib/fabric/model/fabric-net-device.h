@@ -250,6 +250,15 @@ class FabricNetDevice : public NetDevice
     /// transmission to ask. A source that gets a packet of a class it left
     /// out calls NotifyTxReady (default all: asked at every chance).
     void SetTxSourceClasses(uint8_t classes) { m_sourceClasses = classes; }
+    /// The source hands over the FabricHeader of the packet it is about to
+    /// return from this pull (the fields it wrote), so that the port does
+    /// not read them back from the bytes. Good for that one pull only; a
+    /// source that does not call it has the header read (PeekHeader).
+    void SetPulledHeader(const FabricHeaderFields& h)
+    {
+        m_pulledHeader = h;
+        m_hasPulledHeader = true;
+    }
     /// The NIC has a packet ready: start transmitting if the port is idle.
     void NotifyTxReady();
     void SetFabricReceiveCallback(FabricRxCallback cb) { m_fabricRx = cb; }
@@ -585,6 +594,8 @@ class FabricNetDevice : public NetDevice
     TxSource m_source;
     uint8_t m_sourceMask{0};
     uint8_t m_sourceClasses{0xFF}; ///< SetTxSourceClasses
+    bool m_hasPulledHeader{false};   ///< SetPulledHeader in the current pull
+    FabricHeaderFields m_pulledHeader;
     FabricRxCallback m_fabricRx;
     NetDevice::ReceiveCallback m_rxCallback;
     Ptr<FabricFlowControl> m_fc;

@@ -15,6 +15,7 @@ RdmaDmaEngine::SetPcieRate(DataRate r)
         throw std::invalid_argument("RdmaNic::PcieRate: expected a rate > 0, got 0");
     }
     m_pcieRate = r;
+    m_lastBytes = ~uint64_t(0);
 }
 
 void
@@ -25,6 +26,7 @@ RdmaDmaEngine::SetMemoryRate(DataRate r)
         throw std::invalid_argument("RdmaNic::MemoryRate: expected a rate > 0, got 0");
     }
     m_memoryRate = r;
+    m_lastBytes = ~uint64_t(0);
 }
 
 void
@@ -50,9 +52,15 @@ RdmaDmaEngine::SetEngineStartup(Time t)
 Time
 RdmaDmaEngine::TransferTime(uint64_t bytes) const
 {
+    if (bytes == m_lastBytes)
+    {
+        return m_lastTime;
+    }
     // Exact in picoseconds; CalculateBytesTxTime takes 32-bit sizes.
-    return PicoSeconds(static_cast<int64_t>(
+    m_lastTime = PicoSeconds(static_cast<int64_t>(
         std::llround(static_cast<double>(bytes) * 8e12 / Rate().GetBitRate())));
+    m_lastBytes = bytes;
+    return m_lastTime;
 }
 
 Time

@@ -58,6 +58,12 @@ class RdmaDmaEngine
     uint32_t m_wqeBytes{64};
     Time m_readFreeAt;  ///< the read direction is busy until then
     Time m_writeFreeAt; ///< the write direction is busy until then
+    /// The last TransferTime computed (bytes, time), at the rates set: a
+    /// NIC's reads and writes are mostly of one segment size, so the
+    /// division (a double, rounded) runs once per size, not per packet.
+    /// ~0: none (the rates changed).
+    mutable uint64_t m_lastBytes{~uint64_t(0)};
+    mutable Time m_lastTime;
 };
 
 } // namespace ns3

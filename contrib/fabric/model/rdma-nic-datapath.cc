@@ -34,18 +34,17 @@ RdmaNic::IssueReadsOf(uint32_t qpn)
 {
     NS_LOG_FUNCTION(this << qpn);
     RdmaQueuePair& qp = GetQp(qpn);
-    IssueReads(qp);
+    IssueReads(qp, Simulator::Now());
     ScheduleWake(EligibleAt(qp));
 }
 
 void
-RdmaNic::IssueReads(RdmaQueuePair& qp)
+RdmaNic::IssueReads(RdmaQueuePair& qp, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
     // Payload reads run ahead of transmission by up to DmaPrefetch packets
     // per QP; requests of all QPs share the PCIe link in issue order, each
     // data return a round trip after its request.
-    Time now = Simulator::Now();
     while (qp.readPsn < qp.nextPsn && qp.readPsn - qp.highSent < m_prefetch)
     {
         const RdmaMessage* m = qp.FindMessage(qp.readPsn);
@@ -133,12 +132,12 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
                 earliest = std::min(earliest, t);
                 continue;
             }
-            Ptr<Packet> p = BuildDataPacket(qp, qp.sndNxt);
+            const RdmaMessage* m = nullptr;
+            Ptr<Packet> p = BuildDataPacket(qp, qp.sndNxt, &m);
             // maxBytes allows one link header: a unit needs one per link packet.
             const uint64_t extraHeaders =
-                m_unit ? uint64_t(LinkPackets(RdmaQueuePair::PacketPayload(*qp.FindMessage(qp.sndNxt - 1),
-                                                                         qp.sndNxt - 1, m_seg)) -
-                                  1) * m_port->GetHeaderBytes()
+                m_unit ? uint64_t(LinkPackets(RdmaQueuePair::PacketPayload(*m, qp.sndNxt - 1, m_seg)) - 1) *
+                             m_port->GetHeaderBytes()
                        : 0;
             if (p->GetSize() + extraHeaders > maxBytes)
             {
@@ -148,7 +147,8 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
                 continue;
             }
             m_rrNext[cls] = (idx + 1) % n;
-            CommitTransmission(qp, p, now);
+            CommitTransmission(qp, *m, p, now);
+            m_port->SetPulledHeader(m_builtHeader);
             return p;
         }
     }
@@ -160,12 +160,11 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
 }
 
 void
-RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
+RdmaNic::CommitTransmission(RdmaQueuePair& qp, const RdmaMessage& m, Ptr<Packet> p, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << p << now);
     // Counters, rate limiter, CC, timer.
-    const RdmaMessage* m = qp.FindMessage(qp.sndNxt - 1);
-    uint32_t payload = RdmaQueuePair::PacketPayload(*m, qp.sndNxt - 1, m_seg);
+    uint32_t payload = RdmaQueuePair::PacketPayload(m, qp.sndNxt - 1, m_seg);
     FabricHeaderFields units;
     units.SetLinkPackets(LinkPackets(payload));
     uint32_t wire = m_port->WireBytes(p->GetSize(), units);
@@ -175,7 +174,7 @@ RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
         m_counters.bytesSent += payload;
         qp.highSent = qp.sndNxt;
         qp.readReady.pop_front();
-        IssueReads(qp);
+        IssueReads(qp, now);
     }
     else
     {
@@ -189,7 +188,7 @@ RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
                     ? now
                     : now + qp.rate->GetRate().CalculateBytesTxTime(wire);
     qp.cc->BytesSent(qp.rate, wire);
-    if (AckRequested(qp, *m, qp.sndNxt - 1))
+    if (AckRequested(qp, m, qp.sndNxt - 1))
     {
         qp.ackReqHigh = std::max(qp.ackReqHigh, qp.sndNxt);
         ArmRto(qp);
@@ -199,11 +198,12 @@ RdmaNic::CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now)
 }
 
 Ptr<Packet>
-RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
+RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn, const RdmaMessage** msg)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << psn);
     const RdmaMessage* m = qp.FindMessage(psn);
     NS_ASSERT(m);
+    *msg = m;
     uint64_t k = psn - m->firstPsn;
     bool first = k == 0;
     bool last = k + 1 == m->npkts;
@@ -211,8 +211,15 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
     // A transfer unit carries the BTH of each of its link packets after the
     // first as padding: its size is theirs, so are its wire bytes.
     const uint32_t links = LinkPackets(len);
-    Ptr<Packet> p = (m->inlineData && m->npkts == 1) ? m->inlineData->Copy()
-                                                       : Create<Packet>(len + (links - 1) * LinkPacketTransportBytes());
+    const uint32_t size = len + (links - 1) * LinkPacketTransportBytes();
+    const bool inlinePayload = m->inlineData && m->npkts == 1;
+    // Empty messages (AddDataTransport may replace the packet) and inline
+    // data are not pooled.
+    const bool pool = !inlinePayload && size > 0 && m_txPoolLimit > 0;
+    bool reused = false;
+    Ptr<Packet> p = inlinePayload ? m->inlineData->Copy()
+                    : pool        ? TakeTxPacket(size, &reused)
+                                  : Create<Packet>(size);
     BthFields bh;
     bh.opcode = rdmaop::DataOpcode(m->write, first, last);
     bh.destQp = qp.peerQpn & 0xFFFFFF;
@@ -230,9 +237,40 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn)
     {
         fh.SetLinkPackets(links);
     }
-    AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh);
+    AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh, reused);
+    m_builtHeader = fh;
+    if (pool && m_txPool.size() < m_txPoolLimit)
+    {
+        m_txPool.emplace_back(p, size);
+    }
     ++qp.sndNxt;
     return p;
+}
+
+Ptr<Packet>
+RdmaNic::TakeTxPacket(uint32_t size, bool* reused)
+{
+    // A pooled packet nobody else holds has left every queue, channel and
+    // receiver: it is rebuilt in place (headers stripped here, written again
+    // by AddDataTransport) instead of a new Packet, Buffer and tag list.
+    // Whatever was added before its payload on the way (an MPI crossing
+    // header) goes with the headers; its payload is never written (a zero
+    // area), so the bytes are those of a new packet of the same size.
+    while (!m_txPool.empty() && m_txPool.front().first->GetReferenceCount() == 1)
+    {
+        Ptr<Packet> q = std::move(m_txPool.front().first);
+        const uint32_t qsize = m_txPool.front().second;
+        m_txPool.pop_front();
+        if (qsize == size && q->GetSize() >= size)
+        {
+            q->RemoveAtStart(q->GetSize() - size);
+            *reused = true;
+            return q;
+        }
+        // Free but of another size (a message's last packet): dropped.
+    }
+    *reused = false;
+    return Create<Packet>(size);
 }
 
 void
@@ -477,14 +515,17 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     // telemetry, and the one packet of a one-packet message (its payload
     // is the completion's inline data), is copied once to strip them.
     BthFields bh;
-    RdmaTransportTag tag;
+    // The tag (an ns-3 Tag object) is built only for a packet with packet
+    // tags: a RoCE packet has none.
+    std::optional<RdmaTransportTag> tag;
     std::optional<RdmaRoceHeaders> roce; // built only for RoCE packets
     Ptr<Packet> p;
-    bool tagged = packet->PeekPacketTag(tag);
+    const bool tagged =
+        packet->GetPacketTagIterator().HasNext() && packet->PeekPacketTag(tag.emplace());
     bool peeked = false;
     if (tagged)
     {
-        bh = tag.bth;
+        bh = tag->bth;
         p = packet;
     }
     else if (header.GetIntHops() == 0)
@@ -519,7 +560,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         NS_LOG_WARN("packet for unknown QP " << qpn << " dropped");
         return;
     }
-    RdmaQueuePair& qp = GetQp(qpn);
+    RdmaQueuePair& qp = m_qps[qpn - kFirstQpn]; // HasQp above
     if (bh.opcode == bth::kCnp)
     {
         ++m_counters.cnpsReceived;
@@ -533,7 +574,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
         AethHeader a;
         if (tagged)
         {
-            a.syndrome = tag.syndrome;
+            a.syndrome = tag->syndrome;
         }
         else if (peeked)
         {
@@ -548,7 +589,7 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     }
     if (rdmaop::IsData(bh.opcode))
     {
-        ReceiveData(qp, header, bh, p, tagged ? &tag : nullptr, peeked ? &*roce : nullptr);
+        ReceiveData(qp, header, bh, p, tagged ? &*tag : nullptr, peeked ? &*roce : nullptr);
         m_rxInt.clear();
     }
 }

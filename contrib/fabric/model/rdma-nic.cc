@@ -188,6 +188,16 @@ RdmaNic::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&RdmaNic::m_lazyCc),
                           MakeBooleanChecker())
+            .AddAttribute("TxPacketPool",
+                          "Data packets (of one data size each) the NIC keeps after sending "
+                          "them, to rebuild in place once nothing else holds them (the "
+                          "receiver has consumed them) instead of allocating a new ns-3 "
+                          "Packet, Buffer and tag for every data packet; 0: a new packet "
+                          "each time. The same bytes and tags either way (outputs identical), "
+                          "only packet uids differ",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&RdmaNic::m_txPoolLimit),
+                          MakeUintegerChecker<uint32_t>(0, 4096))
             .AddTraceSource("CnpTx",
                             "A CNP left for the QP's requester (arg: local qpn)",
                             MakeTraceSourceAccessor(&RdmaNic::m_cnpTxTrace),
@@ -249,6 +259,7 @@ RdmaNic::DoDispose()
         cc->Dispose();
     }
     m_ccSpare.clear();
+    m_txPool.clear();
     if (m_port)
     {
         m_port->SetTxSource(FabricNetDevice::TxSource());
@@ -701,7 +712,7 @@ RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immedia
     const RdmaMessage& m = qp.Post(std::move(msg), m_seg);
     ++m_counters.messagesPosted;
     m_counters.bytesPosted += bytes;
-    IssueReads(qp);
+    IssueReads(qp, Simulator::Now());
     UpdateActive(qp);
     NS_LOG_DEBUG("qp " << qpn << " post " << bytes << " B psn " << m.firstPsn << "+" << m.npkts);
     ScheduleWake(EligibleAt(qp));

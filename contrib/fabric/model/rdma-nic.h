@@ -216,7 +216,8 @@ class RdmaNic : public Object
 
     // transmit
     Ptr<Packet> Pull(uint8_t cls, uint32_t maxBytes);
-    void CommitTransmission(RdmaQueuePair& qp, Ptr<Packet> p, Time now);
+    /// m: the message of the packet just built (BuildDataPacket's *msg).
+    void CommitTransmission(RdmaQueuePair& qp, const RdmaMessage& m, Ptr<Packet> p, Time now);
     bool HasWork(const RdmaQueuePair& qp) const { return qp.HasWork(m_seg, m_windowBytes); }
     Time EligibleAt(const RdmaQueuePair& qp) const { return qp.EligibleAt(m_seg, m_windowBytes); }
     /// The QP's congestion control and rate state, started now if it has
@@ -253,8 +254,13 @@ class RdmaNic : public Object
     void UpdateSegment();
     void SetAckInterval(uint32_t n);
     uint32_t GetAckInterval() const { return m_ackInterval; }
-    Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn);
-    void IssueReads(RdmaQueuePair& qp);
+    /// *msg: the message the packet belongs to (not searched for again).
+    Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn, const RdmaMessage** msg);
+    /// A packet of `size` payload bytes and nothing else: the oldest pooled
+    /// one if it is free (only the pool holds it) and of that size, else a
+    /// new one. *reused: it was a pooled packet (its old tags are still on it).
+    Ptr<Packet> TakeTxPacket(uint32_t size, bool* reused);
+    void IssueReads(RdmaQueuePair& qp, Time now);
     void IssueReadsOf(uint32_t qpn);
     void ScheduleWake(Time at);
     void Wake();
@@ -329,6 +335,14 @@ class RdmaNic : public Object
     /// Per class, a bit per QP (by position in m_byClass) that has work:
     /// Pull visits only these, so its cost does not grow with idle QPs.
     std::vector<std::vector<uint64_t>> m_active;
+    /// TxPacketPool: data packets sent, oldest first, with their payload
+    /// bytes. Packets are consumed at the receiver mostly in the order they
+    /// were sent, so only the front is checked (no scan).
+    FabricRingQueue<std::pair<Ptr<Packet>, uint32_t>> m_txPool;
+    /// The FabricHeader BuildDataPacket last wrote (handed to the port with
+    /// the packet Pull returns: FabricNetDevice::SetPulledHeader).
+    FabricHeaderFields m_builtHeader;
+    uint32_t m_txPoolLimit{64};
     /// INT records of the packet being received (empty without INT): the
     /// ACK sent for a data packet echoes them, an ACK hands them to the cc.
     std::vector<RdmaIntHop> m_rxInt;

@@ -113,7 +113,7 @@ RdmaRoceHeaders::Print(std::ostream& os) const
 
 void
 AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool first, bool last,
-                 bool inTag, const FabricHeaderFields& fh)
+                 bool inTag, const FabricHeaderFields& fh, bool reused)
 {
     if (inTag)
     {
@@ -127,7 +127,16 @@ AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool
             tag.pad = ImmDtHeader::kSize;
             p = Create<Packet>(ImmDtHeader::kSize);
         }
-        p->AddPacketTag(tag);
+        // A reused packet's tag is rewritten where it is (no allocation
+        // unless a copy of the packet still shares it; added if it has none).
+        if (reused)
+        {
+            p->ReplacePacketTag(tag);
+        }
+        else
+        {
+            p->AddPacketTag(tag);
+        }
         p->AddHeader(FabricHeader(fh));
         return;
     }

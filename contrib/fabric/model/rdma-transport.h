@@ -175,10 +175,11 @@ class RdmaRoceHeaders : public Header
  * FabricHeader fh on p (the payload): FabricHeader, BTH, RETH on the first
  * packet of a write, ImmDt on the last, as one RdmaRoceHeaders; or with
  * `inTag` the tag (an empty payload becomes the ImmDt's 4 bytes) and the
- * FabricHeader.
+ * FabricHeader. `reused`: p is a pooled packet stripped to its payload that
+ * may still carry the tag of its previous use (replaced, not added).
  */
 void AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool first,
-                      bool last, bool inTag, const FabricHeaderFields& fh);
+                      bool last, bool inTag, const FabricHeaderFields& fh, bool reused = false);
 /// An ACK, NAK (AETH with `syndrome`) or CNP with BTH bh, before the
 /// FabricHeader: always a non-empty payload (see the .cc).
 Ptr<Packet> MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag);
