@@ -7,7 +7,8 @@ which depend on the machine), and the `events` change on its own line.
 Exit 0 when nothing but `events` differs, 1 otherwise."""
 import json, os, sys
 
-IGNORED = {"wall_s", "peak_rss_bytes", "wall_time_s", "elapsed_s"}
+# hockney_version: the commit the build was configured at.
+IGNORED = {"wall_s", "peak_rss_bytes", "wall_time_s", "elapsed_s", "hockney_version"}
 
 def load(path):
     with open(path) as f:

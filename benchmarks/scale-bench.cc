@@ -454,7 +454,7 @@ TakeWallLimit(int& argc, char** argv)
         }
     }
     argc = out;
-    const Time t = units::ParseTime(text, field);
+    const Time t = units::ParseWallClockLimit(text, field);
     if (!t.IsStrictlyPositive())
     {
         throw InputError(field, "expected a wall-clock time > 0, got '" + text + "'");

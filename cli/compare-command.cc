@@ -372,7 +372,7 @@ ApplyFabric(const hockney::Flags& f, ScenarioOverride& o, ns3::ComparisonConfig&
     }
     if (o.Take("wall-limit", "fabric.wall_limit"))
     {
-        c.fabric.wallLimit = ns3::units::ParseTime(f.Get("wall-limit"), "--wall-limit");
+        c.fabric.wallLimit = ns3::units::ParseWallClockLimit(f.Get("wall-limit"), "--wall-limit");
         if (c.fabric.wallLimit.IsStrictlyNegative())
         {
             throw ns3::InputError("--wall-limit", "expected a wall-clock time >= 0, got " + f.Get("wall-limit"));

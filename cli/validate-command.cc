@@ -174,7 +174,7 @@ RunFidelity(const Flags& f, std::ostream& out, const std::string& command, Outpu
     {
         throw InputError("--fidelity", "expected neither --experiments nor --full with it (it replaces the experiments)");
     }
-    const Time wallLimit = units::ParseTime(f.Get("fidelity-wall-limit"), "--fidelity-wall-limit");
+    const Time wallLimit = units::ParseWallClockLimit(f.Get("fidelity-wall-limit"), "--fidelity-wall-limit");
     if (wallLimit.IsStrictlyNegative())
     {
         throw InputError("--fidelity-wall-limit", "expected a wall-clock time >= 0, got " + f.Get("fidelity-wall-limit"));

@@ -91,6 +91,14 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         FormatSeconds(s);
     });
     RunParser("units", [&] {
+        // A wall-clock limit: never negative, never past a week.
+        const ns3::Time t = ParseWallClockLimit(text, field);
+        if (t.IsStrictlyNegative() || t > ns3::Seconds(604800))
+        {
+            Wrong(text, "ParseWallClockLimit gave " + std::to_string(t.GetPicoSeconds()) + " ps");
+        }
+    });
+    RunParser("units", [&] {
         const double v = ParseNumber(text, field);
         if (!std::isfinite(v))
         {

@@ -181,6 +181,8 @@ TEST(CompareCli, BadFlagsExitTwoNamingTheFlag)
         {"--ranks=1", "--ranks"},
         {"--topology=fat-tree-k1000", "--topology"}, // k capped at 64, fails at once
         {"--wall-limit=-1s", "--wall-limit"},
+        {"--wall-limit=169h", "--wall-limit"},    // a week is the most
+        {"--wall-limit=2days", "--wall-limit"},
         {"--transfer-unit=4k", "--transfer-unit"},
         {"--transfer-unit=300 --backends=packet", "--transfer-unit"},
         {"--transfer-unit=8192 --backends=packet", "--transfer-unit"},

@@ -490,7 +490,7 @@ ApplyFabricLimits(const nlohmann::json& fb, const std::string& f, ComparisonConf
     }
     if (fb.contains("wall_limit"))
     {
-        c.fabric.wallLimit = units::ParseTime(Text(fb.at("wall_limit"), f + ".wall_limit"), f + ".wall_limit");
+        c.fabric.wallLimit = units::ParseWallClockLimit(Text(fb.at("wall_limit"), f + ".wall_limit"), f + ".wall_limit");
         if (c.fabric.wallLimit.IsStrictlyNegative())
         {
             throw InputError(f + ".wall_limit", "expected a wall-clock time >= 0");

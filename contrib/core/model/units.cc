@@ -162,6 +162,31 @@ ParseTime(const std::string& text, const std::string& field)
     return Seconds(ParseSeconds(text, field));
 }
 
+Time
+ParseWallClockLimit(const std::string& text, const std::string& field)
+{
+    // A wall-clock limit is not a communication parameter: a 1024-GPU
+    // packet run takes tens of minutes, so it may be given in minutes or
+    // hours and run up to a week (604 800 s; ns-3's Time at 1 ps holds
+    // 9.2e6 s).
+    static const std::map<std::string, double> kWall = {
+        {"ps", 1e-12}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3},
+        {"s", 1.0},    {"min", 60.0}, {"h", 3600.0},
+    };
+    static const char* kWallExpected = "a wall-clock time like 600s, 30min or 2h";
+    auto [v, unit] = SplitNumberUnit(text, field, kWallExpected);
+    if (unit.empty() && v == 0)
+    {
+        return Seconds(0);
+    }
+    const double seconds = Scale(kWall, text, field, kWallExpected, false);
+    if (seconds > 604800)
+    {
+        throw InputError(field, std::string("expected ") + kWallExpected + " up to 168h, got '" + text + "'");
+    }
+    return Seconds(seconds);
+}
+
 double
 ParseNumber(const std::string& text, const std::string& field)
 {

@@ -33,6 +33,9 @@ DataRate ParseDataRate(const std::string& text, const std::string& field);
 double ParseSeconds(const std::string& text, const std::string& field);
 /// The same duration as an ns-3 Time.
 Time ParseTime(const std::string& text, const std::string& field);
+/// A wall-clock limit: the units of ParseTime plus "min" and "h", up to
+/// 168h ("600s", "30min", "2h", "0s").
+Time ParseWallClockLimit(const std::string& text, const std::string& field);
 /// A plain finite number: "0.95", "1e-3".
 double ParseNumber(const std::string& text, const std::string& field);
 /// A non-negative integer: "8".

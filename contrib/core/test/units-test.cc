@@ -102,6 +102,24 @@ TEST(Units, UpperBoundsKeepNs3TimeAndDataRateInRange)
               std::string::npos);
 }
 
+TEST(Units, WallClockLimitsTakeMinutesAndHoursUpToAWeek)
+{
+    // A 1024-GPU packet run takes tens of minutes: its wall-clock limit is
+    // not capped at the 1000 s of a communication parameter.
+    EXPECT_EQ(units::ParseWallClockLimit("600s", "--wall-limit").GetSeconds(), 600);
+    EXPECT_EQ(units::ParseWallClockLimit("30min", "--wall-limit").GetSeconds(), 1800);
+    EXPECT_EQ(units::ParseWallClockLimit("2h", "--wall-limit").GetSeconds(), 7200);
+    EXPECT_EQ(units::ParseWallClockLimit("168h", "--wall-limit").GetSeconds(), 604800);
+    EXPECT_EQ(units::ParseWallClockLimit("0", "--wall-limit").GetPicoSeconds(), 0);
+    EXPECT_EQ(units::ParseWallClockLimit("250ms", "--wall-limit").GetPicoSeconds(), 250000000000LL);
+    EXPECT_NE(ErrorOf([]() { units::ParseWallClockLimit("169h", "--wall-limit"); }).find("up to 168h"),
+              std::string::npos);
+    EXPECT_EQ(ErrorOf([]() { units::ParseWallClockLimit("2days", "--wall-limit"); }).rfind("--wall-limit: ", 0), 0u);
+    EXPECT_EQ(ErrorOf([]() { units::ParseWallClockLimit("-1s", "--wall-limit"); }).rfind("--wall-limit: ", 0), 0u);
+    // The other durations keep their 1000 s bound.
+    EXPECT_NE(ErrorOf([]() { units::ParseSeconds("30min", "--alpha"); }).find("--alpha: "), std::string::npos);
+}
+
 // Found by fuzz/units-fuzzer.cc (fuzz/corpus/units/regress-size-above-2-63, "1.8e19"): sizes from
 // 2^63 to the 1.8e19 bound went through std::llround, whose long long ends at
 // 2^63 - 1, and came back as 2^63. Exact expectations: 1.8e19 and 1e19 are
