@@ -12,67 +12,12 @@
 
 #include "ns3/nstime.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <iostream>
-#include <unistd.h>
-
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-
-namespace
-{
-// A packet run's per-hop objects (ports, queues, route tables, packets,
-// events, queue pairs) are spread over the whole heap, 130 MB at 256 GPUs:
-// with 4 KB pages nearly every object a hop touches is on its own page, past
-// the TLB's reach, and every function of the hop got 3-6x dearer from 64 to
-// 256 GPUs for the same instructions (issue 9). Transparent huge pages (2 MB)
-// cut the CPU time per hop at 256 GPUs by about 40 % (benchmarks/README.md,
-// "Memory traffic per hop"); the simulation is the same. glibc (2.35 and
-// later) backs malloc's heap with them when GLIBC_TUNABLES asks for it, which
-// it reads only as a process starts: so the commands that run packet
-// simulations start again, once, with it set. Not when GLIBC_TUNABLES is set
-// already (the user's choice, or this start-again), nor when
-// HOCKNEY_HUGE_PAGES=0, nor under valgrind (it would profile the first start
-// only). If the exec fails, the run goes on as it is.
-void
-StartWithHugePages(int argc, char** argv)
-{
-    if (argc < 2 || std::getenv("GLIBC_TUNABLES") != nullptr)
-    {
-        return;
-    }
-    const char* opt = std::getenv("HOCKNEY_HUGE_PAGES");
-    if (opt != nullptr && std::strcmp(opt, "0") == 0)
-    {
-        return;
-    }
-    const std::string cmd = argv[1];
-    if (cmd != "compare" && cmd != "sweep" && cmd != "validate")
-    {
-        return;
-    }
-#ifdef RUNNING_ON_VALGRIND
-    if (RUNNING_ON_VALGRIND)
-    {
-        return;
-    }
-#endif
-    if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0)
-    {
-        return;
-    }
-    execv("/proc/self/exe", argv);
-    unsetenv("GLIBC_TUNABLES"); // exec failed: as before
-}
-} // namespace
 
 int
 main(int argc, char** argv)
 {
-    StartWithHugePages(argc, argv);
     // Picoseconds: serialization of small packets at Tb/s rates needs them.
     ns3::Time::SetResolution(ns3::Time::PS);
     auto& commands = hockney::Commands();
