@@ -44,6 +44,50 @@ constexpr double kMinPerBucket = 3.0;
 constexpr double kMaxFarShare = 1.0 / 8;
 constexpr double kMaxFarShareToHalve = 1.0 / 16;
 constexpr uint32_t kMaxShift = 40;
+
+// Bucket storage, recycled most recently freed first. A bucket's vector
+// kept its block after it was consumed, and the ring came back to it a whole
+// rotation (Buckets x the width, a few microseconds of simulated time) later:
+// by then the block had left the caches, and the event written into it cost
+// a last-level write miss, about one a hop on a 256-GPU fat tree (58 % of the
+// write misses; callgrind's cache simulation, benchmarks/README.md "Memory
+// traffic per hop"). A consumed bucket now hands its block here, and a bucket
+// that receives its first event takes the block freed last, still in cache.
+// Storage only: which block holds a bucket changes no order. Process-wide,
+// as FabricPooledEvent's free lists (the simulator is single-threaded).
+std::vector<std::vector<KeyedEvent>>&
+SpareBuckets()
+{
+    static auto* spare = new std::vector<std::vector<KeyedEvent>>;
+    return *spare;
+}
+
+/// Bucket \p b, given recycled storage if it has none, ready for a push.
+std::vector<KeyedEvent>&
+Fill(std::vector<KeyedEvent>& b)
+{
+    if (b.capacity() == 0)
+    {
+        std::vector<std::vector<KeyedEvent>>& spare = SpareBuckets();
+        if (!spare.empty())
+        {
+            b.swap(spare.back());
+            spare.pop_back();
+        }
+    }
+    return b;
+}
+
+/// Empties bucket \p b and gives its storage back.
+void
+Recycle(std::vector<KeyedEvent>& b)
+{
+    b.clear();
+    if (b.capacity() != 0)
+    {
+        SpareBuckets().push_back(std::move(b)); // leaves b empty, without storage
+    }
+}
 } // namespace
 
 TypeId
@@ -130,7 +174,7 @@ RingCalendarScheduler::Place(const KeyedEvent& e) const
     const uint64_t idx = Index(e.ev.key.m_ts);
     NS_ASSERT(idx >= m_base && idx < m_base + m_buckets);
     const uint64_t slot = idx & m_mask;
-    m_ring[slot].push_back(e);
+    Fill(m_ring[slot]).push_back(e);
     SetOccupied(slot);
     ++m_ringCount;
 }
@@ -164,7 +208,7 @@ RingCalendarScheduler::Insert(const Event& ev)
     if (idx > m_base)
     {
         const uint64_t slot = idx & m_mask;
-        m_ring[slot].push_back(e);
+        Fill(m_ring[slot]).push_back(e);
         SetOccupied(slot);
         ++m_ringCount;
         return;
@@ -174,7 +218,7 @@ RingCalendarScheduler::Insert(const Event& ev)
     // come) is earlier than everything the ring holds, so it goes to the
     // front of the current bucket, which is consumed first.
     const uint64_t slot = m_base & m_mask;
-    std::vector<KeyedEvent>& b = m_ring[slot];
+    std::vector<KeyedEvent>& b = Fill(m_ring[slot]);
     if (m_sorted)
     {
         b.insert(std::upper_bound(b.begin() + m_pos, b.end(), e, KeyedEarlier()), e);
@@ -308,7 +352,7 @@ RingCalendarScheduler::NormalizeSlow() const
             }
             return true;
         }
-        b.clear();
+        Recycle(b);
         m_pos = 0;
         m_sorted = false;
         ClearOccupied(slot);

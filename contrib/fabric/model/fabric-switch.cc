@@ -26,11 +26,6 @@ NS_OBJECT_ENSURE_REGISTERED(FabricSwitch);
 
 namespace
 {
-const std::vector<uint32_t> kNoRoute;
-// Endpoint ids below this index a flat table (one lookup per hop); larger,
-// sparse ids go to a hash map.
-constexpr uint32_t kDenseRouteLimit = 1u << 20;
-
 uint64_t
 Mix(uint64_t x)
 {
@@ -143,8 +138,7 @@ FabricSwitch::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_ports.clear();
-    m_routes.clear();
-    m_sparseRoutes.clear();
+    ClearRoutes();
     m_paused.clear();
     m_pausedMask.clear();
     m_buffer = nullptr;
@@ -253,49 +247,72 @@ FabricSwitch::AddRoute(uint32_t dst, const std::vector<uint32_t>& ports)
     {
         throw std::invalid_argument("route: expected an endpoint address");
     }
+    // The list's entry: an equal list already stored is shared.
+    auto [it, added] = m_routeListIndex.emplace(ports, uint32_t(m_routeLists.size() + 1));
+    if (added)
+    {
+        m_routeLists.push_back(uint32_t(ports.size()));
+        m_routeLists.insert(m_routeLists.end(), ports.begin(), ports.end());
+    }
+    const uint32_t entry = it->second;
     if (dst >= kDenseRouteLimit)
     {
-        m_sparseRoutes[dst] = ports;
+        m_sparseRoutes[dst] = entry;
         return;
     }
     if (dst >= m_routes.size())
     {
-        m_routes.resize(dst + 1);
+        m_routes.resize(dst + 1, 0);
     }
-    m_routes[dst] = ports;
+    m_routes[dst] = entry;
 }
 
-const std::vector<uint32_t>&
+void
+FabricSwitch::ClearRoutes()
+{
+    m_routes.clear();
+    m_routeLists.clear();
+    m_routeListIndex.clear();
+    m_sparseRoutes.clear();
+}
+
+uint32_t
+FabricSwitch::SparseRouteEntry(uint32_t dst) const
+{
+    auto it = m_sparseRoutes.find(dst);
+    return it == m_sparseRoutes.end() ? 0 : it->second;
+}
+
+std::vector<uint32_t>
 FabricSwitch::GetRoute(uint32_t dst) const
 {
-    if (dst < m_routes.size())
+    const uint32_t entry = RouteEntry(dst);
+    if (entry == 0)
     {
-        return m_routes[dst];
+        return {};
     }
-    if (dst >= kDenseRouteLimit)
-    {
-        auto it = m_sparseRoutes.find(dst);
-        return it == m_sparseRoutes.end() ? kNoRoute : it->second;
-    }
-    return kNoRoute;
+    const uint32_t* list = &m_routeLists[entry - 1];
+    return std::vector<uint32_t>(list + 1, list + 1 + list[0]);
 }
 
 uint32_t
 FabricSwitch::SelectEgress(const FabricHeaderFields& h) const
 {
-    const std::vector<uint32_t>& r = GetRoute(h.GetDestination());
-    if (r.empty())
+    const uint32_t entry = RouteEntry(h.GetDestination());
+    if (entry == 0)
     {
         return 0xFFFFFFFFu;
     }
-    if (r.size() == 1)
+    const uint32_t* list = &m_routeLists[entry - 1];
+    const uint32_t n = list[0];
+    if (n == 1)
     {
-        return r[0];
+        return list[1];
     }
     uint64_t x = Mix((uint64_t(h.GetSource()) << 32 | h.GetDestination()) ^
                      Mix(uint64_t(h.GetFlowId()) ^ (uint64_t(m_seed) << 32)) ^
                      Mix(GetId()));
-    return r[x % r.size()];
+    return list[1 + x % n];
 }
 
 int64_t

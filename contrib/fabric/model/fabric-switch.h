@@ -28,6 +28,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -93,15 +94,11 @@ class FabricSwitch : public Node
     /// previous route). Throws std::invalid_argument for an empty list or an
     /// unknown port.
     void AddRoute(uint32_t dst, const std::vector<uint32_t>& ports);
-    /// Egress candidates for `dst` (empty if no route).
-    const std::vector<uint32_t>& GetRoute(uint32_t dst) const;
+    /// Egress candidates for `dst` (empty if no route), a copy.
+    std::vector<uint32_t> GetRoute(uint32_t dst) const;
     /// The egress port ECMP picks for this header (UINT32_MAX if no route).
     uint32_t SelectEgress(const FabricHeaderFields& header) const;
-    void ClearRoutes()
-    {
-        m_routes.clear();
-        m_sparseRoutes.clear();
-    }
+    void ClearRoutes();
 
     Ptr<FabricSwitchBuffer> GetBuffer() const { return m_buffer; }
     Time GetForwardingLatency() const { return m_latency; }
@@ -179,8 +176,31 @@ class FabricSwitch : public Node
     void ResumeWhereXon();
 
     std::vector<Ptr<FabricNetDevice>> m_ports;
-    std::vector<std::vector<uint32_t>> m_routes; ///< indexed by dst id (ids < 2^20)
-    std::unordered_map<uint32_t, std::vector<uint32_t>> m_sparseRoutes; ///< larger ids
+    // The route table, flat: a forwarded packet reads one 4-byte entry of
+    // m_routes and the port list it points to in m_routeLists, instead of a
+    // vector header and a separately allocated port list per destination
+    // (two scattered cache lines a hop, 56+ bytes a destination). Port
+    // lists are stored once however many destinations share them (a
+    // fat-tree switch has a handful: each down port alone, the up ports).
+    /// Endpoint ids below this index a flat table (one lookup per hop);
+    /// larger, sparse ids go to a hash map.
+    static constexpr uint32_t kDenseRouteLimit = 1u << 20;
+    /// By dst id (ids < 2^20): 0 = no route, else 1 + the offset in
+    /// m_routeLists of the list's length, followed by its ports.
+    std::vector<uint32_t> m_routes;
+    std::vector<uint32_t> m_routeLists; ///< [n, port_1 .. port_n] per distinct list
+    std::map<std::vector<uint32_t>, uint32_t> m_routeListIndex; ///< list -> its m_routes entry (set-up only)
+    std::unordered_map<uint32_t, uint32_t> m_sparseRoutes; ///< larger ids -> entry as in m_routes
+    /// The entry of `dst` (0: no route).
+    uint32_t RouteEntry(uint32_t dst) const
+    {
+        if (dst < m_routes.size())
+        {
+            return m_routes[dst];
+        }
+        return dst < kDenseRouteLimit ? 0 : SparseRouteEntry(dst);
+    }
+    uint32_t SparseRouteEntry(uint32_t dst) const;
     Ptr<FabricSwitchBuffer> m_buffer;
     Ptr<FabricSwitchReduction> m_reduction;
     Time m_latency;
