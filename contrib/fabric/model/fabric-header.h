@@ -28,6 +28,28 @@ constexpr uint8_t kFabricClasses = 8;
 /// Fabric endpoint address that means "none" (switch ports have no address).
 constexpr uint32_t kFabricNoAddress = 0xFFFFFFFFu;
 
+/// The transport fields of a packet on a link whose own header carries them
+/// (NVLink: address and sequence in the 16-byte header flit the port's
+/// framing already counts; RdmaNic::HeadersInTag): plain fields that travel
+/// with the packet's FabricHeaderFields through ports, channels and switches
+/// (and across ranks in the crossing header), not as packet bytes and not in
+/// ns-3's packet tag list (an ns-3 Tag cost about 450 instructions a packet to
+/// add and peek). The bits are those of the RDMA NIC's BTH, ImmDt and AETH
+/// (rdma-transport.h converts); `present` is false on every other packet.
+struct FabricLinkTransport
+{
+    uint32_t destQp{0};    ///< BTH destination QP (24 bits)
+    uint32_t psn{0};       ///< BTH PSN (24 bits)
+    uint32_t immediate{0}; ///< ImmDt
+    uint16_t pkey{0xFFFF}; ///< BTH partition key
+    uint8_t opcode{0};     ///< BTH opcode
+    uint8_t bthFlags{0};   ///< SE 0x80, MigReq 0x40, PadCnt << 4, TVer (bits 0-3)
+    uint8_t ackFlags{0};   ///< FECN 0x80, BECN 0x40, AckReq 0x20
+    uint8_t syndrome{0};   ///< AETH syndrome
+    uint8_t pad{0};        ///< payload bytes that are not data (an empty message's ImmDt)
+    bool present{false};   ///< the packet carries these fields
+};
+
 /// FabricHeader's fields as plain data: what the fabric's own path carries
 /// a packet's parsed header as (a port's queue, the arrival event, the
 /// switch). A FabricHeader is an ns3::Header, whose out-of-line, logged
@@ -97,6 +119,12 @@ class FabricHeaderFields
     /// \param n 1 to 256 (others throw std::invalid_argument)
     void SetLinkPackets(uint32_t n);
 
+    /// The link-carried transport fields (FabricLinkTransport::present is
+    /// false unless a sender set them); not part of the 16 wire bytes.
+    const FabricLinkTransport& GetLinkTransport() const { return m_transport; }
+    bool HasLinkTransport() const { return m_transport.present; }
+    void SetLinkTransport(const FabricLinkTransport& t) { m_transport = t; }
+
     /// Writes the 16 bytes of the header's wire format (FabricHeader) at i
     /// and advances it.
     void Write(Buffer::Iterator& i) const;
@@ -114,6 +142,7 @@ class FabricHeaderFields
     bool m_intRequest{false};
     uint8_t m_intHops{0};
     uint8_t m_extraLinkPackets{0}; ///< GetLinkPackets() - 1
+    FabricLinkTransport m_transport;
 };
 
 /**

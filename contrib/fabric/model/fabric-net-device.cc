@@ -392,6 +392,14 @@ FabricNetDevice::SendFabric(Ptr<Packet> packet)
         throw std::invalid_argument("packet: expected a FabricHeader at the front");
     }
     packet->PeekHeader(h);
+    return SendFabricWritten(std::move(packet), h);
+}
+
+bool
+FabricNetDevice::SendFabricWritten(Ptr<Packet> packet, const FabricHeaderFields& h)
+{
+    HOCKNEY_HOT_LOG_FUNCTION(this << packet);
+    NS_ASSERT(packet->GetSize() >= kHdr);
     uint32_t payload = packet->GetSize() - kHdr;
     uint8_t c = h.GetPriority();
     if (payload > m_mtu || (m_maxQueueBytes && m_queues[c].bytes + payload > m_maxQueueBytes))

@@ -237,6 +237,11 @@ class FabricNetDevice : public NetDevice
     /// header). False (and MacTxDrop) if the class queue is full or the packet
     /// exceeds the MTU.
     bool SendFabric(Ptr<Packet> packet);
+    /// As SendFabric(packet) for a packet whose leading FabricHeader the
+    /// caller has just written from `header`: the fields are queued as given
+    /// (no read back), with what the 16 bytes do not hold (the link transport
+    /// fields, FabricLinkTransport).
+    bool SendFabricWritten(Ptr<Packet> packet, const FabricHeaderFields& header);
     /// Adds `header` to `packet` and queues it (source address filled in if unset).
     bool SendFabric(Ptr<Packet> packet, const FabricHeader& header);
     /// Registers the NIC's pull source (replaces a previous one; null callback

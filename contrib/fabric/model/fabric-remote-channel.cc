@@ -50,7 +50,8 @@ FabricCrossingHeader::GetInstanceTypeId() const
 uint32_t
 FabricCrossingHeader::GetSerializedSize() const
 {
-    return 1 + 8 + 8 + 8 + 8 + FabricHeader::kSerializedSize + 1 + 4 + 2 + 8 * kFabricClasses;
+    return 1 + 8 + 8 + 8 + 8 + FabricHeader::kSerializedSize + 1 + 4 + 2 + 8 * kFabricClasses +
+           ((what & kTransport) ? kTransportSize : 0);
 }
 
 void
@@ -69,6 +70,20 @@ FabricCrossingHeader::Serialize(Buffer::Iterator i) const
     for (uint64_t v : frame.values)
     {
         i.WriteHtonU64(v);
+    }
+    if (what & kTransport)
+    {
+        const FabricLinkTransport& t = header.GetLinkTransport();
+        i.WriteHtonU32(t.destQp);
+        i.WriteHtonU32(t.psn);
+        i.WriteHtonU32(t.immediate);
+        i.WriteHtonU16(t.pkey);
+        i.WriteU8(t.opcode);
+        i.WriteU8(t.bthFlags);
+        i.WriteU8(t.ackFlags);
+        i.WriteU8(t.syndrome);
+        i.WriteU8(t.pad);
+        i.WriteU8(0);
     }
 }
 
@@ -89,6 +104,22 @@ FabricCrossingHeader::Deserialize(Buffer::Iterator start)
     for (uint64_t& v : frame.values)
     {
         v = i.ReadNtohU64();
+    }
+    if (what & kTransport)
+    {
+        FabricLinkTransport t;
+        t.destQp = i.ReadNtohU32();
+        t.psn = i.ReadNtohU32();
+        t.immediate = i.ReadNtohU32();
+        t.pkey = i.ReadNtohU16();
+        t.opcode = i.ReadU8();
+        t.bthFlags = i.ReadU8();
+        t.ackFlags = i.ReadU8();
+        t.syndrome = i.ReadU8();
+        t.pad = i.ReadU8();
+        i.ReadU8();
+        t.present = true;
+        header.SetLinkTransport(t);
     }
     return i.GetDistanceFrom(start);
 }
@@ -163,6 +194,10 @@ FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeaderFields& head
     c.sequence = NextSequence(dir);
     c.token = Token(); // the link as the packet leaves, as FabricChannel::Transmit
     c.header = FabricHeader(header);
+    if (header.HasLinkTransport())
+    {
+        c.what |= FabricCrossingHeader::kTransport;
+    }
     if (ride)
     {
         c.what |= FabricCrossingHeader::kFrame;

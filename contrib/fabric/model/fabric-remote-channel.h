@@ -59,6 +59,10 @@ class FabricCrossingHeader : public Header
   public:
     static constexpr uint8_t kPacket = 1;
     static constexpr uint8_t kFrame = 2;
+    /// The packet's header has link transport fields (FabricLinkTransport):
+    /// they follow the frame (they are in no packet byte).
+    static constexpr uint8_t kTransport = 4;
+    static constexpr uint32_t kTransportSize = 20;
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
     uint32_t GetSerializedSize() const override;

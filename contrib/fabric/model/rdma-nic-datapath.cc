@@ -216,9 +216,8 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn, const RdmaMessage** ms
     // Empty messages (AddDataTransport may replace the packet) and inline
     // data are not pooled.
     const bool pool = !inlinePayload && size > 0 && m_txPoolLimit > 0;
-    bool reused = false;
     Ptr<Packet> p = inlinePayload ? m->inlineData->Copy()
-                    : pool        ? TakeTxPacket(size, &reused)
+                    : pool        ? TakeTxPacket(size)
                                   : Create<Packet>(size);
     BthFields bh;
     bh.opcode = rdmaop::DataOpcode(m->write, first, last);
@@ -237,7 +236,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn, const RdmaMessage** ms
     {
         fh.SetLinkPackets(links);
     }
-    AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh, reused);
+    AddDataTransport(p, bh, *m, first, last, m_headersInTag, fh);
     m_builtHeader = fh;
     if (pool && m_txPool.size() < m_txPoolLimit)
     {
@@ -248,7 +247,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair& qp, uint64_t psn, const RdmaMessage** ms
 }
 
 Ptr<Packet>
-RdmaNic::TakeTxPacket(uint32_t size, bool* reused)
+RdmaNic::TakeTxPacket(uint32_t size)
 {
     // A pooled packet nobody else holds has left every queue, channel and
     // receiver: it is rebuilt in place (headers stripped here, written again
@@ -264,12 +263,10 @@ RdmaNic::TakeTxPacket(uint32_t size, bool* reused)
         if (qsize == size && q->GetSize() >= size)
         {
             q->RemoveAtStart(q->GetSize() - size);
-            *reused = true;
             return q;
         }
         // Free but of another size (a message's last packet): dropped.
     }
-    *reused = false;
     return Create<Packet>(size);
 }
 
@@ -486,7 +483,9 @@ RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t f
     }
     else
     {
-        p = MakeControlPacket(bh, syndrome, m_headersInTag);
+        // With HeadersInTag the transport fields go into fh (the port
+        // queues them with the packet: SendFabricWritten).
+        p = MakeControlPacket(bh, syndrome, m_headersInTag, &fh);
         if (echoInt)
         {
             // HPCC: the ACK carries the INT of the data packet it answers.
@@ -496,7 +495,8 @@ RdmaNic::SendControl(uint32_t dst, uint32_t dstQpn, uint8_t priority, uint32_t f
     }
     HOCKNEY_HOT_LOG_LOGIC("to " << dst << " qp " << dstQpn << " opcode " << unsigned(opcode) << " psn "
                        << psn << (nak ? " NAK" : ""));
-    if (!m_port->SendFabric(p))
+    // The fields just written are handed over with the packet (no read back).
+    if (!m_port->SendFabricWritten(p, fh))
     {
         // Counted: a lost CNP leaves a sender at its rate, a lost ACK costs a
         // timeout; runs must be able to see either.
@@ -509,23 +509,22 @@ void
 RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << dev << packet);
-    // Tagged packets (NVLink) are read in place, and so are the transport
-    // headers of a RoCE packet without INT (one PeekHeader of the headers
-    // the sender wrote as one, RdmaRoceHeaders). A packet with INT
-    // telemetry, and the one packet of a one-packet message (its payload
-    // is the completion's inline data), is copied once to strip them.
+    // Packets with link transport fields (NVLink: they travel with the
+    // FabricHeader's fields, FabricLinkTransport) are read in place, and so
+    // are the transport headers of a RoCE packet without INT (one
+    // PeekHeader of the headers the sender wrote as one, RdmaRoceHeaders).
+    // A packet with INT telemetry, and the one packet of a one-packet
+    // message (its payload is the completion's inline data), is copied
+    // once to strip them.
     BthFields bh;
-    // The tag (an ns-3 Tag object) is built only for a packet with packet
-    // tags: a RoCE packet has none.
-    std::optional<RdmaTransportTag> tag;
+    const FabricLinkTransport* tag = header.HasLinkTransport() ? &header.GetLinkTransport() : nullptr;
     std::optional<RdmaRoceHeaders> roce; // built only for RoCE packets
     Ptr<Packet> p;
-    const bool tagged =
-        packet->GetPacketTagIterator().HasNext() && packet->PeekPacketTag(tag.emplace());
+    const bool tagged = tag != nullptr;
     bool peeked = false;
     if (tagged)
     {
-        bh = tag->bth;
+        bh = BthOf(*tag);
         p = packet;
     }
     else if (header.GetIntHops() == 0)
@@ -589,14 +588,14 @@ RdmaNic::Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeade
     }
     if (rdmaop::IsData(bh.opcode))
     {
-        ReceiveData(qp, header, bh, p, tagged ? &*tag : nullptr, peeked ? &*roce : nullptr);
+        ReceiveData(qp, header, bh, p, tag, peeked ? &*roce : nullptr);
         m_rxInt.clear();
     }
 }
 
 void
 RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields& bh, Ptr<Packet> p,
-                     const RdmaTransportTag* tag, const RdmaRoceHeaders* roce)
+                     const FabricLinkTransport* tag, const RdmaRoceHeaders* roce)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn << p);
     // Notification point: the CE mark counts whether or not the packet is

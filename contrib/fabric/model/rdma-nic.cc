@@ -159,8 +159,9 @@ RdmaNic::GetTypeId()
                           MakeBooleanAccessor(&RdmaNic::m_ackHighPriority),
                           MakeBooleanChecker())
             .AddAttribute("HeadersInTag",
-                          "Carry BTH/RETH/ImmDt/AETH as a packet tag of 0 bytes instead of "
-                          "payload bytes: for links whose own header holds them (NVLink)",
+                          "Carry BTH/RETH/ImmDt/AETH as 0 bytes, with the packet's fabric header fields "
+                          "(the name is historical: no ns-3 tag), instead of payload bytes: for "
+                          "links whose own header holds them (NVLink)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNic::m_headersInTag),
                           MakeBooleanChecker())

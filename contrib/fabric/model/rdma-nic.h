@@ -92,7 +92,6 @@ struct RdmaCompletion
     Ptr<Packet> inlineData;
 };
 
-class RdmaTransportTag;
 class RdmaRoceHeaders;
 
 class RdmaNic : public Object
@@ -258,8 +257,8 @@ class RdmaNic : public Object
     Ptr<Packet> BuildDataPacket(RdmaQueuePair& qp, uint64_t psn, const RdmaMessage** msg);
     /// A packet of `size` payload bytes and nothing else: the oldest pooled
     /// one if it is free (only the pool holds it) and of that size, else a
-    /// new one. *reused: it was a pooled packet (its old tags are still on it).
-    Ptr<Packet> TakeTxPacket(uint32_t size, bool* reused);
+    /// new one.
+    Ptr<Packet> TakeTxPacket(uint32_t size);
     void IssueReads(RdmaQueuePair& qp, Time now);
     void IssueReadsOf(uint32_t qpn);
     void ScheduleWake(Time at);
@@ -286,10 +285,11 @@ class RdmaNic : public Object
 
     // receive
     void Receive(Ptr<FabricNetDevice> dev, Ptr<Packet> packet, const FabricHeader& header);
-    /// tag: the NVLink tag; roce: the RoCE headers read in place (p still
-    /// holds them); neither: p stripped to its transport payload.
+    /// tag: the NVLink link transport fields (FabricLinkTransport); roce: the
+    /// RoCE headers read in place (p still holds them); neither: p stripped
+    /// to its transport payload.
     void ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields& bth,
-                     Ptr<Packet> p, const RdmaTransportTag* tag, const RdmaRoceHeaders* roce);
+                     Ptr<Packet> p, const FabricLinkTransport* tag, const RdmaRoceHeaders* roce);
     void ReceiveAck(RdmaQueuePair& qp, const BthFields& bth, const AethHeader& aeth);
     /// Sender completions of the messages the QP's acknowledged PSN covers.
     void CompleteSends(RdmaQueuePair& qp);

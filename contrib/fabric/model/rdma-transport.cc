@@ -8,7 +8,6 @@
 namespace ns3
 {
 
-NS_OBJECT_ENSURE_REGISTERED(RdmaTransportTag);
 NS_OBJECT_ENSURE_REGISTERED(RdmaRoceHeaders);
 
 TypeId
@@ -113,30 +112,21 @@ RdmaRoceHeaders::Print(std::ostream& os) const
 
 void
 AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool first, bool last,
-                 bool inTag, const FabricHeaderFields& fh, bool reused)
+                 bool inTag, FabricHeaderFields& fh)
 {
     if (inTag)
     {
-        RdmaTransportTag tag;
-        tag.bth = bh;
-        tag.immediate = m.immediate;
+        uint8_t pad = 0;
         if (p->GetSize() == 0)
         {
             // An empty message still carries its immediate (and the port
             // needs a non-empty packet, see MakeControlPacket).
-            tag.pad = ImmDtHeader::kSize;
+            pad = ImmDtHeader::kSize;
             p = Create<Packet>(ImmDtHeader::kSize);
         }
-        // A reused packet's tag is rewritten where it is (no allocation
-        // unless a copy of the packet still shares it; added if it has none).
-        if (reused)
-        {
-            p->ReplacePacketTag(tag);
-        }
-        else
-        {
-            p->AddPacketTag(tag);
-        }
+        // The fields travel in fh (the port's Item, the channel's arrival,
+        // the switch), not in the packet's tag list.
+        fh.SetLinkTransport(ToLinkTransport(bh, m.immediate, AethHeader::kAck, pad));
         p->AddHeader(FabricHeader(fh));
         return;
     }
@@ -169,7 +159,7 @@ MakeRoceControlPacket(const BthFields& bh, uint8_t syndrome, const FabricHeaderF
 }
 
 Ptr<Packet>
-MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag)
+MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag, FabricHeaderFields* fh)
 {
     Ptr<Packet> p;
     if (inTag)
@@ -177,11 +167,9 @@ MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag)
         // The AETH's 4 bytes as the response payload. (Also keeps every
         // packet non-empty: FabricNetDevice schedules its next transmission
         // on queued payload bytes, so a queue of 0-byte packets would stall.)
+        NS_ASSERT(fh);
         p = Create<Packet>(AethHeader::kSize);
-        RdmaTransportTag tag;
-        tag.bth = bh;
-        tag.syndrome = syndrome;
-        p->AddPacketTag(tag);
+        fh->SetLinkTransport(ToLinkTransport(bh, 0, syndrome, 0));
         return p;
     }
     if (bh.opcode == bth::kCnp)
@@ -200,7 +188,7 @@ MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag)
 }
 
 uint32_t
-TakeDataPayload(Ptr<Packet>& p, uint8_t opcode, const RdmaTransportTag* tag, uint32_t* immediate)
+TakeDataPayload(Ptr<Packet>& p, uint8_t opcode, const FabricLinkTransport* tag, uint32_t* immediate)
 {
     if (tag)
     {
@@ -213,8 +201,6 @@ TakeDataPayload(Ptr<Packet>& p, uint8_t opcode, const RdmaTransportTag* tag, uin
             p = p->Copy();
             FabricHeader fh;
             p->RemoveHeader(fh);
-            RdmaTransportTag t;
-            p->RemovePacketTag(t);
             if (tag->pad > 0)
             {
                 p->RemoveAtEnd(tag->pad);

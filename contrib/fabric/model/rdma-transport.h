@@ -13,7 +13,6 @@
 #include "rdma-queue-pair.h"
 
 #include "ns3/packet.h"
-#include "ns3/tag.h"
 
 namespace ns3
 {
@@ -77,69 +76,45 @@ constexpr uint32_t kCnpReservedBytes = 16;
 
 /// The transport fields of a packet on a link whose own header carries them
 /// (NVLink: address and sequence in the 16-byte header flit the port's
-/// framing already counts): they ride as a tag and cost no payload bytes.
-class RdmaTransportTag : public Tag
+/// framing already counts): they ride in the packet's FabricHeaderFields
+/// (FabricLinkTransport) and cost no payload bytes. The bits are those the
+/// 0-byte RdmaTransportTag of earlier versions serialized.
+inline FabricLinkTransport
+ToLinkTransport(const BthFields& b, uint32_t immediate, uint8_t syndrome, uint8_t pad)
 {
-  public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::RdmaTransportTag")
-                                .SetParent<Tag>()
-                                .SetGroupName("Fabric")
-                                .AddConstructor<RdmaTransportTag>();
-        return tid;
-    }
+    FabricLinkTransport t;
+    t.destQp = b.destQp & 0xFFFFFF;
+    t.psn = b.psn & 0xFFFFFF;
+    t.immediate = immediate;
+    t.pkey = b.pkey;
+    t.opcode = b.opcode;
+    t.bthFlags = static_cast<uint8_t>((b.solicitedEvent ? 0x80 : 0) | (b.migReq ? 0x40 : 0) |
+                                      ((b.padCount & 0x3) << 4) | (b.tver & 0xF));
+    t.ackFlags = static_cast<uint8_t>((b.fecn ? 0x80 : 0) | (b.becn ? 0x40 : 0) | (b.ackReq ? 0x20 : 0));
+    t.syndrome = syndrome;
+    t.pad = pad;
+    t.present = true;
+    return t;
+}
 
-    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
-
-    // The fields written one by one (no ns-3 Buffer per packet: this runs
-    // for every NVLink packet, twice).
-    uint32_t GetSerializedSize() const override { return 20; }
-
-    void Serialize(TagBuffer i) const override
-    {
-        i.WriteU8(bth.opcode);
-        i.WriteU8(static_cast<uint8_t>((bth.solicitedEvent ? 0x80 : 0) | (bth.migReq ? 0x40 : 0) |
-                                       ((bth.padCount & 0x3) << 4) | (bth.tver & 0xF)));
-        i.WriteU16(bth.pkey);
-        i.WriteU8(static_cast<uint8_t>((bth.fecn ? 0x80 : 0) | (bth.becn ? 0x40 : 0) |
-                                       (bth.ackReq ? 0x20 : 0)));
-        i.WriteU32(bth.destQp);
-        i.WriteU32(bth.psn);
-        i.WriteU32(immediate);
-        i.WriteU8(syndrome);
-        i.WriteU8(pad);
-        i.WriteU8(0);
-    }
-
-    void Deserialize(TagBuffer i) override
-    {
-        bth.opcode = i.ReadU8();
-        uint8_t b = i.ReadU8();
-        bth.solicitedEvent = b & 0x80;
-        bth.migReq = b & 0x40;
-        bth.padCount = (b >> 4) & 0x3;
-        bth.tver = b & 0xF;
-        bth.pkey = i.ReadU16();
-        b = i.ReadU8();
-        bth.fecn = b & 0x80;
-        bth.becn = b & 0x40;
-        bth.ackReq = b & 0x20;
-        bth.destQp = i.ReadU32() & 0xFFFFFF;
-        bth.psn = i.ReadU32() & 0xFFFFFF;
-        immediate = i.ReadU32();
-        syndrome = i.ReadU8();
-        pad = i.ReadU8();
-        i.ReadU8();
-    }
-
-    void Print(std::ostream& os) const override { BthHeader(bth).Print(os); }
-
-    BthFields bth;
-    uint32_t immediate{0};
-    uint8_t syndrome{AethHeader::kAck};
-    uint8_t pad{0}; ///< payload bytes that are not data (an empty message's ImmDt)
-};
+/// The BTH of link transport fields t (ToLinkTransport's inverse).
+inline BthFields
+BthOf(const FabricLinkTransport& t)
+{
+    BthFields b;
+    b.opcode = t.opcode;
+    b.solicitedEvent = t.bthFlags & 0x80;
+    b.migReq = t.bthFlags & 0x40;
+    b.padCount = (t.bthFlags >> 4) & 0x3;
+    b.tver = t.bthFlags & 0xF;
+    b.pkey = t.pkey;
+    b.fecn = t.ackFlags & 0x80;
+    b.becn = t.ackFlags & 0x40;
+    b.ackReq = t.ackFlags & 0x20;
+    b.destQp = t.destQp;
+    b.psn = t.psn;
+    return b;
+}
 
 /**
  * The headers of a RoCE packet (transport headers as payload bytes) as one
@@ -174,15 +149,16 @@ class RdmaRoceHeaders : public Header
  * Puts the transport headers of data packet (first, last) of m and the
  * FabricHeader fh on p (the payload): FabricHeader, BTH, RETH on the first
  * packet of a write, ImmDt on the last, as one RdmaRoceHeaders; or with
- * `inTag` the tag (an empty payload becomes the ImmDt's 4 bytes) and the
- * FabricHeader. `reused`: p is a pooled packet stripped to its payload that
- * may still carry the tag of its previous use (replaced, not added).
+ * `inTag` the transport fields in fh (FabricLinkTransport; an empty payload
+ * becomes the ImmDt's 4 bytes) and the FabricHeader.
  */
 void AddDataTransport(Ptr<Packet>& p, const BthFields& bh, const RdmaMessage& m, bool first,
-                      bool last, bool inTag, const FabricHeaderFields& fh, bool reused = false);
+                      bool last, bool inTag, FabricHeaderFields& fh);
 /// An ACK, NAK (AETH with `syndrome`) or CNP with BTH bh, before the
-/// FabricHeader: always a non-empty payload (see the .cc).
-Ptr<Packet> MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag);
+/// FabricHeader: always a non-empty payload (see the .cc). With `inTag` the
+/// transport fields go into *fh (which must then be given).
+Ptr<Packet> MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag,
+                              FabricHeaderFields* fh = nullptr);
 /// The same control packet with the FabricHeader fh already on it, written
 /// as one RdmaRoceHeaders (FabricHeader, BTH, AETH for an ACK or NAK: the
 /// bytes MakeControlPacket and AddHeader(fh) write, with one AddHeader).
@@ -190,11 +166,11 @@ Ptr<Packet> MakeControlPacket(const BthHeader& bh, uint8_t syndrome, bool inTag)
 Ptr<Packet> MakeRoceControlPacket(const BthFields& bh, uint8_t syndrome, const FabricHeaderFields& fh);
 /**
  * Strips a received data packet to its payload: p as received without the
- * FabricHeader and BTH, or with `tag` the packet as received. Returns the
- * payload bytes and the immediate; p becomes the bare payload where a
- * one-packet message hands it to the completion (inline data).
+ * FabricHeader and BTH, or with link transport fields `tag` the packet as
+ * received. Returns the payload bytes and the immediate; p becomes the bare
+ * payload where a one-packet message hands it to the completion (inline data).
  */
-uint32_t TakeDataPayload(Ptr<Packet>& p, uint8_t opcode, const RdmaTransportTag* tag,
+uint32_t TakeDataPayload(Ptr<Packet>& p, uint8_t opcode, const FabricLinkTransport* tag,
                          uint32_t* immediate);
 
 } // namespace ns3

@@ -69,6 +69,51 @@ TEST(FabricRemoteChannel, CrossingHeaderCarriesEveryFieldThroughASerialisedPacke
     EXPECT_EQ(d.frame.values, c.frame.values);
 }
 
+TEST(FabricRemoteChannel, CrossingHeaderCarriesLinkTransportFields)
+{
+    // NVLink's transport fields are in no packet byte: they cross after the
+    // frame, u32 QP + u32 PSN + u32 immediate + u16 P_Key + 5 x u8 + 1
+    // reserved = 20 bytes more, only when the header has them.
+    FabricCrossingHeader c;
+    c.what = FabricCrossingHeader::kPacket;
+    c.header = FabricHeader(7, 8, 9, 1);
+    EXPECT_EQ(c.GetSerializedSize(), 120u);
+    FabricLinkTransport t;
+    t.destQp = 0xABCDEF;
+    t.psn = 0x123456;
+    t.immediate = 0xDEADBEEF;
+    t.pkey = 0x1234;
+    t.opcode = 0x0B;
+    t.bthFlags = 0xB5;
+    t.ackFlags = 0x60;
+    t.syndrome = 0x60;
+    t.pad = 4;
+    t.present = true;
+    c.header.SetLinkTransport(t);
+    c.what |= FabricCrossingHeader::kTransport;
+    EXPECT_EQ(c.GetSerializedSize(), 140u);
+    Ptr<Packet> p = Create<Packet>(100);
+    p->AddHeader(c);
+    std::vector<uint8_t> wire(p->GetSerializedSize());
+    ASSERT_EQ(p->Serialize(wire.data(), wire.size()), 1u);
+    Ptr<Packet> q = Create<Packet>(wire.data(), wire.size(), true);
+    FabricCrossingHeader d;
+    EXPECT_EQ(q->RemoveHeader(d), 140u);
+    EXPECT_EQ(q->GetSize(), 100u);
+    ASSERT_TRUE(d.header.HasLinkTransport());
+    const FabricLinkTransport& r = d.header.GetLinkTransport();
+    EXPECT_EQ(r.destQp, t.destQp);
+    EXPECT_EQ(r.psn, t.psn);
+    EXPECT_EQ(r.immediate, t.immediate);
+    EXPECT_EQ(r.pkey, t.pkey);
+    EXPECT_EQ(r.opcode, t.opcode);
+    EXPECT_EQ(r.bthFlags, t.bthFlags);
+    EXPECT_EQ(r.ackFlags, t.ackFlags);
+    EXPECT_EQ(r.syndrome, t.syndrome);
+    EXPECT_EQ(r.pad, t.pad);
+    EXPECT_EQ(d.header.GetFlowId(), 9u);
+}
+
 } // namespace
 
 #endif

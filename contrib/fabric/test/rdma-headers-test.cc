@@ -222,3 +222,51 @@ TEST(RdmaHeaders, RoceControlPacketIsTheSeparateHeadersBytes)
         EXPECT_EQ(r.syndrome, c.syndrome);
     }
 }
+
+TEST(RdmaHeaders, LinkTransportKeepsEveryBthField)
+{
+    // NVLink's transport fields travel with the FabricHeader's fields
+    // (FabricLinkTransport), packed as the old RdmaTransportTag's bytes 1
+    // and 4 were: SE 0x80 | MigReq 0x40 | PadCnt << 4 | TVer, and
+    // FECN 0x80 | BECN 0x40 | AckReq 0x20.
+    BthFields b;
+    b.opcode = bth::kWriteLastImm;
+    b.solicitedEvent = true;
+    b.migReq = false;
+    b.padCount = 3;
+    b.tver = 5;
+    b.pkey = 0x1234;
+    b.fecn = false;
+    b.becn = true;
+    b.ackReq = true;
+    b.destQp = 0xABCDEF;
+    b.psn = 0x123456;
+    const FabricLinkTransport t = ToLinkTransport(b, 0xDEADBEEF, AethHeader::kNakPsnError, 4);
+    EXPECT_TRUE(t.present);
+    EXPECT_EQ(t.bthFlags, 0x80 | 0x30 | 0x05);
+    EXPECT_EQ(t.ackFlags, 0x40 | 0x20);
+    EXPECT_EQ(t.destQp, 0xABCDEFu);
+    EXPECT_EQ(t.psn, 0x123456u);
+    EXPECT_EQ(t.immediate, 0xDEADBEEFu);
+    EXPECT_EQ(t.syndrome, AethHeader::kNakPsnError);
+    EXPECT_EQ(t.pad, 4);
+    // Second method: the BTH read back writes the same 12 bytes as the
+    // original.
+    const BthFields r = BthOf(t);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(BthHeader(b));
+    Ptr<Packet> q = Create<Packet>();
+    q->AddHeader(BthHeader(r));
+    std::vector<uint8_t> pb(12), qb(12);
+    p->CopyData(pb.data(), 12);
+    q->CopyData(qb.data(), 12);
+    EXPECT_EQ(pb, qb);
+    EXPECT_EQ(r.migReq, false);
+    EXPECT_EQ(r.fecn, false);
+    // The fields ride in the FabricHeader's fields, not in its 16 bytes.
+    FabricHeader h(1, 2, 3, 4);
+    h.SetLinkTransport(t);
+    EXPECT_EQ(h.GetSerializedSize(), 16u);
+    EXPECT_TRUE(FabricHeaderFields(h).HasLinkTransport());
+    EXPECT_FALSE(FabricHeader(1, 2, 3, 4).HasLinkTransport());
+}
