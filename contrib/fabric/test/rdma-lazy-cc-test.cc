@@ -285,18 +285,7 @@ struct StarRun
 StarRun
 RunStar(bool lazy)
 {
-    FabricLinkConfig cfg = RdmaLink();
-    cfg = WithEcnMarking(cfg, Dcqcn::PresetMarking("paper", cfg.rate));
-    Star s = MakeStar(9, cfg);
-    for (auto& nic : s.nics)
-    {
-        Ptr<Dcqcn> cc = CreateObject<Dcqcn>();
-        cc->ApplyPreset("paper", cfg.rate);
-        nic->SetCongestionControl(cc);
-        nic->SetAttribute("LazyCongestionState", BooleanValue(lazy));
-    }
-    AttachAll(s);
-    s.sw->AssignStreams(11);
+    Star s = MakeDcqcnStarWithNicAttribute(9, "LazyCongestionState", BooleanValue(lazy));
     StarRun r;
     auto log = MakeCallback(+[](std::vector<int64_t>* v, const RdmaCompletion&) {
         v->push_back(Simulator::Now().GetPicoSeconds());

@@ -6,6 +6,7 @@
 #ifndef HOCKNEY_RDMA_TEST_UTIL_H
 #define HOCKNEY_RDMA_TEST_UTIL_H
 
+#include "dcqcn.h"
 #include "fabric-helper.h"
 #include "rdma-nic.h"
 
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -259,6 +261,28 @@ WithEcnMarking(FabricLinkConfig cfg, const Marking& m)
     cfg.ecnKmaxBytes = m.kmaxBytes;
     cfg.ecnPmax = m.pmax;
     return cfg;
+}
+
+/// n hosts on RdmaLink()s with the paper's DCQCN and its ECN marking (marks,
+/// CNPs, rate cuts), every NIC's `attribute` set to `value`, attached, the
+/// switch's streams fixed: the congested star on which a test compares an
+/// exact speed option on and off.
+inline Star
+MakeDcqcnStarWithNicAttribute(uint32_t n, const std::string& attribute, const AttributeValue& value)
+{
+    FabricLinkConfig cfg = RdmaLink();
+    cfg = WithEcnMarking(cfg, Dcqcn::PresetMarking("paper", cfg.rate));
+    Star s = MakeStar(n, cfg);
+    for (auto& nic : s.nics)
+    {
+        Ptr<Dcqcn> cc = CreateObject<Dcqcn>();
+        cc->ApplyPreset("paper", cfg.rate);
+        nic->SetCongestionControl(cc);
+        nic->SetAttribute(attribute, value);
+    }
+    AttachAll(s);
+    s.sw->AssignStreams(11);
+    return s;
 }
 
 /// Hosts 1..n-1 of the star each write `bytes` to host 0 on priority 3;

@@ -64,18 +64,7 @@ Complete(Seen* s, const RdmaCompletion&)
 Seen
 RunIncast(uint32_t pool)
 {
-    FabricLinkConfig cfg = RdmaLink();
-    cfg = WithEcnMarking(cfg, Dcqcn::PresetMarking("paper", cfg.rate));
-    Star s = MakeStar(9, cfg);
-    for (auto& nic : s.nics)
-    {
-        Ptr<Dcqcn> cc = CreateObject<Dcqcn>();
-        cc->ApplyPreset("paper", cfg.rate);
-        nic->SetCongestionControl(cc);
-        nic->SetAttribute("TxPacketPool", UintegerValue(pool));
-    }
-    AttachAll(s);
-    s.sw->AssignStreams(11);
+    Star s = MakeDcqcnStarWithNicAttribute(9, "TxPacketPool", UintegerValue(pool));
     Seen seen;
     for (uint32_t i = 0; i < 9; ++i)
     {
