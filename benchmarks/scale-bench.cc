@@ -8,7 +8,7 @@
 //
 //   build/bin/bench-scale-bench [--smoke] [--wall-limit=TIME] [--benchmark_*]
 //   HOCKNEY_BENCH_SMOKE=1        same as --smoke: the 16-GPU cases and 1 MB on dgx-h100
-//   HOCKNEY_BENCH_WALL_LIMIT=T   same as --wall-limit (default 600s; units ns us ms s)
+//   HOCKNEY_BENCH_WALL_LIMIT=T   same as --wall-limit (default 600s; units ns us ms s min h, up to 168h)
 //
 // Cases: ring AllReduce of 1 MB, 64 MB and 1 GB on dgx-h100; pairwise
 // AllToAll with 1 MB between every pair (bytes = ranks x 1 MB, nccl-tests'
