@@ -103,6 +103,29 @@ const char* kSizeExpected = "a size like 4096, 4KB or 1MiB";
 const char* kRateExpected = "a rate like 450GB/s or 400Gbps";
 const char* kTimeExpected = "a duration like 5us, 800ns or 1ms";
 
+// A duration in seconds from `units` (a bare 0 needs no unit; any other bare
+// number is ambiguous), at most maxSeconds (written maxText in the error).
+double
+ParseDuration(const std::string& text,
+              const std::string& field,
+              const std::map<std::string, double>& units,
+              const std::string& expected,
+              double maxSeconds,
+              const char* maxText)
+{
+    auto [v, unit] = SplitNumberUnit(text, field, expected);
+    if (unit.empty() && v == 0)
+    {
+        return 0;
+    }
+    const double seconds = Scale(units, text, field, expected, false);
+    if (seconds > maxSeconds)
+    {
+        throw InputError(field, "expected " + expected + " up to " + maxText + ", got '" + text + "'");
+    }
+    return seconds;
+}
+
 } // namespace
 
 uint64_t
@@ -140,20 +163,9 @@ ParseDataRate(const std::string& text, const std::string& field)
 double
 ParseSeconds(const std::string& text, const std::string& field)
 {
-    // A bare 0 needs no unit; any other bare number is ambiguous.
-    auto [v, unit] = SplitNumberUnit(text, field, kTimeExpected);
-    if (unit.empty() && v == 0)
-    {
-        return 0;
-    }
-    const double seconds = Scale(kTimes, text, field, kTimeExpected, false);
     // A communication parameter or limit of more than 1000 s is a typo; larger
     // values also overflow ns-3's Time (9.2e6 s at 1 ps) once summed.
-    if (seconds > 1000)
-    {
-        throw InputError(field, std::string("expected ") + kTimeExpected + " up to 1000s, got '" + text + "'");
-    }
-    return seconds;
+    return ParseDuration(text, field, kTimes, kTimeExpected, 1000, "1000s");
 }
 
 Time
@@ -173,18 +185,7 @@ ParseWallClockLimit(const std::string& text, const std::string& field)
         {"ps", 1e-12}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3},
         {"s", 1.0},    {"min", 60.0}, {"h", 3600.0},
     };
-    static const char* kWallExpected = "a wall-clock time like 600s, 30min or 2h";
-    auto [v, unit] = SplitNumberUnit(text, field, kWallExpected);
-    if (unit.empty() && v == 0)
-    {
-        return Seconds(0);
-    }
-    const double seconds = Scale(kWall, text, field, kWallExpected, false);
-    if (seconds > 604800)
-    {
-        throw InputError(field, std::string("expected ") + kWallExpected + " up to 168h, got '" + text + "'");
-    }
-    return Seconds(seconds);
+    return Seconds(ParseDuration(text, field, kWall, "a wall-clock time like 600s, 30min or 2h", 604800, "168h"));
 }
 
 double

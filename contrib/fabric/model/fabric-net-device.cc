@@ -795,16 +795,16 @@ FabricNetDevice::TakeFromClass(uint8_t c, uint32_t& payloadBytes)
     {
         return false;
     }
-    if (m_hasPulledHeader)
+    // The NIC's own fields (RdmaNic::Pull: SetPulledHeader) are queued as
+    // given; any other source's header is read back from the bytes.
+    if (!m_hasPulledHeader)
     {
-        // The NIC's own fields (RdmaNic::Pull): no Header object, no read.
-        payloadBytes =
-            m_pickInto->emplace(p, m_pulledHeader, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()).payloadBytes;
-        return true;
+        FabricHeader read;
+        p->PeekHeader(read);
+        m_pulledHeader = read;
     }
-    FabricHeader h;
-    p->PeekHeader(h);
-    payloadBytes = m_pickInto->emplace(p, h, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()).payloadBytes;
+    payloadBytes =
+        m_pickInto->emplace(p, m_pulledHeader, p->GetSize() - kHdr, kNoPort, 0, Time(), Time()).payloadBytes;
     return true;
 }
 

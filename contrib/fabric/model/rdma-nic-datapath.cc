@@ -251,7 +251,7 @@ RdmaNic::TakeTxPacket(uint32_t size)
 {
     // A pooled packet nobody else holds has left every queue, channel and
     // receiver: it is rebuilt in place (headers stripped here, written again
-    // by AddDataTransport) instead of a new Packet, Buffer and tag list.
+    // by AddDataTransport) instead of a new Packet and Buffer.
     // Whatever was added before its payload on the way (an MPI crossing
     // header) goes with the headers; its payload is never written (a zero
     // area), so the bytes are those of a new packet of the same size.

@@ -193,8 +193,8 @@ RdmaNic::GetTypeId()
                           "Data packets (of one data size each) the NIC keeps after sending "
                           "them, to rebuild in place once nothing else holds them (the "
                           "receiver has consumed them) instead of allocating a new ns-3 "
-                          "Packet, Buffer and tag for every data packet; 0: a new packet "
-                          "each time. The same bytes and tags either way (outputs identical), "
+                          "Packet and Buffer for every data packet; 0: a new packet "
+                          "each time. The same bytes either way (outputs identical), "
                           "only packet uids differ",
                           UintegerValue(64),
                           MakeUintegerAccessor(&RdmaNic::m_txPoolLimit),

@@ -20,6 +20,19 @@ namespace
 
 using namespace ns3;
 
+/// The bytes MPI sends of p (MpiInterface::SendPacket: Packet::Serialize)
+/// and the packet the other rank makes of them; null if p did not serialise.
+Ptr<Packet>
+AcrossRanks(Ptr<const Packet> p)
+{
+    std::vector<uint8_t> wire(p->GetSerializedSize());
+    if (p->Serialize(wire.data(), wire.size()) != 1)
+    {
+        return nullptr;
+    }
+    return Create<Packet>(wire.data(), wire.size(), true);
+}
+
 TEST(FabricRemoteChannel, CrossingHeaderCarriesEveryFieldThroughASerialisedPacket)
 {
     // u8 what + u64 arrival + u64 last bit + u64 sequence + u64 link token
@@ -45,10 +58,8 @@ TEST(FabricRemoteChannel, CrossingHeaderCarriesEveryFieldThroughASerialisedPacke
     Ptr<Packet> p = Create<Packet>(1000);
     p->AddHeader(c);
 
-    // The bytes MPI sends, and the packet the other rank makes of them.
-    std::vector<uint8_t> wire(p->GetSerializedSize());
-    ASSERT_EQ(p->Serialize(wire.data(), wire.size()), 1u);
-    Ptr<Packet> q = Create<Packet>(wire.data(), wire.size(), true);
+    Ptr<Packet> q = AcrossRanks(p);
+    ASSERT_TRUE(q);
     FabricCrossingHeader d;
     EXPECT_EQ(q->RemoveHeader(d), 120u);
     EXPECT_EQ(q->GetSize(), 1000u);
@@ -94,9 +105,8 @@ TEST(FabricRemoteChannel, CrossingHeaderCarriesLinkTransportFields)
     EXPECT_EQ(c.GetSerializedSize(), 140u);
     Ptr<Packet> p = Create<Packet>(100);
     p->AddHeader(c);
-    std::vector<uint8_t> wire(p->GetSerializedSize());
-    ASSERT_EQ(p->Serialize(wire.data(), wire.size()), 1u);
-    Ptr<Packet> q = Create<Packet>(wire.data(), wire.size(), true);
+    Ptr<Packet> q = AcrossRanks(p);
+    ASSERT_TRUE(q);
     FabricCrossingHeader d;
     EXPECT_EQ(q->RemoveHeader(d), 140u);
     EXPECT_EQ(q->GetSize(), 100u);
