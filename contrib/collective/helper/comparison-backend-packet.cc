@@ -117,7 +117,18 @@ EnterPartitionedRun(const ComparisonFabric& f)
         GlobalValue::Bind("SimulatorImplementationType", StringValue(f.mpiSimulator));
         MpiInterface::Enable(MPI_COMM_WORLD);
     }
+    if (MpiInterface::IsEnabled())
+    {
+        return;
+    }
 #endif
+    if (f.mpiSimulator.empty())
+    {
+        // One process: ns-3's simulator semantics without the per-event log
+        // checks of Debian's build (FastSimulatorImpl; the same events in
+        // the same order, so the same outputs and `events`).
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FastSimulatorImpl"));
+    }
 }
 
 /// Simulator::Destroy; after a run over MPI ranks, the simulator of one

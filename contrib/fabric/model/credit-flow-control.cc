@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "credit-flow-control.h"
+#include "fast-simulator-impl.h"
 
 #include "fabric-log.h"
 #include "fabric-net-device.h"
@@ -82,7 +83,7 @@ uint64_t
 FabricCreditFlowControl::GetSendBudget(uint8_t cls) const
 {
     uint64_t freed = m_peerFreed[cls];
-    if (m_late && Simulator::Now() >= m_lateAt)
+    if (m_late && hotsim::Now() >= m_lateAt)
     {
         freed = std::max(freed, m_lateFreed[cls]);
     }
@@ -92,7 +93,7 @@ FabricCreditFlowControl::GetSendBudget(uint8_t cls) const
 void
 FabricCreditFlowControl::SettleLate()
 {
-    if (m_late && Simulator::Now() >= m_lateAt)
+    if (m_late && hotsim::Now() >= m_lateAt)
     {
         m_late = false;
         for (uint8_t c = 0; c < kFabricClasses; ++c)
@@ -173,7 +174,7 @@ FabricCreditFlowControl::NotifyLinkState(bool up)
     // The held update was still on the wire: lost with the link. (At its
     // own arrival time too: the fault's event was scheduled before the
     // update's would have been, so it ran first.)
-    if (m_late && Simulator::Now() <= m_lateAt)
+    if (m_late && hotsim::Now() <= m_lateAt)
     {
         m_late = false;
     }

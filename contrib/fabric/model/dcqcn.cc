@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "dcqcn.h"
+#include "fast-simulator-impl.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -242,7 +243,7 @@ Dcqcn::FlowStart(Ptr<RdmaRateState> state)
     }
     m_state = state;
     m_alpha = m_initialAlpha;
-    m_lastAlphaTick = Simulator::Now();
+    m_lastAlphaTick = hotsim::Now();
     RdmaCongestionControl::FlowStart(state);
 }
 
@@ -253,7 +254,7 @@ Dcqcn::GetAlpha() const
     {
         return m_alpha;
     }
-    double n = std::floor((Simulator::Now() - m_lastAlphaTick).GetDouble() /
+    double n = std::floor((hotsim::Now() - m_lastAlphaTick).GetDouble() /
                           m_alphaInterval.GetDouble());
     return m_alpha.Get() * std::pow(1 - m_g, n);
 }
@@ -267,7 +268,7 @@ Dcqcn::CatchUpAlpha()
     }
     // The timer was parked while the flow ran at line rate; apply the decays
     // it would have made (the flow saw no CNP in that time).
-    auto n = static_cast<int64_t>(std::floor((Simulator::Now() - m_lastAlphaTick).GetDouble() /
+    auto n = static_cast<int64_t>(std::floor((hotsim::Now() - m_lastAlphaTick).GetDouble() /
                                              m_alphaInterval.GetDouble()));
     if (n > 0)
     {
@@ -290,7 +291,7 @@ Dcqcn::StartAlphaTimer()
     if (m_alphaMode == ALPHA_PER_INTERVAL && m_everCnp)
     {
         CatchUpAlpha();
-        m_alphaEvent = Simulator::Schedule(m_lastAlphaTick + m_alphaInterval - Simulator::Now(),
+        m_alphaEvent = hotsim::Schedule(m_lastAlphaTick + m_alphaInterval - hotsim::Now(),
                                            &Dcqcn::AlphaTimer, this);
         return;
     }
@@ -301,8 +302,8 @@ void
 Dcqcn::RestartAlphaClock()
 {
     m_alphaEvent.Cancel();
-    m_lastAlphaTick = Simulator::Now();
-    m_alphaEvent = Simulator::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
+    m_lastAlphaTick = hotsim::Now();
+    m_alphaEvent = hotsim::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
 }
 
 void
@@ -328,7 +329,7 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
         // CheckRateDecreaseMlx resets them only when it cuts).
         if (first)
         {
-            m_firstCnp = Simulator::Now();
+            m_firstCnp = hotsim::Now();
         }
         m_cutPending = true;
         ArmDecreaseCheck();
@@ -336,7 +337,7 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
     // The paper's order: the cut uses alpha as it was, then alpha moves
     // toward 1. A cut deferred by RateDecreaseInterval uses alpha at its time.
     else if (m_decreaseInterval.IsZero() || !m_everCut ||
-             Simulator::Now() - m_lastCut >= m_decreaseInterval)
+             hotsim::Now() - m_lastCut >= m_decreaseInterval)
     {
         m_decreaseEvent.Cancel();
         Cut();
@@ -346,7 +347,7 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
         if (!m_cutPending)
         {
             m_cutPending = true;
-            m_decreaseEvent = Simulator::Schedule(m_lastCut + m_decreaseInterval - Simulator::Now(),
+            m_decreaseEvent = hotsim::Schedule(m_lastCut + m_decreaseInterval - hotsim::Now(),
                                                   &Dcqcn::Cut, this);
         }
         // Both increase triggers restart on every CNP (the paper), not only
@@ -383,9 +384,9 @@ Dcqcn::ArmDecreaseCheck()
     // strictly after now (a tick at this instant has already run, or it is
     // still pending and will see this CNP). No events while no CNP comes.
     const int64_t period = m_decreaseInterval.GetTimeStep();
-    const int64_t k = (Simulator::Now() - m_firstCnp).GetTimeStep() / period + 1;
+    const int64_t k = (hotsim::Now() - m_firstCnp).GetTimeStep() / period + 1;
     const Time at = m_firstCnp + TimeStep(period * k);
-    m_decreaseEvent = Simulator::Schedule(at - Simulator::Now(), &Dcqcn::DecreaseCheck, this);
+    m_decreaseEvent = hotsim::Schedule(at - hotsim::Now(), &Dcqcn::DecreaseCheck, this);
 }
 
 void
@@ -394,7 +395,7 @@ Dcqcn::DecreaseCheck()
     // An alpha tick at this same instant goes first, so the cut uses the
     // alpha of the interval that just ended (rdma-hw.cc delays its check by
     // 1 ns for the same reason).
-    if (m_alphaEvent.IsRunning() && Time(m_alphaEvent.GetTs()) == Simulator::Now())
+    if (m_alphaEvent.IsRunning() && Time(m_alphaEvent.GetTs()) == hotsim::Now())
     {
         m_alphaEvent.Cancel();
         AlphaTimer();
@@ -425,7 +426,7 @@ Dcqcn::Cut()
     m_increasedSinceCut = false;
     m_limited = true;
     m_everCut = true;
-    m_lastCut = Simulator::Now();
+    m_lastCut = hotsim::Now();
     ResetIncrease();
     StartAlphaTimer();
 }
@@ -437,7 +438,7 @@ Dcqcn::ResetIncrease()
     m_byteStage = 0;
     m_byteAcc = 0;
     m_increaseEvent.Cancel();
-    m_increaseEvent = Simulator::Schedule(m_increaseInterval, &Dcqcn::IncreaseTimer, this);
+    m_increaseEvent = hotsim::Schedule(m_increaseInterval, &Dcqcn::IncreaseTimer, this);
 }
 
 void
@@ -446,12 +447,12 @@ Dcqcn::AlphaTimer()
     const bool up = m_alphaMode == ALPHA_PER_INTERVAL && m_alphaCnp;
     m_alpha = (1 - m_g) * m_alpha.Get() + (up ? m_g : 0.0);
     m_alphaCnp = false;
-    m_lastAlphaTick = Simulator::Now();
+    m_lastAlphaTick = hotsim::Now();
     // PerInterval keeps ticking until an armed check has cut (its cut uses
     // the alpha of the ticks since the first CNP).
     if (m_limited || (m_alphaMode == ALPHA_PER_INTERVAL && m_cutPending))
     {
-        m_alphaEvent = Simulator::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
+        m_alphaEvent = hotsim::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
     }
 }
 
@@ -462,7 +463,7 @@ Dcqcn::IncreaseTimer()
     Increase();
     if (m_limited)
     {
-        m_increaseEvent = Simulator::Schedule(m_increaseInterval, &Dcqcn::IncreaseTimer, this);
+        m_increaseEvent = hotsim::Schedule(m_increaseInterval, &Dcqcn::IncreaseTimer, this);
     }
 }
 
@@ -554,7 +555,7 @@ Dcqcn::DataReceived(Ptr<RdmaRateState> state, bool ceMarked)
     {
         return false;
     }
-    Time now = Simulator::Now();
+    Time now = hotsim::Now();
     if (m_np->sent && now - m_np->last < m_cnpInterval)
     {
         return false;
@@ -589,7 +590,7 @@ Dcqcn::IsFresh(const RdmaRateState& state) const
     // lets the next CE mark through, as a new clock does, now and at every
     // later time. A per-port clock is the NIC's (every fork shares it), so
     // dropping one fork loses none of it.
-    return m_cnpPerPort || !m_np->sent || Simulator::Now() - m_np->last >= m_cnpInterval;
+    return m_cnpPerPort || !m_np->sent || hotsim::Now() - m_np->last >= m_cnpInterval;
 }
 
 void

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-channel.h"
+#include "fast-simulator-impl.h"
 
 #include "fabric-log.h"
 #include "fabric-net-device.h"
@@ -214,7 +215,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
                                const FabricHeaderFields& header, Time at, Time rxEnd, const FabricControlFrame* ride,
                                uint64_t token, Time now)
 {
-    const uint32_t context = peer->GetNode()->GetId();
+    const uint32_t context = peer->GetNodeId();
     SchedulerTieKey key(TieMajor(dir), seq * 2);
     const Time pipeline = peer->IngressPipelineLatency(header);
     // Credit ports take packets in early or at their arrival (IngressPipeline
@@ -234,7 +235,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         FabricNetDevice* egress = peer->ReceiveEarly(std::move(packet), header, rxEnd, at, tie_keys::g_tie, now);
         if (egress)
         {
-            Simulator::ScheduleWithContext(
+            hotsim::ScheduleWithContext(
                 context, at + pipeline - now,
                 new FabricMemberEvent<FabricNetDevice, &FabricNetDevice::ReleaseArrived>(egress));
         }
@@ -246,7 +247,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
             // MPI rank when it is received (the partitioned run would
             // fold other frames than one process: other event counts).
             SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
-            Simulator::ScheduleWithContext(context, rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride,
+            hotsim::ScheduleWithContext(context, rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride,
                                            token);
         }
         return;
@@ -260,14 +261,14 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         // in its own event, offered to the port at once to be folded
         // (FabricNetDevice::OfferLateControl) as a cut-through port's late
         // frame is.
-        Simulator::ScheduleWithContext(
+        hotsim::ScheduleWithContext(
             context, at + pipeline - now,
             new PipelinedArrivalEvent(this, token, peer, std::move(packet), header, at + pipeline, rxEnd, at));
         if (ride)
         {
             SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
             const EventId frameEvent =
-                Simulator::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
+                hotsim::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
             if (token == m_downs)
             {
                 peer->OfferLateControl(*ride, rxEnd, frameEvent);
@@ -280,7 +281,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         // The frame would arrive in an event of its own at the same time,
         // scheduled right after this packet's (nothing can run between the
         // two): one event doing both in that order is the same simulation.
-        Simulator::ScheduleWithContext(
+        hotsim::ScheduleWithContext(
             context, at - now, new ArrivalWithControlEvent(this, token, peer, std::move(packet), header, at, rxEnd, *ride));
         return;
     }
@@ -288,16 +289,16 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
     {
         // Scheduled in the same order as an arrival and a TransmitControl.
         auto* arrival = new ArrivalWithLateControlEvent(this, token, peer, std::move(packet), header, at, rxEnd, *ride);
-        Simulator::ScheduleWithContext(context, at - now, arrival);
+        hotsim::ScheduleWithContext(context, at - now, arrival);
         // ScheduleWithContext returns no EventId (ns-3.37), and the arrival
         // may remove this event: it is scheduled in the current context
         // (the same time and order; the context only names the node in log
         // lines, and the next hop's arrival is scheduled in its own).
         SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
-        arrival->frameEvent = Simulator::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
+        arrival->frameEvent = hotsim::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
         return;
     }
-    Simulator::ScheduleWithContext(context, at - now, new ArrivalEvent(this, token, peer, std::move(packet), header, at, rxEnd));
+    hotsim::ScheduleWithContext(context, at - now, new ArrivalEvent(this, token, peer, std::move(packet), header, at, rxEnd));
 }
 
 void
@@ -376,13 +377,13 @@ FabricChannel::SetLinkUp(bool up)
     if (!up)
     {
         ++m_downs; // whatever is on the wire now is lost
-        m_downAt.push_back(Simulator::Now());
+        m_downAt.push_back(hotsim::Now());
         for (auto& d : m_dev)
         {
             if (d && d->GetSwitch())
             {
                 // Taken in early by the switch, not arrived yet: lost too.
-                d->GetSwitch()->LoseEarly(d->GetPortIndex(), Simulator::Now());
+                d->GetSwitch()->LoseEarly(d->GetPortIndex(), hotsim::Now());
             }
         }
     }
@@ -401,7 +402,7 @@ FabricChannel::TransmitControl(const FabricControlFrame& frame, const FabricNetD
     HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind) << src << txTime);
     const uint32_t dir = Direction(src);
     ScheduleControlArrival(PeekPointer(m_dev[1 - dir]), dir, NextSequence(dir), frame,
-                           Simulator::Now() + m_delay + txTime, Token());
+                           hotsim::Now() + m_delay + txTime, Token());
 }
 
 void
@@ -409,7 +410,7 @@ FabricChannel::ScheduleControlArrival(FabricNetDevice* peer, uint32_t dir, uint6
                                       const FabricControlFrame& frame, Time at, uint64_t token)
 {
     SchedulerTieKey key(TieMajor(dir), seq * 2);
-    Simulator::ScheduleWithContext(peer->GetNode()->GetId(), at - Simulator::Now(), &FabricChannel::DeliverControl,
+    hotsim::ScheduleWithContext(peer->GetNodeId(), at - hotsim::Now(), &FabricChannel::DeliverControl,
                                    this, peer, frame, token);
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-monitor.h"
+#include "fast-simulator-impl.h"
 
 #include "fabric-switch.h"
 #include "pfc-flow-control.h"
@@ -324,7 +325,7 @@ FabricWatchdog::Install(const NodeContainer& nodes)
         }
     }
     m_event.Cancel();
-    m_event = Simulator::Schedule(m_stallTime, &FabricWatchdog::Check, this);
+    m_event = hotsim::Schedule(m_stallTime, &FabricWatchdog::Check, this);
 }
 
 std::string
@@ -345,7 +346,7 @@ FabricWatchdog::StormSink(FabricWatchdog* w, FabricNetDevice* d, uint8_t cls, Ti
         Ptr<FabricNetDevice> peer = d->GetPeer();
         s.peerNodeId = peer && peer->GetNode() ? peer->GetNode()->GetId() : node;
         s.cls = cls;
-        s.detectedAt = Simulator::Now();
+        s.detectedAt = hotsim::Now();
         s.pausedFor = pausedFor;
         w->m_storms.insert(std::upper_bound(w->m_storms.begin(), w->m_storms.end(), s, DetectedBefore), s);
         NS_LOG_WARN("PFC storm detected: " << w->GetPfcStormReport());
@@ -356,7 +357,7 @@ FabricWatchdog::StormSink(FabricWatchdog* w, FabricNetDevice* d, uint8_t cls, Ti
         if (it->nodeId == node && it->deviceIndex == d->GetIfIndex() && it->cls == cls && !it->restored)
         {
             it->restored = true;
-            it->restoredAt = Simulator::Now();
+            it->restoredAt = hotsim::Now();
             break;
         }
     }
@@ -483,7 +484,7 @@ FabricWatchdog::Check()
     {
         std::ostringstream os;
         os << "fabric watchdog: no packet moved for " << m_stallTime.As(Time::US) << " while "
-           << queued << " B were queued (at " << Simulator::Now().As(Time::US)
+           << queued << " B were queued (at " << hotsim::Now().As(Time::US)
            << "); blocked ports:" << blocked.str();
         m_message = os.str();
         m_fired = true;
@@ -496,7 +497,7 @@ FabricWatchdog::Check()
     {
         return; // idle and nothing else to happen: let the run end
     }
-    m_event = Simulator::Schedule(m_stallTime, &FabricWatchdog::Check, this);
+    m_event = hotsim::Schedule(m_stallTime, &FabricWatchdog::Check, this);
 }
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 // fabric-egress-scheduler.h, flow control in fabric-flow-control.h, pcap in
 // fabric-pcap-helper.h).
 #include "fabric-net-device.h"
+#include "fast-simulator-impl.h"
 
 #include "ecn-marker.h"
 #include "fabric-channel.h"
@@ -407,7 +408,7 @@ FabricNetDevice::SendFabricWritten(Ptr<Packet> packet, const FabricHeaderFields&
         m_macTxDropTrace(packet);
         return false;
     }
-    Enqueue(Item(packet, h, payload, kNoPort, 0, Time(), Time()), false, Simulator::Now());
+    Enqueue(Item(packet, h, payload, kNoPort, 0, Time(), Time()), false, hotsim::Now());
     return true;
 }
 
@@ -556,7 +557,7 @@ FabricNetDevice::ReceiveEarly(Ptr<Packet> packet, const FabricHeaderFields& head
 void
 FabricNetDevice::ReleaseArrived()
 {
-    const Time now = Simulator::Now();
+    const Time now = hotsim::Now();
     if (!m_incoming.empty())
     {
         TakeInArrived(now);
@@ -613,7 +614,7 @@ FabricNetDevice::LoseIncoming(uint32_t ingressPort, Time now)
         // packet on the wire of a dead link (FabricChannel::Deliver).
         FabricNetDevice* ingress = PeekPointer(m_switch->GetPort(ingressPort));
         tie_keys::g_tie = it->tie;
-        Simulator::ScheduleWithContext(m_node->GetId(), it->arrival - now, &FabricNetDevice::LoseOnLink, ingress,
+        hotsim::ScheduleWithContext(m_nodeId, it->arrival - now, &FabricNetDevice::LoseOnLink, ingress,
                                        it->packet, FabricHeaderFields(it->header), true);
         tie_keys::g_tie = KeyedEvent::kNoKey;
         it = m_incoming.erase(it);
@@ -623,7 +624,7 @@ FabricNetDevice::LoseIncoming(uint32_t ingressPort, Time now)
 bool
 FabricNetDevice::IsBusy() const
 {
-    return Simulator::Now() < m_txFreeAt;
+    return hotsim::Now() < m_txFreeAt;
 }
 
 Ptr<EventImpl>
@@ -678,7 +679,7 @@ FabricNetDevice::TryTransmit(Time now)
         {
             m_txPending = true;
             m_txWakeAt = at;
-            m_txEvent = Simulator::Schedule(at - now, MakeReadyEvent());
+            m_txEvent = hotsim::Schedule(at - now, MakeReadyEvent());
             if (m_lateOffered)
             {
                 FoldLateControl();
@@ -732,7 +733,7 @@ FabricNetDevice::TryTransmit(Time now)
     {
         m_txPending = true;
         m_txWakeAt = notBefore;
-        m_txEvent = Simulator::Schedule(notBefore - now, MakeReadyEvent());
+        m_txEvent = hotsim::Schedule(notBefore - now, MakeReadyEvent());
     }
 }
 
@@ -849,7 +850,7 @@ FabricNetDevice::ScheduleNext(Time end, Time now)
         const Time at = NextStartAt(end);
         m_txPending = true;
         m_txWakeAt = at;
-        m_txEvent = Simulator::Schedule(at - now, MakeReadyEvent());
+        m_txEvent = hotsim::Schedule(at - now, MakeReadyEvent());
     }
 }
 
@@ -859,7 +860,7 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
     HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind));
     uint32_t wire = m_controlFrameBytes;
     Time tx = SerializationTime(wire);
-    Time now = Simulator::Now();
+    Time now = hotsim::Now();
     m_txFreeAt = now + tx;
     ++m_counters.controlTx;
     m_counters.busyTime += tx;
@@ -869,7 +870,7 @@ FabricNetDevice::StartControl(const FabricControlFrame& frame)
         Ptr<Packet> p = ShowControlFrame(frame, m_phyTxBeginTrace);
         if (!m_phyTxEndTrace.IsEmpty())
         {
-            Simulator::Schedule(tx, &FabricNetDevice::TransmitComplete, this, ConstCast<const Packet>(p));
+            hotsim::Schedule(tx, &FabricNetDevice::TransmitComplete, this, ConstCast<const Packet>(p));
         }
     }
     m_channel->TransmitControl(frame, this, tx);
@@ -940,7 +941,7 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
                         ride ? &frame : nullptr);
     if (!m_phyTxEndTrace.IsEmpty())
     {
-        Simulator::Schedule(end - now, &FabricNetDevice::TransmitComplete, this,
+        hotsim::Schedule(end - now, &FabricNetDevice::TransmitComplete, this,
                             ConstCast<const Packet>(item.packet));
     }
     ScheduleNext(end, now);
@@ -1069,7 +1070,7 @@ void
 FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind));
-    m_lateOffered = m_lateOffered && m_lateAt > Simulator::Now(); // an offered frame that was not folded
+    m_lateOffered = m_lateOffered && m_lateAt > hotsim::Now(); // an offered frame that was not folded
     if (!m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
     {
         ShowControlFrame(frame, m_phyRxEndTrace);
@@ -1082,7 +1083,7 @@ FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 void
 FabricNetDevice::OfferLateControl(const FabricControlFrame& frame, Time at, const EventId& frameEvent)
 {
-    if (m_lateOffered || at <= Simulator::Now() || !m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
+    if (m_lateOffered || at <= hotsim::Now() || !m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
     {
         return; // one at a time (frames on a link arrive in order); traces see it arrive
     }
@@ -1106,7 +1107,7 @@ FabricNetDevice::FoldLateControl()
     {
         return;
     }
-    const Time now = Simulator::Now();
+    const Time now = hotsim::Now();
     if (m_lateAt <= now)
     {
         m_lateOffered = false; // its event has run or runs now
@@ -1129,7 +1130,7 @@ FabricNetDevice::FoldLateControl()
 void
 FabricNetDevice::SettleFolded()
 {
-    if (m_folded && Simulator::Now() >= m_foldedAt)
+    if (m_folded && hotsim::Now() >= m_foldedAt)
     {
         m_folded = false;
         ++m_counters.controlRx;
@@ -1154,13 +1155,13 @@ FabricNetDevice::NotifyPauseState(uint8_t cls, bool paused)
     if (paused && !(m_pausedMask & bit))
     {
         m_pausedMask |= bit;
-        m_pauseStart[cls] = Simulator::Now();
+        m_pauseStart[cls] = hotsim::Now();
         m_pfcPauseTrace(cls);
     }
     else if (!paused && (m_pausedMask & bit))
     {
         m_pausedMask &= uint8_t(~bit);
-        m_counters.pausedTime += Simulator::Now() - m_pauseStart[cls];
+        m_counters.pausedTime += hotsim::Now() - m_pauseStart[cls];
         m_pfcResumeTrace(cls);
     }
 }
@@ -1222,7 +1223,7 @@ FabricNetDevice::NotifyLinkState(bool up)
     // still on the wire is lost too (also at its own arrival time, as the
     // flow control drops it: FabricCreditFlowControl::NotifyLinkState).
     m_lateOffered = false;
-    if (!up && m_folded && Simulator::Now() <= m_foldedAt)
+    if (!up && m_folded && hotsim::Now() <= m_foldedAt)
     {
         m_folded = false;
     }
@@ -1239,7 +1240,7 @@ FabricNetDevice::GetCounters() const
         m_switch->SettleArrived(); // packets taken in early count here and at their egress once arrived
     }
     FabricPortCounters c = m_counters;
-    if (m_folded && Simulator::Now() >= m_foldedAt)
+    if (m_folded && hotsim::Now() >= m_foldedAt)
     {
         ++c.controlRx; // a folded frame that has arrived (SettleFolded)
     }
@@ -1247,7 +1248,7 @@ FabricNetDevice::GetCounters() const
     {
         if ((m_pausedMask >> k) & 1u)
         {
-            c.pausedTime += Simulator::Now() - m_pauseStart[k];
+            c.pausedTime += hotsim::Now() - m_pauseStart[k];
         }
     }
     return c;
@@ -1389,6 +1390,7 @@ FabricNetDevice::SetNode(Ptr<Node> node)
 {
     NS_LOG_FUNCTION(this << node);
     m_node = node;
+    m_nodeId = node ? node->GetId() : 0;
 }
 
 } // namespace ns3

@@ -34,6 +34,7 @@
 #define HOCKNEY_FABRIC_NET_DEVICE_H
 
 #include "ecn-marker.h"
+#include "fast-simulator-impl.h"
 #include "fabric-egress-scheduler.h"
 #include "fabric-flow-control.h"
 #include "fabric-header.h"
@@ -434,6 +435,9 @@ class FabricNetDevice : public NetDevice
     bool SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest,
                   uint16_t protocolNumber) override;
     Ptr<Node> GetNode() const override { return m_node; }
+    /// GetNode()->GetId(), kept: the context of every event scheduled for
+    /// this port (ns-3's Node::GetId checks a log component per call).
+    uint32_t GetNodeId() const { return m_nodeId; }
     void SetNode(Ptr<Node> node) override;
     bool NeedsArp() const override { return false; }
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override { m_rxCallback = cb; }
@@ -496,7 +500,7 @@ class FabricNetDevice : public NetDevice
     /// ECN: sets CE on an ECT packet if the marker draws a mark for queue q.
     void MarkIfCongested(Item& item, const ClassQueue& q);
 
-    void TryTransmit() { TryTransmit(Simulator::Now()); }
+    void TryTransmit() { TryTransmit(hotsim::Now()); }
     /// \p now: Simulator::Now() of the caller.
     void TryTransmit(Time now);
     void TransmitReadyEvent();
@@ -530,7 +534,7 @@ class FabricNetDevice : public NetDevice
     {
         if (!m_incoming.empty())
         {
-            const_cast<FabricNetDevice*>(this)->TakeInArrived(Simulator::Now());
+            const_cast<FabricNetDevice*>(this)->TakeInArrived(hotsim::Now());
         }
     }
 
@@ -552,6 +556,7 @@ class FabricNetDevice : public NetDevice
     void SettleFolded();
 
     Ptr<Node> m_node;
+    uint32_t m_nodeId{0}; ///< m_node's id (SetNode)
     Ptr<FabricChannel> m_channel;
     FabricNetDevice* m_peer{nullptr}; ///< cached at attach: read only for IsCutThrough
     uint32_t m_peerNodeId{0};

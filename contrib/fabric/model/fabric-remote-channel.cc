@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-remote-channel.h"
+#include "fast-simulator-impl.h"
 
 #ifdef NS3_MPI
 
@@ -218,7 +219,7 @@ FabricRemoteChannel::TransmitControl(const FabricControlFrame& frame, const Fabr
     }
     FabricCrossingHeader c;
     c.what = FabricCrossingHeader::kFrame;
-    c.at = Simulator::Now() + GetDelay() + txTime;
+    c.at = hotsim::Now() + GetDelay() + txTime;
     c.rxEnd = c.at;
     c.sequence = NextSequence(Direction(src));
     c.token = Token();
@@ -232,9 +233,9 @@ FabricRemoteChannel::Send(FabricNetDevice* peer, Ptr<Packet> packet, const Fabri
     // Due one step early (see the header); the lookahead, Delay, holds if
     // what crosses takes at least one step to serialize.
     const Time due = crossing.at - TimeStep(1);
-    NS_ABORT_MSG_IF(due < Simulator::Now() + GetDelay(),
+    NS_ABORT_MSG_IF(due < hotsim::Now() + GetDelay(),
                     "FabricRemoteChannel: a crossing with no serialization time (due "
-                        << crossing.at << ", sent " << Simulator::Now() << ", delay " << GetDelay() << ")");
+                        << crossing.at << ", sent " << hotsim::Now() << ", delay " << GetDelay() << ")");
     packet->AddHeader(crossing);
     SendMessage(packet, due, peer->GetNode()->GetId(), peer->GetIfIndex());
 }
@@ -248,7 +249,7 @@ FabricRemoteChannel::SendMessage(Ptr<Packet> packet, Time due, uint32_t node, ui
     if (Simulator::GetImplementation()->GetInstanceTypeId() == nullMessages)
     {
         ++g_guards;
-        Simulator::Schedule(Time(0), &Guard);
+        hotsim::Schedule(Time(0), &Guard);
     }
     MpiInterface::SendPacket(packet, due, node, dev);
 }
@@ -272,7 +273,7 @@ FabricRemoteChannel::Schedule(FabricNetDevice* device, Ptr<Packet> packet, const
     {
         ScheduleArrival(device, dir, c.sequence, std::move(packet), c.header, c.at, c.rxEnd,
                         (c.what & FabricCrossingHeader::kFrame) ? &c.frame : nullptr, c.token,
-                        Simulator::Now());
+                        hotsim::Now());
     }
     else
     {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-switch-reduction.h"
+#include "fast-simulator-impl.h"
 
 #include "fabric-net-device.h"
 #include "fabric-switch.h"
@@ -218,10 +219,10 @@ FabricSwitchReduction::TryAbsorb(uint32_t port)
     bool created = false;
     SlotFor(g, group, w.index, bytes, w.header.GetPriority(), created);
     m_busy[port] = true;
-    const Time now = Simulator::Now();
+    const Time now = hotsim::Now();
     Time done = now + (m_rate.GetBitRate() > 0 ? m_rate.CalculateBytesTxTime(bytes) : Time(0));
     done = std::max(done, w.rxEnd);
-    Simulator::Schedule(done - now, &FabricSwitchReduction::Absorbed, this, port);
+    hotsim::Schedule(done - now, &FabricSwitchReduction::Absorbed, this, port);
 }
 
 void
@@ -246,7 +247,7 @@ FabricSwitchReduction::Absorbed(uint32_t port)
     {
         ++m_counters.reductions;
         m_reducedTrace(group, s.index, s.bytes, s.absorbed);
-        Simulator::Schedule(m_switch->GetForwardingLatency() + m_latency, &FabricSwitchReduction::Emit, this, id);
+        hotsim::Schedule(m_switch->GetForwardingLatency() + m_latency, &FabricSwitchReduction::Emit, this, id);
     }
     TryAbsorb(port);
 }
@@ -257,7 +258,7 @@ FabricSwitchReduction::Emit(uint32_t id)
     Slot& s = m_slots.at(id);
     const Group& g = m_groups.at(s.group);
     s.copiesLeft = static_cast<uint32_t>(g.receivers.size());
-    const Time now = Simulator::Now();
+    const Time now = hotsim::Now();
     // Copy what is needed first: a copy may start at once and, as the last
     // to leave, free the slot (CopyDeparted) while this loop runs.
     const std::vector<uint32_t> receivers = g.receivers;

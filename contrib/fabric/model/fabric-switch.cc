@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-switch.h"
+#include "fast-simulator-impl.h"
 
 #include "attribute-defaults.h"
 #include "ecn-marker.h"
@@ -333,7 +334,7 @@ FabricSwitch::AssignStreams(int64_t stream)
 void
 FabricSwitch::SettleArrived() const
 {
-    const Time now = Simulator::Now();
+    const Time now = hotsim::Now();
     for (const auto& p : m_ports)
     {
         p->TakeInArrived(now);

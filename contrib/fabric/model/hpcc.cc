@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "hpcc.h"
+#include "fast-simulator-impl.h"
 
 #include "fabric-log.h"
 #include "int-header.h"
@@ -168,7 +169,7 @@ Hpcc::AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample)
     {
         return;
     }
-    const Time now = Simulator::Now();
+    const Time now = hotsim::Now();
     if (m_hops.size() != sample.intHops.size())
     {
         // First ACK (or a new path): only the reference records.

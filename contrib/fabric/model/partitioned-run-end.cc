@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "partitioned-run-end.h"
+#include "fast-simulator-impl.h"
 
 #include "fabric-channel.h"
 #include "tie-keyed-events.h"
@@ -100,7 +101,7 @@ void
 PartitionedRunEnd::LocalDone()
 {
     m_localDone = true;
-    m_last = std::max(m_last, Simulator::Now());
+    m_last = std::max(m_last, hotsim::Now());
 #ifdef NS3_MPI
     if (m_ranks > 1)
     {
@@ -117,7 +118,7 @@ void
 PartitionedRunEnd::Announce()
 {
 #ifdef NS3_MPI
-    const int64_t t = Simulator::Now().GetTimeStep();
+    const int64_t t = hotsim::Now().GetTimeStep();
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
         if (r == MpiInterface::GetSystemId())
@@ -126,7 +127,7 @@ PartitionedRunEnd::Announce()
         }
         Ptr<Packet> p = Create<Packet>(reinterpret_cast<const uint8_t*>(&t), sizeof(t));
         Ptr<NetDevice> to = m_devices[r * m_ranks + MpiInterface::GetSystemId()];
-        FabricRemoteChannel::SendMessage(p, Simulator::Now() + m_delay, m_nodes[r]->GetId(), to->GetIfIndex());
+        FabricRemoteChannel::SendMessage(p, hotsim::Now() + m_delay, m_nodes[r]->GetId(), to->GetIfIndex());
     }
 #endif
 }
@@ -174,14 +175,14 @@ StopNow()
 void
 PartitionedRunEnd::StopAt(Time at)
 {
-    if (at < Simulator::Now())
+    if (at < hotsim::Now())
     {
         throw std::logic_error("PartitionedRunEnd::StopAt: expected a time not before now (" +
-                               std::to_string(Simulator::Now().GetPicoSeconds()) + " ps), got " +
+                               std::to_string(hotsim::Now().GetPicoSeconds()) + " ps), got " +
                                std::to_string(at.GetPicoSeconds()) + " ps");
     }
     SchedulerTieKey first(SchedulerTieKey::kReservedMajor, 0);
-    Simulator::Schedule(at - Simulator::Now(), &StopNow);
+    hotsim::Schedule(at - hotsim::Now(), &StopNow);
 }
 
 std::vector<uint64_t>
@@ -222,7 +223,7 @@ PlaceStep(std::shared_ptr<const std::vector<uint64_t>> times, size_t k)
         Simulator::Stop();
         return;
     }
-    Simulator::Schedule(TimeStep(static_cast<int64_t>((*times)[k - 1])) - Simulator::Now(), &PlaceStep, times,
+    hotsim::Schedule(TimeStep(static_cast<int64_t>((*times)[k - 1])) - hotsim::Now(), &PlaceStep, times,
                         k - 1);
 }
 } // namespace
@@ -257,7 +258,7 @@ PartitionedRunEnd::StopAfterPlace(const std::shared_ptr<const EventPlace>& place
     }
     const uint64_t minor = root->tie & (SchedulerTieKey::kMinorLimit - 1);
     SchedulerTieKey key(major, minor);
-    Simulator::Schedule(TimeStep(static_cast<int64_t>(root->ts)) - Simulator::Now(), &PlaceStep,
+    hotsim::Schedule(TimeStep(static_cast<int64_t>(root->ts)) - hotsim::Now(), &PlaceStep,
                         std::shared_ptr<const std::vector<uint64_t>>(times), times->size() - 1);
     return times->size();
 }

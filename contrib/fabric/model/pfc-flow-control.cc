@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "pfc-flow-control.h"
+#include "fast-simulator-impl.h"
 
 #include "fabric-channel.h"
 #include "fabric-net-device.h"
@@ -226,7 +227,7 @@ FabricPfcFlowControl::TakeControlFrame(FabricControlFrame& frame)
             frame.values[c] = m_pauseQuanta;
             pause = true;
             Drop(m_refresh[c]);
-            m_refresh[c] = Simulator::Schedule(refresh, &FabricPfcFlowControl::Refresh, this, c);
+            m_refresh[c] = hotsim::Schedule(refresh, &FabricPfcFlowControl::Refresh, this, c);
         }
     }
     m_pendingMask = 0;
@@ -256,7 +257,7 @@ FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
             // Storm mitigated: PFC is off on this class; count the frame
             // towards restoration only.
             anyPause = anyPause || quanta > 0;
-            m_lastStormPause[c] = quanta > 0 ? Simulator::Now() : m_lastStormPause[c];
+            m_lastStormPause[c] = quanta > 0 ? hotsim::Now() : m_lastStormPause[c];
             continue;
         }
         bool was = IsPaused(c);
@@ -264,15 +265,15 @@ FabricPfcFlowControl::ReceiveControl(const FabricControlFrame& frame)
         if (quanta > 0)
         {
             anyPause = true;
-            m_expire[c] = Simulator::Schedule(QuantaToTime(quanta),
+            m_expire[c] = hotsim::Schedule(QuantaToTime(quanta),
                                               &FabricPfcFlowControl::PauseExpired, this, c);
             if (!was)
             {
                 m_pausedMask |= uint8_t(1u << c);
-                m_pausedSince[c] = Simulator::Now();
+                m_pausedSince[c] = hotsim::Now();
                 m_device->NotifyPauseState(c, true);
             }
-            else if (!((m_stormMask >> c) & 1u) && Simulator::Now() - m_pausedSince[c] >= m_stormDetection)
+            else if (!((m_stormMask >> c) & 1u) && hotsim::Now() - m_pausedSince[c] >= m_stormDetection)
             {
                 DetectStorm(c);
                 resumed = resumed || IsIgnoringPauses(c);
@@ -300,7 +301,7 @@ void
 FabricPfcFlowControl::DetectStorm(uint8_t cls)
 {
     NS_LOG_FUNCTION(this << unsigned(cls));
-    const Time now = Simulator::Now();
+    const Time now = hotsim::Now();
     m_stormMask |= uint8_t(1u << cls);
     m_stormTrace(cls, now - m_pausedSince[cls], true);
     if (m_stormAction != STORM_FORWARD)
@@ -313,7 +314,7 @@ FabricPfcFlowControl::DetectStorm(uint8_t cls)
     m_device->NotifyPauseState(cls, false);
     m_lastStormPause[cls] = now;
     Drop(m_restore[cls]);
-    m_restore[cls] = Simulator::Schedule(m_stormRestoration, &FabricPfcFlowControl::CheckRestoration, this, cls);
+    m_restore[cls] = hotsim::Schedule(m_stormRestoration, &FabricPfcFlowControl::CheckRestoration, this, cls);
 }
 
 void
@@ -321,11 +322,11 @@ FabricPfcFlowControl::CheckRestoration(uint8_t cls)
 {
     NS_LOG_FUNCTION(this << unsigned(cls));
     m_restore[cls] = EventId();
-    const Time quiet = Simulator::Now() - m_lastStormPause[cls];
+    const Time quiet = hotsim::Now() - m_lastStormPause[cls];
     if (quiet < m_stormRestoration)
     {
         // A pause arrived meanwhile: one event per restoration period, not per frame.
-        m_restore[cls] = Simulator::Schedule(m_stormRestoration - quiet, &FabricPfcFlowControl::CheckRestoration,
+        m_restore[cls] = hotsim::Schedule(m_stormRestoration - quiet, &FabricPfcFlowControl::CheckRestoration,
                                              this, cls);
         return;
     }
@@ -341,7 +342,7 @@ FabricPfcFlowControl::EndAlertedStorm(uint8_t cls)
     if ((m_stormMask >> cls) & 1u && !IsIgnoringPauses(cls))
     {
         m_stormMask &= uint8_t(~(1u << cls));
-        m_stormTrace(cls, Simulator::Now() - m_pausedSince[cls], false);
+        m_stormTrace(cls, hotsim::Now() - m_pausedSince[cls], false);
     }
 }
 

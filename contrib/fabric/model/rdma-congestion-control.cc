@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-congestion-control.h"
+#include "fast-simulator-impl.h"
 
 #include "attribute-defaults.h"
 
@@ -143,7 +144,7 @@ void
 RdmaCongestionControl::ScheduleTimeout(Ptr<RdmaRateState> state, Time delay)
 {
     m_timeout.Cancel();
-    m_timeout = Simulator::Schedule(delay, &RdmaCongestionControl::FireTimeout, this, state);
+    m_timeout = hotsim::Schedule(delay, &RdmaCongestionControl::FireTimeout, this, state);
 }
 
 void

@@ -4,6 +4,7 @@
 // RdmaMessenger, which connects the endpoints of a fabric, is in
 // rdma-messenger.cc.
 #include "rdma-endpoint.h"
+#include "fast-simulator-impl.h"
 
 #include "ns3/header.h"
 #include "ns3/log.h"
@@ -319,10 +320,10 @@ RdmaEndpoint::GetCounters() const
 void
 RdmaEndpoint::OnCpu(Time cost, std::function<void()> fn)
 {
-    Time now = Simulator::Now();
+    Time now = hotsim::Now();
     Time start = std::max(now, m_cpuFreeAt);
     m_cpuFreeAt = start + cost;
-    Simulator::Schedule(m_cpuFreeAt - now, fn);
+    hotsim::Schedule(m_cpuFreeAt - now, fn);
 }
 
 void
@@ -415,7 +416,7 @@ RdmaEndpoint::SendCompleted(uint32_t nic, const RdmaCompletion& c)
             return;
         }
     }
-    st.rec.sent = Simulator::Now();
+    st.rec.sent = hotsim::Now();
     m_sentTrace(st.rec);
     if (!st.onSent.IsNull())
     {
@@ -511,7 +512,7 @@ RdmaEndpoint::Deliver(uint32_t src, uint64_t id, uint64_t bytes, RdmaProtocol pr
     rec.bytes = bytes;
     rec.protocol = proto;
     rec.submitted = submitted;
-    rec.delivered = Simulator::Now();
+    rec.delivered = hotsim::Now();
     ++m_counters.messagesDelivered;
     m_counters.bytesDelivered += bytes;
     if (m_messenger)

@@ -3,6 +3,7 @@
 // RdmaMessenger: the endpoints of one fabric by rank, connected pairwise on
 // demand or all at set-up, with per-message delivery callbacks and totals.
 #include "rdma-endpoint.h"
+#include "fast-simulator-impl.h"
 
 #include "ns3/simulator.h"
 
@@ -153,7 +154,7 @@ RdmaMessenger::SendAs(uint32_t src, uint32_t dst, uint64_t bytes, uint64_t id,
     st.rec.src = src;
     st.rec.dst = dst;
     st.rec.bytes = bytes;
-    st.rec.submitted = Simulator::Now();
+    st.rec.submitted = hotsim::Now();
     st.onSent = onSent;
     if (!onDelivered.IsNull())
     {

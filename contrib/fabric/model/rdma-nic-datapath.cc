@@ -7,6 +7,7 @@
 // verbs calls are in rdma-nic.cc: one class in two files, so that each stays
 // readable.
 #include "fabric-log.h"
+#include "fast-simulator-impl.h"
 #include "fabric-net-device.h"
 #include "int-header.h"
 #include "rdma-nic.h"
@@ -34,7 +35,7 @@ RdmaNic::IssueReadsOf(uint32_t qpn)
 {
     NS_LOG_FUNCTION(this << qpn);
     RdmaQueuePair& qp = GetQp(qpn);
-    IssueReads(qp, Simulator::Now());
+    IssueReads(qp, hotsim::Now());
     ScheduleWake(EligibleAt(qp));
 }
 
@@ -52,7 +53,7 @@ RdmaNic::IssueReads(RdmaQueuePair& qp, Time now)
         {
             // Issued when the WQE has been read, in time order with the
             // other QPs' requests.
-            Simulator::Schedule(m->wqeDone - now, &RdmaNic::IssueReadsOf, this, qp.qpn);
+            hotsim::Schedule(m->wqeDone - now, &RdmaNic::IssueReadsOf, this, qp.qpn);
             return;
         }
         qp.readReady.push_back(
@@ -114,7 +115,7 @@ RdmaNic::Pull(uint8_t cls, uint32_t maxBytes)
     {
         return nullptr;
     }
-    Time now = Simulator::Now();
+    Time now = hotsim::Now();
     Time earliest = Time::Max();
     // Round robin over the QPs with work, from the cursor to the end and
     // then from the start to the cursor; idle QPs would be skipped anyway
@@ -278,7 +279,7 @@ RdmaNic::ScheduleWake(Time at)
     {
         return;
     }
-    Time now = Simulator::Now();
+    Time now = hotsim::Now();
     at = std::max(at, now);
     if (m_wake.IsRunning() && Time(m_wake.GetTs()) <= at)
     {
@@ -287,7 +288,7 @@ RdmaNic::ScheduleWake(Time at)
     // Removed rather than cancelled: a cancelled wake-up would stay in the
     // event queue until its time (same order of the events that run).
     Simulator::Remove(m_wake);
-    m_wake = Simulator::Schedule(at - now, &RdmaNic::Wake, this);
+    m_wake = hotsim::Schedule(at - now, &RdmaNic::Wake, this);
 }
 
 void
@@ -355,10 +356,10 @@ void
 RdmaNic::RestartRto(RdmaQueuePair& qp)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << qp.qpn);
-    qp.rtoDeadline = Simulator::Now() + m_rto;
+    qp.rtoDeadline = hotsim::Now() + m_rto;
     if (!qp.rtoCheck.IsRunning())
     {
-        qp.rtoCheck = Simulator::Schedule(m_rto, &RdmaNic::RtoCheck, this, qp.qpn);
+        qp.rtoCheck = hotsim::Schedule(m_rto, &RdmaNic::RtoCheck, this, qp.qpn);
     }
 }
 
@@ -371,10 +372,10 @@ RdmaNic::RtoCheck(uint32_t qpn)
     {
         return;
     }
-    Time now = Simulator::Now();
+    Time now = hotsim::Now();
     if (now < qp.rtoDeadline)
     {
-        qp.rtoCheck = Simulator::Schedule(qp.rtoDeadline - now, &RdmaNic::RtoCheck, this, qpn);
+        qp.rtoCheck = hotsim::Schedule(qp.rtoDeadline - now, &RdmaNic::RtoCheck, this, qpn);
         return;
     }
     qp.rtoDeadline = Time::Max();
@@ -393,7 +394,7 @@ RdmaNic::RtoExpired(RdmaQueuePair& qp)
     NS_LOG_DEBUG("qp " << qp.qpn << " timeout, go back to " << qp.sndUna);
     m_retransmitTrace(qp.qpn, qp.sndUna);
     qp.sndNxt = qp.sndUna;
-    qp.nextTx = Simulator::Now();
+    qp.nextTx = hotsim::Now();
     UpdateActive(qp);
     ScheduleWake(EligibleAt(qp));
 }
@@ -428,11 +429,11 @@ RdmaNic::SendNak(RdmaQueuePair& qp, const FabricHeader& fh)
     {
         qp.nak = std::make_unique<RdmaNakState>();
     }
-    qp.nak->at = Simulator::Now();
+    qp.nak->at = hotsim::Now();
     qp.nak->header = fh;
     if (m_nakInterval.IsStrictlyPositive() && !qp.nak->refresh.IsRunning())
     {
-        qp.nak->refresh = Simulator::Schedule(m_nakInterval, &RdmaNic::NakRefresh, this, qp.qpn);
+        qp.nak->refresh = hotsim::Schedule(m_nakInterval, &RdmaNic::NakRefresh, this, qp.qpn);
     }
 }
 
@@ -448,10 +449,10 @@ RdmaNic::NakRefresh(uint32_t qpn)
     // A later gap may have been NAKed since this check was scheduled: its
     // interval runs from its own NAK.
     const Time due = qp.nak->at + m_nakInterval;
-    const Time now = Simulator::Now();
+    const Time now = hotsim::Now();
     if (now < due)
     {
-        qp.nak->refresh = Simulator::Schedule(due - now, &RdmaNic::NakRefresh, this, qpn);
+        qp.nak->refresh = hotsim::Schedule(due - now, &RdmaNic::NakRefresh, this, qpn);
         return;
     }
     ++m_counters.nakRefreshes;
@@ -649,7 +650,7 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields&
     qp.Accept(rdmaop::IsFirst(bh.opcode), len);
     m_counters.bytesDelivered += len;
     // Posted writes of the payload into memory on the receive DMA engine.
-    Time writeDone = m_dma.Write(Simulator::Now(), len);
+    Time writeDone = m_dma.Write(hotsim::Now(), len);
     if (rdmaop::IsLast(bh.opcode))
     {
         RdmaCompletion c;
@@ -662,7 +663,7 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields&
         }
         ++m_counters.messagesReceived;
         Time at = writeDone + m_dma.GetPcieLatency(); // data and CQE visible to the host
-        Simulator::Schedule(at - Simulator::Now(), [this, c]() {
+        hotsim::Schedule(at - hotsim::Now(), [this, c]() {
             m_recvDoneTrace(c);
             if (!m_recvDone.IsNull())
             {
@@ -688,7 +689,7 @@ RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthFields& bh, const AethHeader& a)
     sample.ecnEcho = bh.becn;
     sample.intHops.swap(m_rxInt);
     const RdmaQueuePair::AckOutcome r =
-        qp.Acknowledge(bh.psn, a.IsNak(), Simulator::Now(), m_seg, sample);
+        qp.Acknowledge(bh.psn, a.IsNak(), hotsim::Now(), m_seg, sample);
     HOCKNEY_HOT_LOG_LOGIC("qp " << qp.qpn << (a.IsNak() ? " NAK " : " ACK ") << r.psn << " una "
                                 << qp.sndUna << " high " << qp.highSent
                                 << (r.stale ? " stale" : ""));
@@ -738,7 +739,7 @@ RdmaNic::CompleteSends(RdmaQueuePair& qp)
         qp.outstandingBytes -= m.bytes;
         ++m_counters.messagesCompleted;
         qp.sq.pop_front();
-        Simulator::Schedule(m_dma.GetPcieLatency(), [this, c]() {
+        hotsim::Schedule(m_dma.GetPcieLatency(), [this, c]() {
             m_sendDoneTrace(c);
             if (!m_sendDone.IsNull())
             {

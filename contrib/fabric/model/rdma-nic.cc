@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-nic.h"
+#include "fast-simulator-impl.h"
 
 #include "attribute-defaults.h"
 #include "fabric-log.h"
@@ -706,14 +707,14 @@ RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immedia
     msg.bytes = bytes;
     msg.write = rdmaWrite;
     msg.immediate = immediate;
-    msg.posted = Simulator::Now();
+    msg.posted = hotsim::Now();
     msg.inlineData = inlineData;
-    msg.wqeDone = m_dma.FetchWqe(Simulator::Now());
+    msg.wqeDone = m_dma.FetchWqe(hotsim::Now());
     EnsureCc(qp);
     const RdmaMessage& m = qp.Post(std::move(msg), m_seg);
     ++m_counters.messagesPosted;
     m_counters.bytesPosted += bytes;
-    IssueReads(qp, Simulator::Now());
+    IssueReads(qp, hotsim::Now());
     UpdateActive(qp);
     NS_LOG_DEBUG("qp " << qpn << " post " << bytes << " B psn " << m.firstPsn << "+" << m.npkts);
     ScheduleWake(EligibleAt(qp));

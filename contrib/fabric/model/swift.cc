@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "swift.h"
+#include "fast-simulator-impl.h"
 
 #include "fabric-log.h"
 
@@ -192,7 +193,7 @@ Swift::FlowStart(Ptr<RdmaRateState> state)
                  ? m_initialCwnd
                  : static_cast<double>(state->GetLineRate().GetBitRate()) *
                        m_baseTarget.GetSeconds() / 8 / m_packetBytes;
-    m_lastDecrease = Simulator::Now();
+    m_lastDecrease = hotsim::Now();
     m_everDecreased = false;
     m_lastRtt = Time(0);
     m_lastHops = m_fabricHops;
@@ -203,7 +204,7 @@ Swift::FlowStart(Ptr<RdmaRateState> state)
 bool
 Swift::CanDecrease(Time rtt) const
 {
-    return !m_everDecreased || Simulator::Now() - m_lastDecrease >= rtt;
+    return !m_everDecreased || hotsim::Now() - m_lastDecrease >= rtt;
 }
 
 Time
@@ -294,7 +295,7 @@ Swift::Apply(Ptr<RdmaRateState> state, double previous)
     // actual decrease counts.
     if (m_cwnd < previous)
     {
-        m_lastDecrease = Simulator::Now();
+        m_lastDecrease = hotsim::Now();
         m_everDecreased = true;
     }
     const double mss = m_packetBytes;
