@@ -172,6 +172,39 @@ Schedule(const Time& delay, EventImpl* event)
     return Simulator::Schedule(delay, Ptr<EventImpl>(event, false));
 }
 
+/// A scheduled event's identity, kept without an EventId: ns-3's EventId
+/// constructor is out of line and logged in Debian's build. It holds a
+/// reference to the event, as an EventId does, so that Remove and Cancel
+/// stay safe whatever ran since.
+struct ScheduledEvent
+{
+    Ptr<EventImpl> impl;
+    uint64_t ts{0};
+    uint32_t context{0};
+    uint32_t uid{0};
+
+    /// The EventId ns-3 would have returned.
+    EventId Id() const { return EventId(impl, ts, context, uid); }
+};
+
+/// Schedule(delay, event) returning a ScheduledEvent: for events scheduled
+/// often and removed seldom (a port's next start).
+inline ScheduledEvent
+ScheduleKept(const Time& delay, EventImpl* event)
+{
+    if (FastSimulatorImpl* s = FastSimulatorImpl::Running())
+    {
+        ScheduledEvent e;
+        e.context = s->CurrentContext();
+        e.ts = static_cast<uint64_t>(s->NowSteps() + delay.GetTimeStep());
+        e.impl = event; // the kept reference; the queue takes the caller's
+        e.uid = s->Enter(e.context, delay, event);
+        return e;
+    }
+    const EventId id = Simulator::Schedule(delay, Ptr<EventImpl>(event, false));
+    return ScheduledEvent{id.PeekEventImpl(), id.GetTs(), id.GetContext(), id.GetUid()};
+}
+
 /// Simulator::Schedule(delay, event) for an event the caller keeps a
 /// reference to.
 inline EventId

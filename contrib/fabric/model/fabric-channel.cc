@@ -26,96 +26,117 @@ namespace
 /// is the same on every rank and in one process.
 uint64_t g_channels = 0;
 
-// A packet's arrival at the peer port, built in place. ns-3's MakeEvent takes
-// its arguments by value and copies the FabricHeader (an ns3::Header, whose
-// constructor and virtual destructor are out of line and logged) three times
-// per hop; this is the same call at the same time, without the copies. One
-// is made and freed per hop: pooled (fabric-pooled-event.h).
-class ArrivalEvent : public FabricPooledEvent<ArrivalEvent>
+// What every arrival event carries: the packet's arrival at the peer port,
+// built in place. ns-3's MakeEvent takes its arguments by value and copies
+// the FabricHeader (an ns3::Header, whose constructor and virtual
+// destructor are out of line and logged) three times per hop; this is the
+// same call at the same time, without the copies.
+struct ArrivalFields
 {
-  public:
-    ArrivalEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
-                 const FabricHeaderFields& header, Time at, Time rxEnd)
-        : m_channel(channel),
-          m_token(token),
-          m_peer(peer),
-          m_packet(std::move(packet)),
-          m_header(header),
-          m_at(at),
-          m_rxEnd(rxEnd)
-    {
-    }
+    FabricChannel* channel{nullptr};
+    uint64_t token{0}; ///< the link's down count when the packet left (FabricChannel::Token)
+    FabricNetDevice* peer{nullptr};
+    Ptr<Packet> packet;
+    FabricHeaderFields header;
+    Time at; ///< when it runs: the receiver's Simulator::Now(), handed on instead of read again
+    Time rxEnd;
 
-  protected:
-    void Notify() override
+    void Set(FabricChannel* c, uint64_t t, FabricNetDevice* p, Ptr<Packet>&& pkt, const FabricHeaderFields& h,
+             Time a, Time r)
     {
-        m_channel->Deliver(m_peer, m_packet, m_header, m_rxEnd, m_token, nullptr, m_at);
+        channel = c;
+        token = t;
+        peer = p;
+        packet = std::move(pkt);
+        header = h;
+        at = a;
+        rxEnd = r;
     }
-
-    FabricChannel* m_channel;
-    uint64_t m_token; ///< the link's down count when the packet left (FabricChannel::Token)
-    FabricNetDevice* m_peer;
-    Ptr<Packet> m_packet;
-    FabricHeaderFields m_header;
-    Time m_at; ///< when it runs: the receiver's Simulator::Now(), handed on instead of read again
-    Time m_rxEnd;
 };
 
-// A packet taken in by a switch port through its ingress pipeline: it
-// arrived at m_arrival and is handed over ForwardingLatency later, at m_at.
-class PipelinedArrivalEvent : public ArrivalEvent
+// One made per hop: recycled (fabric-pooled-event.h).
+class ArrivalEvent : public FabricRecycledEvent<ArrivalEvent>
 {
   public:
-    PipelinedArrivalEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
-                          const FabricHeaderFields& header, Time at, Time rxEnd, Time arrival)
-        : ArrivalEvent(channel, token, peer, std::move(packet), header, at, rxEnd),
-          m_arrival(arrival)
+    static ArrivalEvent* Make(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
+                              const FabricHeaderFields& header, Time at, Time rxEnd)
     {
+        ArrivalEvent* e = Take();
+        e->f.Set(channel, token, peer, std::move(packet), header, at, rxEnd);
+        return e;
     }
 
-  protected:
-    void Notify() override
+    void Run()
     {
-        m_channel->DeliverAfterPipeline(m_peer, m_packet, m_header, m_rxEnd, m_token, m_arrival, m_at);
+        f.channel->Deliver(f.peer, f.packet, f.header, f.rxEnd, f.token, nullptr, f.at);
+        f.packet = nullptr;
     }
 
   private:
+    ArrivalFields f;
+};
+
+// A packet taken in by a switch port through its ingress pipeline: it
+// arrived at `arrival` and is handed over ForwardingLatency later, at f.at.
+// One per RoCE switch hop: recycled.
+class PipelinedArrivalEvent : public FabricRecycledEvent<PipelinedArrivalEvent>
+{
+  public:
+    static PipelinedArrivalEvent* Make(FabricChannel* channel, uint64_t token, FabricNetDevice* peer,
+                                       Ptr<Packet>&& packet, const FabricHeaderFields& header, Time at, Time rxEnd,
+                                       Time arrival)
+    {
+        PipelinedArrivalEvent* e = Take();
+        e->f.Set(channel, token, peer, std::move(packet), header, at, rxEnd);
+        e->m_arrival = arrival;
+        return e;
+    }
+
+    void Run()
+    {
+        f.channel->DeliverAfterPipeline(f.peer, f.packet, f.header, f.rxEnd, f.token, m_arrival, f.at);
+        f.packet = nullptr;
+    }
+
+  private:
+    ArrivalFields f;
     Time m_arrival;
 };
 
 // The same with a link-local frame piggybacked in the packet.
-class ArrivalWithControlEvent : public ArrivalEvent
+class ArrivalWithControlEvent : public FabricPooledEvent<ArrivalWithControlEvent>
 {
   public:
     ArrivalWithControlEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer, Ptr<Packet>&& packet,
                             const FabricHeaderFields& header, Time at, Time rxEnd, const FabricControlFrame& frame)
-        : ArrivalEvent(channel, token, peer, std::move(packet), header, at, rxEnd),
-          m_frame(frame)
+        : m_frame(frame)
     {
+        f.Set(channel, token, peer, std::move(packet), header, at, rxEnd);
     }
 
   protected:
     void Notify() override
     {
-        m_channel->Deliver(m_peer, m_packet, m_header, m_rxEnd, m_token, &m_frame, m_at);
+        f.channel->Deliver(f.peer, f.packet, f.header, f.rxEnd, f.token, &m_frame, f.at);
     }
 
   private:
+    ArrivalFields f;
     FabricControlFrame m_frame;
 };
 
 // A packet to a cut-through receiver with a frame riding in it: the frame
 // has its own arrival event at the packet's last bit (frameEvent, scheduled
 // right after this one, as before), which Deliver may remove.
-class ArrivalWithLateControlEvent : public ArrivalEvent
+class ArrivalWithLateControlEvent : public FabricPooledEvent<ArrivalWithLateControlEvent>
 {
   public:
     ArrivalWithLateControlEvent(FabricChannel* channel, uint64_t token, FabricNetDevice* peer,
                                 Ptr<Packet>&& packet, const FabricHeaderFields& header, Time at, Time rxEnd,
                                 const FabricControlFrame& frame)
-        : ArrivalEvent(channel, token, peer, std::move(packet), header, at, rxEnd),
-          m_frame(frame)
+        : m_frame(frame)
     {
+        f.Set(channel, token, peer, std::move(packet), header, at, rxEnd);
     }
 
     EventId frameEvent;
@@ -123,11 +144,11 @@ class ArrivalWithLateControlEvent : public ArrivalEvent
   protected:
     void Notify() override
     {
-        m_channel->DeliverWithLateControl(m_peer, m_packet, m_header, m_rxEnd, m_token, m_frame, frameEvent,
-                                          m_at);
+        f.channel->DeliverWithLateControl(f.peer, f.packet, f.header, f.rxEnd, f.token, m_frame, frameEvent, f.at);
     }
 
   private:
+    ArrivalFields f;
     FabricControlFrame m_frame;
 };
 } // namespace
@@ -237,7 +258,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         {
             hotsim::ScheduleWithContext(
                 context, at + pipeline - now,
-                new FabricMemberEvent<FabricNetDevice, &FabricNetDevice::ReleaseArrived>(egress));
+                FabricMemberEvent<FabricNetDevice, &FabricNetDevice::ReleaseArrived>::Make(egress));
         }
         if (ride)
         {
@@ -263,7 +284,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         // frame is.
         hotsim::ScheduleWithContext(
             context, at + pipeline - now,
-            new PipelinedArrivalEvent(this, token, peer, std::move(packet), header, at + pipeline, rxEnd, at));
+            PipelinedArrivalEvent::Make(this, token, peer, std::move(packet), header, at + pipeline, rxEnd, at));
         if (ride)
         {
             SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
@@ -298,7 +319,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         arrival->frameEvent = hotsim::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
         return;
     }
-    hotsim::ScheduleWithContext(context, at - now, new ArrivalEvent(this, token, peer, std::move(packet), header, at, rxEnd));
+    hotsim::ScheduleWithContext(context, at - now, ArrivalEvent::Make(this, token, peer, std::move(packet), header, at, rxEnd));
 }
 
 void

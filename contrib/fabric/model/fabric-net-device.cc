@@ -236,7 +236,11 @@ void
 FabricNetDevice::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    m_txEvent.Cancel();
+    if (m_txPending)
+    {
+        Simulator::Cancel(m_txEvent.Id());
+    }
+    m_txEvent = hotsim::ScheduledEvent();
     m_txPending = false;
     m_lateOffered = false;
     m_lateEvent = EventId();
@@ -627,11 +631,11 @@ FabricNetDevice::IsBusy() const
     return hotsim::Now() < m_txFreeAt;
 }
 
-Ptr<EventImpl>
+EventImpl*
 FabricNetDevice::MakeReadyEvent()
 {
-    // One per packet a busy port queues: pooled (fabric-pooled-event.h).
-    return Ptr<EventImpl>(new FabricMemberEvent<FabricNetDevice, &FabricNetDevice::TransmitReadyEvent>(this), false);
+    // One per packet a busy port queues: recycled (fabric-pooled-event.h).
+    return FabricMemberEvent<FabricNetDevice, &FabricNetDevice::TransmitReadyEvent>::Make(this);
 }
 
 void
@@ -673,13 +677,13 @@ FabricNetDevice::TryTransmit(Time now)
         if (m_txPending && m_txWakeAt != at)
         {
             m_txPending = false;
-            Simulator::Remove(m_txEvent);
+            Simulator::Remove(m_txEvent.Id());
         }
         if (!m_txPending)
         {
             m_txPending = true;
             m_txWakeAt = at;
-            m_txEvent = hotsim::Schedule(at - now, MakeReadyEvent());
+            m_txEvent = hotsim::ScheduleKept(at - now, MakeReadyEvent());
             if (m_lateOffered)
             {
                 FoldLateControl();
@@ -695,7 +699,7 @@ FabricNetDevice::TryTransmit(Time now)
         // happens for a good share of the switch hops; the events left run in
         // the same order either way.
         m_txPending = false;
-        Simulator::Remove(m_txEvent);
+        Simulator::Remove(m_txEvent.Id());
     }
     bool control = m_fc->HasControlFrame();
     FabricControlFrame frame;
@@ -733,7 +737,7 @@ FabricNetDevice::TryTransmit(Time now)
     {
         m_txPending = true;
         m_txWakeAt = notBefore;
-        m_txEvent = hotsim::Schedule(notBefore - now, MakeReadyEvent());
+        m_txEvent = hotsim::ScheduleKept(notBefore - now, MakeReadyEvent());
     }
 }
 
@@ -850,7 +854,7 @@ FabricNetDevice::ScheduleNext(Time end, Time now)
         const Time at = NextStartAt(end);
         m_txPending = true;
         m_txWakeAt = at;
-        m_txEvent = hotsim::Schedule(at - now, MakeReadyEvent());
+        m_txEvent = hotsim::ScheduleKept(at - now, MakeReadyEvent());
     }
 }
 
@@ -922,7 +926,10 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
     m_counters.txBytes += item.payloadBytes;
     m_counters.txWireBytes += wire;
     m_counters.busyTime += end - now;
-    m_phyTxBeginTrace(item.packet);
+    if (!m_phyTxBeginTrace.IsEmpty())
+    {
+        m_phyTxBeginTrace(item.packet); // a Ptr copy and a call: only if connected
+    }
     Sniff(item.packet);
     // The channel times the arrival by the header only at a cut-through
     // receiver (FabricChannel::Transmit asks the same peer); elsewhere the
@@ -994,7 +1001,10 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, T
                          Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet);
-    m_phyRxEndTrace(packet);
+    if (!m_phyRxEndTrace.IsEmpty())
+    {
+        m_phyRxEndTrace(packet);
+    }
     Sniff(packet);
     uint32_t payload = packet->GetSize() - kHdr;
     ++m_counters.rxPackets;
@@ -1012,7 +1022,10 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, T
     }
     // An endpoint consumes at line rate: its buffer drains at once.
     m_fc->IngressFreed(header.GetPriority(), WireBytes(packet->GetSize(), header));
-    m_macRxTrace(packet);
+    if (!m_macRxTrace.IsEmpty())
+    {
+        m_macRxTrace(packet);
+    }
     if (!m_fabricRx.IsNull())
     {
         m_fabricRx(this, packet, FabricHeader(header));

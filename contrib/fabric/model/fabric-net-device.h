@@ -505,7 +505,7 @@ class FabricNetDevice : public NetDevice
     void TryTransmit(Time now);
     void TransmitReadyEvent();
     /// The event that runs TransmitReadyEvent (pooled: one per queued packet).
-    Ptr<EventImpl> MakeReadyEvent();
+    EventImpl* MakeReadyEvent();
     void TransmitComplete(Ptr<const Packet> packet);
     void StartControl(const FabricControlFrame& frame);
     /// A link-local frame as a packet, for a trace and the Sniffer.
@@ -589,7 +589,7 @@ class FabricNetDevice : public NetDevice
     bool m_linkUp{true}; ///< FabricChannel::SetLinkUp (fault link_down)
     uint8_t m_nonEmptyMask{0}; ///< classes with a queued packet
     Time m_txFreeAt;
-    EventId m_txEvent;
+    hotsim::ScheduledEvent m_txEvent; ///< the pending next start, if m_txPending
     bool m_txPending{false}; ///< m_txEvent is scheduled (cheaper than EventId::IsRunning)
     Time m_txWakeAt;         ///< when m_txEvent runs (if m_txPending)
     /// OfferLateControl's frame, its arrival time and event, while not folded.

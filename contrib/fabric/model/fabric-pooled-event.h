@@ -55,24 +55,75 @@ class FabricPooledEvent : public EventImpl
     }
 };
 
-/// Calls (object->*Method)() when it runs: MakeEvent's member event, pooled.
-template <typename T, void (T::*Method)()>
-class FabricMemberEvent : public FabricPooledEvent<FabricMemberEvent<T, Method>>
+/**
+ * Events made once per hop whose objects are used again instead of being
+ * built and destroyed: ns-3's EventImpl constructor and destructor are out
+ * of line in Debian's logging build (a log check each), about 50
+ * instructions an event with the allocation. A Derived object that ran
+ * (Notify) goes back to its class's free list alive, holding one reference
+ * of its own: it takes it at the end of Notify, and the queue drops its
+ * reference right after Notify returns. Take() hands it out again with that
+ * one reference, which the queue then takes over, as it takes a new
+ * event's. An event removed or cancelled before it ran is never recycled:
+ * its last reference goes and it is deleted as any event (a recycled object
+ * therefore never carries ns-3's cancelled flag), and so are the events
+ * still queued when the simulator is destroyed.
+ *
+ * Derived: default-constructible, with `void Run()` (the event's work,
+ * which must drop any reference it holds, such as a packet's, so that a
+ * recycled object holds nothing) and the fields its Take() caller sets.
+ */
+template <typename Derived>
+class FabricRecycledEvent : public EventImpl
 {
   public:
-    explicit FabricMemberEvent(T* object)
-        : m_object(object)
+    /// A free object of this class, or a new one; reference count 1.
+    static Derived* Take()
     {
+        std::vector<Derived*>& list = FreeList();
+        if (list.empty())
+        {
+            return new Derived();
+        }
+        Derived* d = list.back();
+        list.pop_back();
+        return d;
     }
 
   protected:
-    void Notify() override
+    void Notify() final
     {
-        (m_object->*Method)();
+        static_cast<Derived*>(this)->Run();
+        this->Ref(); // the free list's, once the queue has dropped its own
+        FreeList().push_back(static_cast<Derived*>(this));
     }
 
   private:
-    T* m_object;
+    /// Never destroyed (see FabricPooledEvent::FreeList).
+    static std::vector<Derived*>& FreeList()
+    {
+        static auto* list = new std::vector<Derived*>;
+        return *list;
+    }
+};
+
+/// Calls (object->*Method)() when it runs: MakeEvent's member event, recycled.
+template <typename T, void (T::*Method)()>
+class FabricMemberEvent : public FabricRecycledEvent<FabricMemberEvent<T, Method>>
+{
+  public:
+    /// An event calling object's Method, reference count 1 (the queue's).
+    static FabricMemberEvent* Make(T* object)
+    {
+        FabricMemberEvent* e = FabricRecycledEvent<FabricMemberEvent>::Take();
+        e->m_object = object;
+        return e;
+    }
+
+    void Run() { (m_object->*Method)(); }
+
+  private:
+    T* m_object{nullptr};
 };
 
 } // namespace ns3
