@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-simulator-impl.h"
 
+#include "ns3/abort.h"
 #include "ns3/assert.h"
 #include "ns3/log.h"
 
@@ -250,6 +251,26 @@ FastSimulatorImpl::Remove(const EventId& id)
     event.impl->Cancel();
     // The queue's reference to the event, given back with it.
     event.impl->Unref();
+    --m_unscheduledEvents;
+}
+
+void
+FastSimulatorImpl::RemovePending(EventImpl* impl, uint64_t ts, uint32_t context, uint32_t uid)
+{
+    // Remove's path for a pending event. The caller knows it is pending;
+    // what IsExpired would read from the time and uid is checked here
+    // (cheap), the cancelled flag only in debug builds (ns-3's getter logs).
+    NS_ABORT_MSG_IF(ts < m_currentTs || (ts == m_currentTs && uid <= m_currentUid),
+                    "FastSimulatorImpl::RemovePending: event " << uid << " at " << ts << " has run");
+    NS_ASSERT(!impl->IsCancelled());
+    Scheduler::Event event;
+    event.impl = impl;
+    event.key.m_ts = ts;
+    event.key.m_context = context;
+    event.key.m_uid = uid;
+    m_events->Remove(event);
+    impl->Cancel();
+    impl->Unref();
     --m_unscheduledEvents;
 }
 

@@ -97,6 +97,14 @@ class FastSimulatorImpl final : public SimulatorImpl
     /// The context of the event being run.
     uint32_t CurrentContext() const { return m_currentContext; }
 
+    /// Remove(EventId(impl, ts, context, uid)) for an event its caller
+    /// knows is pending (not run, not removed, not cancelled): the same
+    /// work without building an EventId and reading it back through its
+    /// out-of-line, logged getters. The event is cancelled as Remove
+    /// cancels it (the calendar's far heap recognises removed events by
+    /// that mark).
+    void RemovePending(EventImpl* impl, uint64_t ts, uint32_t context, uint32_t uid);
+
   private:
     void DoDispose() override;
     /// Moves the events other threads scheduled (ScheduleWithContext off the
@@ -203,6 +211,19 @@ ScheduleKept(const Time& delay, EventImpl* event)
     }
     const EventId id = Simulator::Schedule(delay, Ptr<EventImpl>(event, false));
     return ScheduledEvent{id.PeekEventImpl(), id.GetTs(), id.GetContext(), id.GetUid()};
+}
+
+/// Simulator::Remove(e.Id()) for a kept event its caller knows is pending
+/// (scheduled, and neither run, removed nor cancelled since).
+inline void
+RemovePending(const ScheduledEvent& e)
+{
+    if (FastSimulatorImpl* s = FastSimulatorImpl::Running())
+    {
+        s->RemovePending(PeekPointer(e.impl), e.ts, e.context, e.uid);
+        return;
+    }
+    Simulator::Remove(e.Id());
 }
 
 /// Simulator::Schedule(delay, event) for an event the caller keeps a

@@ -103,6 +103,31 @@ class PipelinedArrivalEvent : public FabricRecycledEvent<PipelinedArrivalEvent>
     Time m_arrival;
 };
 
+// A link-local frame's arrival (alone on the wire, or riding in a packet
+// and delivered at its last bit): one per credit update, recycled.
+class ControlArrivalEvent : public FabricRecycledEvent<ControlArrivalEvent>
+{
+  public:
+    static ControlArrivalEvent* Make(FabricChannel* channel, FabricNetDevice* peer, const FabricControlFrame& frame,
+                                     uint64_t token)
+    {
+        ControlArrivalEvent* e = Take();
+        e->m_channel = channel;
+        e->m_peer = peer;
+        e->m_frame = frame;
+        e->m_token = token;
+        return e;
+    }
+
+    void Run() { m_channel->DeliverControl(m_peer, m_frame, m_token); }
+
+  private:
+    FabricChannel* m_channel{nullptr};
+    FabricNetDevice* m_peer{nullptr};
+    FabricControlFrame m_frame;
+    uint64_t m_token{0};
+};
+
 // The same with a link-local frame piggybacked in the packet.
 class ArrivalWithControlEvent : public FabricPooledEvent<ArrivalWithControlEvent>
 {
@@ -268,8 +293,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
             // MPI rank when it is received (the partitioned run would
             // fold other frames than one process: other event counts).
             SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
-            hotsim::ScheduleWithContext(context, rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride,
-                                           token);
+            hotsim::ScheduleWithContext(context, rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
         }
         return;
     }
@@ -289,7 +313,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         {
             SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
             const EventId frameEvent =
-                hotsim::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
+                hotsim::Schedule(rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
             if (token == m_downs)
             {
                 peer->OfferLateControl(*ride, rxEnd, frameEvent);
@@ -316,7 +340,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         // (the same time and order; the context only names the node in log
         // lines, and the next hop's arrival is scheduled in its own).
         SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
-        arrival->frameEvent = hotsim::Schedule(rxEnd - now, &FabricChannel::DeliverControl, this, peer, *ride, token);
+        arrival->frameEvent = hotsim::Schedule(rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
         return;
     }
     hotsim::ScheduleWithContext(context, at - now, ArrivalEvent::Make(this, token, peer, std::move(packet), header, at, rxEnd));
@@ -431,8 +455,8 @@ FabricChannel::ScheduleControlArrival(FabricNetDevice* peer, uint32_t dir, uint6
                                       const FabricControlFrame& frame, Time at, uint64_t token)
 {
     SchedulerTieKey key(TieMajor(dir), seq * 2);
-    hotsim::ScheduleWithContext(peer->GetNodeId(), at - hotsim::Now(), &FabricChannel::DeliverControl,
-                                   this, peer, frame, token);
+    hotsim::ScheduleWithContext(peer->GetNodeId(), at - hotsim::Now(),
+                                ControlArrivalEvent::Make(this, peer, frame, token));
 }
 
 std::size_t

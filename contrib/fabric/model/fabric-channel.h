@@ -95,6 +95,9 @@ class FabricChannel : public Channel
     void DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
                                 Time rxEnd, uint64_t token, const FabricControlFrame& frame,
                                 EventId& frameEvent, Time now);
+    /// Called by a link-local frame's arrival event: hands it to `peer`
+    /// unless the link went down since `token`.
+    void DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -129,7 +132,6 @@ class FabricChannel : public Channel
     /// cut-through port.
     /// Above SchedulerTieKey's reserved major (the agreed stop runs first).
     uint64_t TieMajor(uint32_t dir) const { return SchedulerTieKey::kFirstMajor + m_id * 2 + dir; }
-    void DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token);
 
     Time m_delay;
     bool m_up{true};

@@ -677,7 +677,7 @@ FabricNetDevice::TryTransmit(Time now)
         if (m_txPending && m_txWakeAt != at)
         {
             m_txPending = false;
-            Simulator::Remove(m_txEvent.Id());
+            hotsim::RemovePending(m_txEvent);
         }
         if (!m_txPending)
         {
@@ -699,7 +699,7 @@ FabricNetDevice::TryTransmit(Time now)
         // happens for a good share of the switch hops; the events left run in
         // the same order either way.
         m_txPending = false;
-        Simulator::Remove(m_txEvent.Id());
+        hotsim::RemovePending(m_txEvent);
     }
     bool control = m_fc->HasControlFrame();
     FabricControlFrame frame;

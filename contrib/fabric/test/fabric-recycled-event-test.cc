@@ -87,4 +87,29 @@ TEST_P(RecycledEventTest, ARunEventIsReusedARemovedOrCancelledOneIsNot)
     GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
 }
 
+TEST_P(RecycledEventTest, RemovePendingInsideARunRemovesAsSimulatorRemoveDoes)
+{
+    // At 1 ns an event schedules two kept events (at 4 and 6 ns) and removes
+    // the first through hotsim::RemovePending (FastSimulatorImpl's direct
+    // path while it runs, Simulator::Remove under ns-3's simulator): only
+    // the one at 6 ns runs, and ns-3's count is 2 (the removed one neither
+    // runs nor counts).
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(GetParam()));
+    Recorder r;
+    hotsim::ScheduledEvent gone;
+    Simulator::Schedule(NanoSeconds(1), [&]() {
+        gone = hotsim::ScheduleKept(NanoSeconds(3), HitEvent::Make(&r));
+        hotsim::ScheduleKept(NanoSeconds(5), HitEvent::Make(&r));
+        EXPECT_FALSE(Simulator::IsExpired(gone.Id()));
+        hotsim::RemovePending(gone);
+        EXPECT_TRUE(Simulator::IsExpired(gone.Id()));
+    });
+    const uint64_t before = Simulator::GetEventCount();
+    Simulator::Run();
+    EXPECT_EQ(r.at, (std::vector<int64_t>{6}));
+    EXPECT_EQ(Simulator::GetEventCount() - before, 2u);
+    Simulator::Destroy();
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+}
+
 } // namespace
