@@ -1131,7 +1131,7 @@ FabricNetDevice::ApplyFoldedRx(Time now)
 }
 
 void
-FabricNetDevice::UnfoldRx(uint32_t qp)
+FabricNetDevice::UnfoldRx()
 {
     if (m_foldedRx.empty())
     {
@@ -1139,11 +1139,6 @@ FabricNetDevice::UnfoldRx(uint32_t qp)
     }
     const Time now = hotsim::Now();
     SettleFoldedRx(now);
-    if (qp != UINT32_MAX &&
-        std::none_of(m_foldedRx.begin(), m_foldedRx.end(), [qp](const FoldedArrival& f) { return f.qp == qp; }))
-    {
-        return;
-    }
     for (FoldedArrival& f : m_foldedRx)
     {
         m_channel->ScheduleUnfolded(this, std::move(f.packet), f.header, f.at, f.rxEnd, f.token, f.tie, now);

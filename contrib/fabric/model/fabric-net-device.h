@@ -134,7 +134,8 @@ struct FabricPortCounters
  * not scheduled; the port keeps it and applies it, each with its own
  * arrival time, before anything could see the state it changes
  * (FabricNetDevice::SettleFoldedRx), or schedules its arrival event after
- * all if the receiver can no longer take it without one (UnfoldRx).
+ * all when the port stops folding (UnfoldRx: the link goes down, a receive
+ * error model, another receiver or a trace sink appears).
  */
 class FabricArrivalFolder
 {
@@ -327,11 +328,8 @@ class FabricNetDevice : public NetDevice
     void SettleFoldedRx() { SettleFoldedRx(hotsim::Now()); }
     /// The kept arrivals that have not arrived by now get their arrival
     /// events after all (each at its time under its own tie key: they run
-    /// where they would have run). The receiver calls it before a change
-    /// that would make their arrivals no longer silent (RdmaNic: a QP's
-    /// congestion state released); \p qp: only if one of them is of that QP
-    /// (UINT32_MAX: in any case).
-    void UnfoldRx(uint32_t qp = UINT32_MAX);
+    /// where they would have run); those that have are applied first.
+    void UnfoldRx();
 
     // ---- state and statistics -------------------------------------------
     /// True while the transmitter is serializing.
