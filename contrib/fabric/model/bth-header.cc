@@ -67,6 +67,23 @@ BthFields::Read(Buffer::Iterator& i)
 }
 
 void
+BthFields::ReadBytes(const uint8_t* p)
+{
+    // The layout of Read, byte for byte.
+    opcode = p[0];
+    solicitedEvent = p[1] & 0x80;
+    migReq = p[1] & 0x40;
+    padCount = (p[1] >> 4) & 0x3;
+    tver = p[1] & 0xF;
+    pkey = static_cast<uint16_t>(p[2] << 8 | p[3]);
+    fecn = p[4] & 0x80;
+    becn = p[4] & 0x40;
+    destQp = static_cast<uint32_t>(p[5]) << 16 | static_cast<uint32_t>(p[6]) << 8 | p[7];
+    ackReq = p[8] & 0x80;
+    psn = static_cast<uint32_t>(p[9]) << 16 | static_cast<uint32_t>(p[10]) << 8 | p[11];
+}
+
+void
 BthHeader::Serialize(Buffer::Iterator i) const
 {
     Write(i);

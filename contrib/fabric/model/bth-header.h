@@ -52,6 +52,9 @@ struct BthFields
     void Write(Buffer::Iterator& i) const;
     /// Reads the 12 bytes at i and advances it.
     void Read(Buffer::Iterator& i);
+    /// Reads the 12 bytes at p (what Read reads from an iterator): for a
+    /// look at a packet's bytes copied out (RdmaNic::JudgeArrival).
+    void ReadBytes(const uint8_t* p);
 
     uint8_t opcode{bth::kWriteOnly};
     bool solicitedEvent{false};

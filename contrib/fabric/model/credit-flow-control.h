@@ -36,6 +36,7 @@ class FabricCreditFlowControl : public FabricFlowControl
     /// Holds the update until \p at: GetSendBudget counts it from then on.
     bool ReceiveControlAt(const FabricControlFrame& frame, Time at) override;
     void IngressFreed(uint8_t cls, uint32_t wireBytes) override;
+    bool CountsIngressFreed() const override { return true; }
     /// Link up: the cumulative freed counts go out again (updates sent while
     /// the link was down were lost; a packet lost in flight was freed by
     /// FabricNetDevice::LoseOnLink). Link down: an update held by

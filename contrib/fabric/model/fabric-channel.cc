@@ -263,6 +263,19 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
 {
     const uint32_t context = peer->GetNodeId();
     SchedulerTieKey key(TieMajor(dir), seq * 2);
+    if (peer->HasArrivalFolder())
+    {
+        // An endpoint port whose receiver may take the packet without an
+        // event (a silent arrival: FabricNetDevice::FoldArrival). Every
+        // packet to it passes, in arrival order (the link is a FIFO), so
+        // that the receiver follows them; only one alone on a link that
+        // is up, in tie-key order (its place is its key), may be kept.
+        const bool eligible = ride == nullptr && token == m_downs && tie_keys::g_ordered && FoldsArrivals();
+        if (peer->FoldArrival(packet, header, at, rxEnd, tie_keys::g_tie, token, eligible, now))
+        {
+            return;
+        }
+    }
     const Time pipeline = peer->IngressPipelineLatency(header);
     // Credit ports take packets in early or at their arrival (IngressPipeline
     // None's two events), never through the take-in below.
@@ -344,6 +357,18 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         return;
     }
     hotsim::ScheduleWithContext(context, at - now, ArrivalEvent::Make(this, token, peer, std::move(packet), header, at, rxEnd));
+}
+
+void
+FabricChannel::ScheduleUnfolded(FabricNetDevice* peer, Ptr<Packet> packet, const FabricHeaderFields& header, Time at,
+                                Time rxEnd, uint64_t token, uint64_t tie, Time now)
+{
+    // The tie key as ScheduleArrival set it (SchedulerTieKey without its
+    // range check: the key was made by one).
+    tie_keys::g_tie = tie;
+    hotsim::ScheduleWithContext(peer->GetNodeId(), at - now,
+                                ArrivalEvent::Make(this, token, peer, std::move(packet), header, at, rxEnd));
+    tie_keys::g_tie = KeyedEvent::kNoKey;
 }
 
 void

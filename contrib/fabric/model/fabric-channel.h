@@ -99,11 +99,23 @@ class FabricChannel : public Channel
     /// unless the link went down since `token`.
     void DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token);
 
+    /// Schedules the arrival at \p at of a packet a port kept as a silent
+    /// arrival (FabricNetDevice::FoldArrival) after all, as ScheduleArrival
+    /// would have: under its tie key \p tie, with the link's token \p token
+    /// of when it left (lost if the link went down since). \p now:
+    /// Simulator::Now() (<= at).
+    void ScheduleUnfolded(FabricNetDevice* peer, Ptr<Packet> packet, const FabricHeaderFields& header, Time at,
+                          Time rxEnd, uint64_t token, uint64_t tie, Time now);
+
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
   protected:
     void DoDispose() override;
+    /// False for a link whose far end is on another MPI rank
+    /// (FabricRemoteChannel): its arrivals are not folded (fabric.md,
+    /// "Silent arrivals at a NIC").
+    virtual bool FoldsArrivals() const { return true; }
 
     /// 0 if \p src is the first device attached, 1 otherwise.
     uint32_t Direction(const FabricNetDevice* src) const { return PeekPointer(m_dev[0]) == src ? 0 : 1; }

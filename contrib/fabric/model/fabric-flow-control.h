@@ -107,6 +107,10 @@ class FabricFlowControl : public Object
     virtual void IngressUncongested(uint8_t cls) {}
     /// wireBytes of class cls that arrived on this port left the local buffer.
     virtual void IngressFreed(uint8_t cls, uint32_t wireBytes) {}
+    /// True if IngressFreed does something (a credit return): an endpoint
+    /// port then takes no arrival without its event (FabricNetDevice::
+    /// FoldArrival), since the return is sent at the arrival.
+    virtual bool CountsIngressFreed() const { return false; }
     /// The port's link went down or came up again (fault link_down): the
     /// scheme drops what a dead peer can no longer change (pauses it sent)
     /// and re-announces its own state at link up (as a link's flow control

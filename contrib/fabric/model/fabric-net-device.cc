@@ -161,7 +161,8 @@ FabricNetDevice::GetTypeId()
                           "and CNP included) is dropped and counted as a corrupt drop. "
                           "Link-local pause and credit frames are exempt. Null: lossless wire.",
                           PointerValue(),
-                          MakePointerAccessor(&FabricNetDevice::m_receiveErrorModel),
+                          MakePointerAccessor(&FabricNetDevice::SetReceiveErrorModel,
+                                              &FabricNetDevice::GetReceiveErrorModel),
                           MakePointerChecker<ErrorModel>())
             .AddTraceSource("PhyTxBegin",
                             "A packet (data or link-local) starts serialization.",
@@ -251,6 +252,8 @@ FabricNetDevice::DoDispose()
         q.wireBytes = 0;
     }
     m_incoming.clear();
+    m_foldedRx.clear();
+    m_folder = nullptr;
     m_queuedBytes = 0;
     m_queuedPackets = 0;
     m_node = nullptr;
@@ -1001,6 +1004,7 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, T
                          Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet);
+    SettleFoldedRx(now); // the silent arrivals before this one (endpoint ports only)
     if (!m_phyRxEndTrace.IsEmpty())
     {
         m_phyRxEndTrace(packet);
@@ -1037,6 +1041,116 @@ FabricNetDevice::Receive(Ptr<Packet> packet, const FabricHeaderFields& header, T
         q->RemoveHeader(h);
         m_rxCallback(this, q, 0, AddressToMac(header.GetSource()));
     }
+}
+
+// ---------------------------------------------------------------- silent arrivals
+
+void
+FabricNetDevice::SetArrivalFolder(FabricArrivalFolder* folder)
+{
+    NS_LOG_FUNCTION(this << folder);
+    if (!folder)
+    {
+        // The receiver is going away (its DoDispose): what it kept is gone with it.
+        m_foldedRx.clear();
+    }
+    m_folder = folder;
+    m_foldOff = false;
+}
+
+void
+FabricNetDevice::SetFabricReceiveCallback(FabricRxCallback cb)
+{
+    if (m_folder && !cb.IsEqual(m_fabricRx))
+    {
+        // Another receiver in front (FabricReductionEndpoint): the folder
+        // would no longer see every arrival.
+        StopFolding();
+    }
+    m_fabricRx = cb;
+}
+
+void
+FabricNetDevice::SetReceiveErrorModel(Ptr<ErrorModel> em)
+{
+    if (em && m_folder)
+    {
+        // The packets on the wire meet it at their arrival.
+        StopFolding();
+    }
+    m_receiveErrorModel = em;
+}
+
+bool
+FabricNetDevice::FoldArrival(Ptr<Packet>& packet, const FabricHeaderFields& header, Time at, Time rxEnd,
+                             uint64_t tie, uint64_t token, bool eligible, Time now)
+{
+    // What the port's Receive does besides the counters and handing the
+    // packet up, none of it time-dependent only while nothing watches it:
+    // no trace sink, no error model on the wire, no credit to return.
+    if (!m_phyRxEndTrace.IsEmpty() || !m_snifferTrace.IsEmpty() || !m_macRxTrace.IsEmpty() ||
+        m_receiveErrorModel || m_fc->CountsIngressFreed())
+    {
+        StopFolding();
+        return false;
+    }
+    // Those that have arrived are applied now (the list stays short).
+    SettleFoldedRx(now);
+    uint32_t qp = 0;
+    uint32_t len = 0;
+    uint64_t psn = 0;
+    if (!m_folder->JudgeArrival(packet, header, eligible, &qp, &len, &psn))
+    {
+        return false;
+    }
+    m_foldedRx.push_back(FoldedArrival{std::move(packet), header, at, rxEnd, tie, token, psn, qp, len});
+    return true;
+}
+
+void
+FabricNetDevice::ApplyFoldedRx(Time now)
+{
+    // Arrived: before now, or at now under a tie key before the running
+    // event's (as TakeInArrived: keyed events of a picosecond run first,
+    // in key order; an unkeyed running event comes after all of them).
+    const uint64_t running = tie_keys::g_running;
+    while (!m_foldedRx.empty())
+    {
+        FoldedArrival& f = m_foldedRx.front();
+        if (f.at > now || (f.at == now && running <= f.tie))
+        {
+            break;
+        }
+        // FabricNetDevice::Receive's counters; its traces have no sink, the
+        // flow control's IngressFreed does nothing (FoldArrival).
+        ++m_counters.rxPackets;
+        m_counters.rxBytes += f.packet->GetSize() - kHdr;
+        m_folder->ApplyFolded(f.qp, f.len, f.psn, f.at);
+        m_foldedRx.pop_front();
+    }
+}
+
+void
+FabricNetDevice::UnfoldRx()
+{
+    if (m_foldedRx.empty())
+    {
+        return;
+    }
+    const Time now = hotsim::Now();
+    SettleFoldedRx(now);
+    for (FoldedArrival& f : m_foldedRx)
+    {
+        m_channel->ScheduleUnfolded(this, std::move(f.packet), f.header, f.at, f.rxEnd, f.token, f.tie, now);
+    }
+    m_foldedRx.clear();
+}
+
+void
+FabricNetDevice::StopFolding()
+{
+    m_foldOff = true;
+    UnfoldRx();
 }
 
 void
@@ -1231,6 +1345,12 @@ FabricNetDevice::NotifyLinkState(bool up)
         return;
     }
     m_linkUp = up;
+    if (!up && m_folder)
+    {
+        // What is on the wire is lost (its events find the token changed),
+        // and the folder's account of what will arrive no longer holds.
+        StopFolding();
+    }
     // An offered frame still on the wire is lost with the link (its own
     // event finds the link's token changed); never fold it. A folded one
     // still on the wire is lost too (also at its own arrival time, as the
@@ -1252,6 +1372,7 @@ FabricNetDevice::GetCounters() const
     {
         m_switch->SettleArrived(); // packets taken in early count here and at their egress once arrived
     }
+    const_cast<FabricNetDevice*>(this)->SettleFoldedRx(); // silent arrivals count once arrived
     FabricPortCounters c = m_counters;
     if (m_folded && hotsim::Now() >= m_foldedAt)
     {

@@ -125,6 +125,34 @@ struct FabricPortCounters
     uint64_t intBytes{0};
 };
 
+/**
+ * The receiver behind an endpoint port that can take some of its arrivals
+ * without an event (RdmaNic, FoldSilentArrivals; fabric.md "Silent
+ * arrivals at a NIC"). The port hands it every packet the peer sends
+ * towards it, when the peer starts sending it and in the order they will
+ * arrive (the link is a FIFO): JudgeArrival. A packet it calls silent is
+ * not scheduled; the port keeps it and applies it, each with its own
+ * arrival time, before anything could see the state it changes
+ * (FabricNetDevice::SettleFoldedRx), or schedules its arrival event after
+ * all when the port stops folding (UnfoldRx: the link goes down, a receive
+ * error model, another receiver or a trace sink appears).
+ */
+class FabricArrivalFolder
+{
+  public:
+    virtual ~FabricArrivalFolder() = default;
+    /// A packet with \p header starts on its way to the port. The
+    /// receiver follows it (every packet the port will receive passes
+    /// here, in arrival order) and returns true if its arrival is silent:
+    /// \p eligible (the port and the link allow it) and, for the receiver,
+    /// an arrival that changes nothing but what ApplyFolded changes and
+    /// schedules nothing. Then *qp, *len and *psn get what ApplyFolded needs.
+    virtual bool JudgeArrival(const Ptr<Packet>& packet, const FabricHeaderFields& header, bool eligible,
+                              uint32_t* qp, uint32_t* len, uint64_t* psn) = 0;
+    /// The silent arrival judged with (qp, len, psn) takes place at \p at.
+    virtual void ApplyFolded(uint32_t qp, uint32_t len, uint64_t psn, Time at) = 0;
+};
+
 class FabricNetDevice : public NetDevice
 {
   public:
@@ -180,7 +208,7 @@ class FabricNetDevice : public NetDevice
     /// ReceiveErrorModel): a received DATA packet (ACK/NAK/CNP included) it
     /// corrupts is dropped and counted as a corrupt drop; link-local frames
     /// (pause, credit) are exempt (fabric.md). Null: no loss.
-    void SetReceiveErrorModel(Ptr<ErrorModel> em) { m_receiveErrorModel = em; }
+    void SetReceiveErrorModel(Ptr<ErrorModel> em);
     Ptr<ErrorModel> GetReceiveErrorModel() const { return m_receiveErrorModel; }
     /// Fixes the random stream of a RateErrorModel receive error model to
     /// \p stream; returns the streams used (0 or 1).
@@ -267,9 +295,41 @@ class FabricNetDevice : public NetDevice
     }
     /// The NIC has a packet ready: start transmitting if the port is idle.
     void NotifyTxReady();
-    void SetFabricReceiveCallback(FabricRxCallback cb) { m_fabricRx = cb; }
+    /// (A receive callback other than the folder's ends folding: the
+    /// folder no longer sees what arrives.)
+    void SetFabricReceiveCallback(FabricRxCallback cb);
     /// The receive callback installed (to chain another receiver in front).
     FabricRxCallback GetFabricReceiveCallback() const { return m_fabricRx; }
+    /// Silent arrivals (FabricArrivalFolder): the receiver that judges
+    /// this endpoint port's arrivals (null: none, every arrival its event).
+    /// Set before the packets it judges are sent (RdmaNic::Attach); a null
+    /// one forgets the kept arrivals (the receiver is going away).
+    void SetArrivalFolder(FabricArrivalFolder* folder);
+    /// Called by the channel when the peer starts sending \p packet here,
+    /// instead of scheduling its arrival at \p at (tie key \p tie, link
+    /// token \p token): true if it was kept as a silent arrival. Every
+    /// packet to a port with a folder passes here (\p eligible false where
+    /// the link does not allow folding), so that the folder follows them.
+    bool FoldArrival(Ptr<Packet>& packet, const FabricHeaderFields& header, Time at, Time rxEnd, uint64_t tie,
+                     uint64_t token, bool eligible, Time now);
+    /// True if the channel must offer this port's arrivals to FoldArrival.
+    bool HasArrivalFolder() const { return m_folder != nullptr && !m_foldOff; }
+    /// Applies the kept silent arrivals that have arrived by now (before
+    /// the running event, in tie-key order at equal times; all of this
+    /// picosecond after the run stopped in an unkeyed event), each at its
+    /// own time: what reads or changes the state they change calls it first.
+    void SettleFoldedRx(Time now)
+    {
+        if (!m_foldedRx.empty())
+        {
+            ApplyFoldedRx(now);
+        }
+    }
+    void SettleFoldedRx() { SettleFoldedRx(hotsim::Now()); }
+    /// The kept arrivals that have not arrived by now get their arrival
+    /// events after all (each at its time under its own tie key: they run
+    /// where they would have run); those that have are applied first.
+    void UnfoldRx();
 
     // ---- state and statistics -------------------------------------------
     /// True while the transmitter is serializing.
@@ -584,6 +644,28 @@ class FabricNetDevice : public NetDevice
     /// Early-taken-in packets that have not arrived yet, in arrival order
     /// (time, then tie key): in no queue, count or statistic until then.
     std::deque<Item> m_incoming;
+    /// A silent arrival kept by FoldArrival: applied at `at` (ApplyFoldedRx)
+    /// or scheduled after all (UnfoldRx).
+    struct FoldedArrival
+    {
+        Ptr<Packet> packet;
+        FabricHeaderFields header;
+        Time at;
+        Time rxEnd;
+        uint64_t tie;   ///< its arrival event's tie key
+        uint64_t token; ///< the link's token when it left (FabricChannel::Token)
+        uint64_t psn;   ///< the folder's (RdmaNic: the PSN, the QP, the payload bytes)
+        uint32_t qp;
+        uint32_t len;
+    };
+    void ApplyFoldedRx(Time now);
+    /// Folding ends for good on this port (what the folder follows is no
+    /// longer every arrival): the kept arrivals not yet arrived get their events.
+    void StopFolding();
+    FabricArrivalFolder* m_folder{nullptr};
+    bool m_foldOff{false}; ///< folding ended for good (StopFolding)
+    /// Silent arrivals kept, in arrival order (time, then tie key).
+    std::deque<FoldedArrival> m_foldedRx;
     uint64_t m_queuedBytes{0};
     uint64_t m_queuedPackets{0}; //!< packets in the class queues (some may carry 0 payload bytes)
     bool m_linkUp{true}; ///< FabricChannel::SetLinkUp (fault link_down)

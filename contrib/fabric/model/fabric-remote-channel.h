@@ -122,6 +122,11 @@ class FabricRemoteChannel : public FabricChannel
     /// later message keeps. Those events are GetMpiOnlyEvents too.
     static void SendMessage(Ptr<Packet> packet, Time due, uint32_t node, uint32_t dev);
 
+  protected:
+    /// A crossing is scheduled when it is received, not when it is sent:
+    /// its arrivals are not folded.
+    bool FoldsArrivals() const override { return false; }
+
   private:
     /// Hands \p crossing (and the packet after it, if any) to \p peer on
     /// its rank, due one step before crossing.at.

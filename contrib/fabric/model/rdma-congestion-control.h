@@ -130,6 +130,9 @@ class RdmaCongestionControl : public Object
 
     // Notification point (receiver).
     /// A data packet arrived; returns true when the NIC must send a CNP now.
+    /// An unmarked one (ceMarked false) must change nothing and return
+    /// false: the NIC does not call it for a silent arrival
+    /// (RdmaNic::FoldSilentArrivals), whose packet is never CE-marked.
     virtual bool DataReceived(Ptr<RdmaRateState> state, bool ceMarked);
 
     /// True when the algorithm reads in-band telemetry: the QP's data

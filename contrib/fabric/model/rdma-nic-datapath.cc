@@ -441,6 +441,7 @@ void
 RdmaNic::NakRefresh(uint32_t qpn)
 {
     NS_LOG_FUNCTION(this << qpn);
+    SettleFolded();
     RdmaQueuePair& qp = m_qps[qpn - kFirstQpn];
     if (!qp.nakSent)
     {
@@ -679,6 +680,114 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields&
     {
         MaybeReleaseCc(qp); // a responder between messages
     }
+}
+
+const RdmaNicCounters&
+RdmaNic::GetCounters() const
+{
+    SettleFolded();
+    return m_counters;
+}
+
+bool
+RdmaNic::JudgeArrival(const Ptr<Packet>& packet, const FabricHeaderFields& header, bool eligible, uint32_t* qpIndex,
+                      uint32_t* len, uint64_t* psnOut)
+{
+    if (m_foldBroken)
+    {
+        return false;
+    }
+    // The BTH as Receive reads it: from the link transport fields (never
+    // folded), or the RoCE headers in place.
+    BthFields bh;
+    uint32_t headers = 0;
+    if (header.HasLinkTransport())
+    {
+        bh = BthOf(header.GetLinkTransport());
+        eligible = false;
+    }
+    else if (header.GetIntHops() > 0)
+    {
+        // INT sits between the FabricHeader and the BTH: not read here. Its
+        // QP's account would be lost: none is folded from now on.
+        m_foldBroken = true;
+        return false;
+    }
+    else
+    {
+        // The FabricHeader and the BTH copied out (cheaper than a Header's
+        // PeekHeader); a silent packet carries nothing else before its payload.
+        uint8_t raw[FabricHeader::kSerializedSize + BthFields::kSize];
+        if (packet->CopyData(raw, sizeof(raw)) != sizeof(raw))
+        {
+            return false; // no BTH: Receive finds no QP state to change
+        }
+        bh.ReadBytes(raw + FabricHeader::kSerializedSize);
+        headers = sizeof(raw);
+    }
+    if (!rdmaop::IsData(bh.opcode) || !HasQp(bh.destQp))
+    {
+        return false; // the responder's state is not changed by it (ReceiveAck, CNP, unknown QP)
+    }
+    RdmaQueuePair& qp = m_qps[bh.destQp - kFirstQpn];
+    // ReceiveData's order as of its arrival: every packet before it on the
+    // link arrives before it and none is lost (a link down or an error
+    // model ends folding: FabricNetDevice::StopFolding).
+    const uint64_t psn = RdmaQueuePair::Unwrap(qp.foldEpsn, bh.psn);
+    const bool expected = psn == qp.foldEpsn;
+    const bool nakOpen = qp.foldNak;
+    if (expected)
+    {
+        ++qp.foldEpsn; // Accept
+        qp.foldNak = false;
+    }
+    else if (psn > qp.foldEpsn)
+    {
+        qp.foldNak = true; // a gap: NAKed if not yet
+    }
+    // Silent: ReceiveData without a CE mark (no CNP, no ECN echo to keep;
+    // RdmaCongestionControl::DataReceived does nothing for an unmarked
+    // packet), in sequence with no NAK to close (no refresh to remove), not
+    // the last of its message (completion, ImmDt, release of the congestion
+    // state), no ACK asked. The first packet of a longer message is silent
+    // too: it only starts the message's byte count (Accept; its RETH is
+    // not read).
+    if (!eligible || !m_foldSilent || !expected || nakOpen || rdmaop::IsLast(bh.opcode) || bh.ackReq ||
+        header.GetEcn() == FabricHeader::CE)
+    {
+        return false;
+    }
+    // The RoCE headers before the payload: FabricHeader and BTH, and the
+    // RETH of a WRITE's first packet (RdmaRoceHeaders::GetSerializedSize;
+    // no ImmDt: not the last).
+    headers += rdmaop::HasReth(bh.opcode) ? RethHeader::kSize : 0;
+    *qpIndex = bh.destQp - kFirstQpn;
+    *len = packet->GetSize() - headers - (header.GetLinkPackets() - 1) * LinkPacketTransportBytes();
+    *psnOut = psn << 1 | (rdmaop::IsFirst(bh.opcode) ? 1 : 0);
+    return true;
+}
+
+void
+RdmaNic::ApplyFolded(uint32_t qpIndex, uint32_t len, uint64_t packed, Time at)
+{
+    // ReceiveData of a silent packet, at its arrival time `at`.
+    RdmaQueuePair& qp = m_qps[qpIndex];
+    // `packed`: the PSN, and in its lowest bit whether the packet is its
+    // message's first (JudgeArrival).
+    const bool first = (packed & 1) != 0;
+    const uint64_t psn = packed >> 1;
+    // A state released since the packet left (its QP's sends completed)
+    // starts again, as at the arrival: a lazily started state's start
+    // does not depend on when (RdmaCongestionControl::StartsLazily).
+    EnsureCc(qp);
+    if (qp.ePsn != psn || qp.nakSent)
+    {
+        NS_FATAL_ERROR("RdmaNic: silent arrival of QP " << qp.qpn << " PSN " << psn << " found PSN " << qp.ePsn
+                                                        << (qp.nakSent ? " with a NAK open" : ""));
+    }
+    qp.Accept(first, len);
+    m_counters.bytesDelivered += len;
+    m_dma.Write(at, len);
 }
 
 void

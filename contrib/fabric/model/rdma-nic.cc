@@ -181,6 +181,17 @@ RdmaNic::GetTypeId()
             // million QPs, one busy per NIC at a time; the states of the
             // idle ones (about 0.6 KB each with DCQCN) were most of the
             // working set (benchmarks/README.md, 2026-12-03, speed-lazyqp).
+            .AddAttribute("FoldSilentArrivals",
+                          "Take the RoCE data packets whose arrival at this NIC's port only "
+                          "counts (in sequence, neither first nor last of its message, no "
+                          "AckReq, CE mark or INT, nothing watching the port) without an "
+                          "event: each is applied at its arrival time before anything reads "
+                          "what it changes; the same simulation either way, fewer events "
+                          "(fabric.md, \"Silent arrivals at a NIC\"). Read when the NIC is "
+                          "attached.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_foldSilent),
+                          MakeBooleanChecker())
             .AddAttribute("LazyCongestionState",
                           "Fork a QP's congestion control and rate state at its first use "
                           "(a message posted, or a packet for it) instead of at CreateQp, and "
@@ -237,6 +248,10 @@ void
 RdmaNic::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    if (m_port)
+    {
+        m_port->SetArrivalFolder(nullptr); // silent arrivals still kept are gone with the run
+    }
     m_wake.Cancel();
     for (auto& qp : m_qps)
     {
@@ -389,6 +404,7 @@ RdmaNic::Attach(Ptr<FabricNetDevice> port)
     port->SetTxSourceClasses(m_workClasses);
     port->SetTxSource(MakeCallback(&RdmaNic::Pull, this));
     port->SetFabricReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
+    port->SetArrivalFolder(m_foldSilent ? this : nullptr);
 }
 
 uint32_t
@@ -640,6 +656,7 @@ RdmaNic::GetRateState(uint32_t qpn) const
 {
     // Logically const: starting a QP's state early changes nothing it does.
     auto* self = const_cast<RdmaNic*>(this);
+    self->SettleFolded(); // a silent arrival may start it (ApplyFolded): in order
     RdmaQueuePair& qp = self->GetQp(qpn, "GetRateState");
     self->EnsureCc(qp);
     qp.ccPinned = true;
@@ -650,6 +667,7 @@ Ptr<RdmaCongestionControl>
 RdmaNic::GetQpCongestionControl(uint32_t qpn) const
 {
     auto* self = const_cast<RdmaNic*>(this);
+    self->SettleFolded();
     RdmaQueuePair& qp = self->GetQp(qpn, "GetQpCongestionControl");
     self->EnsureCc(qp);
     qp.ccPinned = true;
@@ -685,6 +703,7 @@ RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immedia
                   Ptr<Packet> inlineData)
 {
     NS_LOG_FUNCTION(this << qpn << bytes << rdmaWrite << immediate << inlineData);
+    SettleFolded(); // its congestion state may start (EnsureCc), as a silent arrival's may: in order
     RdmaQueuePair& qp = GetQp(qpn, "PostSend");
     if (!qp.connected)
     {

@@ -94,7 +94,7 @@ struct RdmaCompletion
 
 class RdmaRoceHeaders;
 
-class RdmaNic : public Object
+class RdmaNic : public Object, public FabricArrivalFolder
 {
   public:
     static TypeId GetTypeId();
@@ -152,7 +152,8 @@ class RdmaNic : public Object
     /// Receiver completion: the last byte written to memory, CQE written.
     void SetReceiveCompletionCallback(CompletionCallback cb) { m_recvDone = cb; }
 
-    const RdmaNicCounters& GetCounters() const { return m_counters; }
+    /// (Silent arrivals that have arrived by now are applied first.)
+    const RdmaNicCounters& GetCounters() const;
     /// The numbers of this NIC's QPs, in creation order.
     std::vector<uint32_t> GetQpns() const;
     /// The rate state of a QP (Rate / TargetRate trace sources). Starts the
@@ -186,6 +187,18 @@ class RdmaNic : public Object
     uint32_t TransportOverhead() const;
     /// Wire bytes the port needs for a data packet of `payload` bytes.
     uint32_t DataWireBytes(uint32_t payload, bool first, bool last, bool write) const;
+
+    /// FabricArrivalFolder (FoldSilentArrivals; fabric.md, "Silent arrivals
+    /// at a NIC"): follows every packet sent towards the port, and calls a
+    /// RoCE data packet silent when its arrival would be the expected PSN
+    /// of its QP with no gap NAKed, not the last of its message, without
+    /// AckReq, INT or a CE mark: then it only counts, advances the QP's PSN
+    /// and message bytes and takes its time on the receive DMA engine
+    /// (ApplyFolded, at its arrival time). Its *psn: the PSN << 1, | 1 for
+    /// a message's first packet.
+    bool JudgeArrival(const Ptr<Packet>& packet, const FabricHeaderFields& header, bool eligible, uint32_t* qp,
+                      uint32_t* len, uint64_t* psn) override;
+    void ApplyFolded(uint32_t qp, uint32_t len, uint64_t psn, Time at) override;
 
   protected:
     void DoDispose() override;
@@ -222,6 +235,16 @@ class RdmaNic : public Object
     /// The QP's congestion control and rate state, started now if it has
     /// none (LazyCongestionState): a spare one of this NIC or a new fork.
     void StartCc(RdmaQueuePair& qp);
+    /// Applies the port's silent arrivals that have arrived by now
+    /// (FabricNetDevice::SettleFoldedRx): before reading or changing what
+    /// they change.
+    void SettleFolded() const
+    {
+        if (m_port)
+        {
+            m_port->SettleFoldedRx();
+        }
+    }
     void EnsureCc(RdmaQueuePair& qp)
     {
         if (!qp.cc)
@@ -315,6 +338,10 @@ class RdmaNic : public Object
     TypeId m_ccType;
     Ptr<RdmaCongestionControl> m_ccProto;
     bool m_lazyCc{true};
+    bool m_foldSilent{true}; ///< attribute FoldSilentArrivals
+    /// A packet JudgeArrival could not read (INT between the FabricHeader
+    /// and the BTH): its QP's account no longer holds, so none is folded.
+    bool m_foldBroken{false};
     /// The prototype started once on this port (its FlowStart accepted the
     /// line rate): later QPs may start theirs lazily.
     bool m_ccChecked{false};

@@ -107,6 +107,11 @@ struct RdmaQueuePair
     EventId rtoCheck;
     // responder
     uint64_t ePsn{0};
+    /// Responder as it will be once every data packet already on its way
+    /// to the NIC's port has arrived (RdmaNic::JudgeArrival): ePsn and
+    /// nakSent after them, by the same rules (Order, Accept).
+    uint64_t foldEpsn{0};
+    bool foldNak{false};
     uint64_t rxMsgBytes{0};
     std::unique_ptr<RdmaNakState> nak; ///< null until the first NAK
 
