@@ -17,7 +17,9 @@
 //   event count of DefaultSimulatorImpl, so a run's outputs are the same to
 //   the picosecond and its `events` the same number.
 // - The hot front end (namespace ns3::hotsim): Now, Schedule and
-//   ScheduleWithContext for code on a packet's path. While a FastSimulatorImpl
+//   ScheduleWithContext for code on a packet's path, and ScheduleKept /
+//   RemovePending for an event scheduled often and removed seldom (its
+//   identity kept without ns-3's logged EventId constructor and getters). While a FastSimulatorImpl
 //   runs events they go to it directly (no Simulator:: indirection, no log
 //   check); under any other simulator (ns-3's distributed ones for MPI runs,
 //   DefaultSimulatorImpl in tests) they are Simulator::'s own calls.
