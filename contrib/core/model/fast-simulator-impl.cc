@@ -168,17 +168,6 @@ FastSimulatorImpl::Stop(const Time& delay)
     Simulator::Schedule(delay, &Simulator::Stop);
 }
 
-EventId
-FastSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
-{
-    NS_ASSERT_MSG(m_mainThreadId == std::this_thread::get_id(),
-                  "FastSimulatorImpl::Schedule off the simulation thread");
-    NS_ASSERT_MSG(delay.IsPositive(), "FastSimulatorImpl::Schedule: negative delay");
-    const uint64_t ts = m_currentTs + static_cast<uint64_t>(delay.GetTimeStep());
-    const uint32_t uid = Enter(m_currentContext, delay, event);
-    return EventId(Ptr<EventImpl>(event), ts, m_currentContext, uid);
-}
-
 void
 FastSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
 {

@@ -26,6 +26,7 @@
 #ifndef HOCKNEY_FAST_SIMULATOR_IMPL_H
 #define HOCKNEY_FAST_SIMULATOR_IMPL_H
 
+#include "ns3/assert.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/make-event.h"
@@ -58,7 +59,16 @@ class FastSimulatorImpl final : public SimulatorImpl
     bool IsFinished() const override;
     void Stop() override;
     void Stop(const Time& delay) override;
-    EventId Schedule(const Time& delay, EventImpl* event) override;
+    /// Inline (the class is final: the hot front end's call is direct).
+    EventId Schedule(const Time& delay, EventImpl* event) override
+    {
+        NS_ASSERT_MSG(m_mainThreadId == std::this_thread::get_id(),
+                      "FastSimulatorImpl::Schedule off the simulation thread");
+        NS_ASSERT_MSG(delay.IsPositive(), "FastSimulatorImpl::Schedule: negative delay");
+        const uint64_t ts = m_currentTs + static_cast<uint64_t>(delay.GetTimeStep());
+        const uint32_t uid = Enter(m_currentContext, delay, event);
+        return EventId(Ptr<EventImpl>(event), ts, m_currentContext, uid);
+    }
     void ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event) override;
     EventId ScheduleNow(EventImpl* event) override;
     EventId ScheduleDestroy(EventImpl* event) override;
@@ -174,10 +184,7 @@ Schedule(const Time& delay, EventImpl* event)
 {
     if (FastSimulatorImpl* s = FastSimulatorImpl::Running())
     {
-        const uint32_t context = s->CurrentContext();
-        const uint64_t ts = static_cast<uint64_t>(s->NowSteps() + delay.GetTimeStep());
-        const uint32_t uid = s->Enter(context, delay, event);
-        return EventId(Ptr<EventImpl>(event), ts, context, uid);
+        return s->Schedule(delay, event);
     }
     return Simulator::Schedule(delay, Ptr<EventImpl>(event, false));
 }

@@ -648,10 +648,7 @@ RdmaNic::ReceiveData(RdmaQueuePair& qp, const FabricHeader& fh, const BthFields&
     const uint32_t len =
         (roce ? p->GetSize() - roce->GetSerializedSize() : TakeDataPayload(p, bh.opcode, tag, &imm)) -
         (fh.GetLinkPackets() - 1) * LinkPacketTransportBytes();
-    qp.Accept(rdmaop::IsFirst(bh.opcode), len);
-    m_counters.bytesDelivered += len;
-    // Posted writes of the payload into memory on the receive DMA engine.
-    Time writeDone = m_dma.Write(hotsim::Now(), len);
+    const Time writeDone = AcceptPayload(qp, rdmaop::IsFirst(bh.opcode), len, hotsim::Now());
     if (rdmaop::IsLast(bh.opcode))
     {
         RdmaCompletion c;
@@ -733,15 +730,16 @@ RdmaNic::JudgeArrival(const Ptr<Packet>& packet, const FabricHeaderFields& heade
     // ReceiveData's order as of its arrival: every packet before it on the
     // link arrives before it and none is lost (a link down or an error
     // model ends folding: FabricNetDevice::StopFolding).
-    const uint64_t psn = RdmaQueuePair::Unwrap(qp.foldEpsn, bh.psn);
-    const bool expected = psn == qp.foldEpsn;
+    uint64_t psn = 0;
+    const RdmaQueuePair::RxOrder order = RdmaQueuePair::OrderAt(qp.foldEpsn, bh.psn, &psn);
+    const bool expected = order == RdmaQueuePair::RxOrder::kExpected;
     const bool nakOpen = qp.foldNak;
     if (expected)
     {
         ++qp.foldEpsn; // Accept
         qp.foldNak = false;
     }
-    else if (psn > qp.foldEpsn)
+    else if (order == RdmaQueuePair::RxOrder::kAhead)
     {
         qp.foldNak = true; // a gap: NAKed if not yet
     }
@@ -785,10 +783,9 @@ RdmaNic::ApplyFolded(uint32_t qpIndex, uint32_t len, uint64_t packed, Time at)
         NS_FATAL_ERROR("RdmaNic: silent arrival of QP " << qp.qpn << " PSN " << psn << " found PSN " << qp.ePsn
                                                         << (qp.nakSent ? " with a NAK open" : ""));
     }
-    qp.Accept(first, len);
-    m_counters.bytesDelivered += len;
-    m_dma.Write(at, len);
+    AcceptPayload(qp, first, len, at);
 }
+
 
 void
 RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthFields& bh, const AethHeader& a)

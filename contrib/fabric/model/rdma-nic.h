@@ -235,6 +235,16 @@ class RdmaNic : public Object, public FabricArrivalFolder
     /// The QP's congestion control and rate state, started now if it has
     /// none (LazyCongestionState): a spare one of this NIC or a new fork.
     void StartCc(RdmaQueuePair& qp);
+    /// The responder accepts the expected data packet's `len` payload bytes
+    /// arrived at `at` (ReceiveData, and ApplyFolded for a silent one):
+    /// returns when the receive DMA engine has written them.
+    Time AcceptPayload(RdmaQueuePair& qp, bool first, uint32_t len, Time at)
+    {
+        qp.Accept(first, len);
+        m_counters.bytesDelivered += len;
+        // Posted writes of the payload into memory on the receive DMA engine.
+        return m_dma.Write(at, len);
+    }
     /// Applies the port's silent arrivals that have arrived by now
     /// (FabricNetDevice::SettleFoldedRx): before reading or changing what
     /// they change.

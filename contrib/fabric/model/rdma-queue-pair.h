@@ -182,12 +182,15 @@ struct RdmaQueuePair
     };
 
     /// Responder: the order of the packet with 24-bit psn24 (*psn: unwrapped).
-    RxOrder Order(uint32_t psn24, uint64_t* psn) const
+    RxOrder Order(uint32_t psn24, uint64_t* psn) const { return OrderAt(ePsn, psn24, psn); }
+    /// The same against an expected PSN `expected` (RdmaNic::JudgeArrival
+    /// orders against the PSN the responder will expect, foldEpsn).
+    static RxOrder OrderAt(uint64_t expected, uint32_t psn24, uint64_t* psn)
     {
-        *psn = Unwrap(ePsn, psn24);
-        return *psn > ePsn   ? RxOrder::kAhead
-               : *psn < ePsn ? RxOrder::kDuplicate
-                             : RxOrder::kExpected;
+        *psn = Unwrap(expected, psn24);
+        return *psn > expected   ? RxOrder::kAhead
+               : *psn < expected ? RxOrder::kDuplicate
+                                 : RxOrder::kExpected;
     }
 
     /// Responder: the expected packet, the first of its message or not, with
