@@ -10,6 +10,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -250,11 +251,12 @@ Dcqcn::FlowStart(Ptr<RdmaRateState> state)
 double
 Dcqcn::GetAlpha() const
 {
-    if (m_alphaEvent.IsRunning() || !m_everCnp)
+    CatchUp();
+    if (m_alphaTimer.armed || !m_everCnp)
     {
         return m_alpha;
     }
-    double n = std::floor((hotsim::Now() - m_lastAlphaTick).GetDouble() /
+    double n = std::floor((Now() - m_lastAlphaTick).GetDouble() /
                           m_alphaInterval.GetDouble());
     return m_alpha.Get() * std::pow(1 - m_g, n);
 }
@@ -262,13 +264,13 @@ Dcqcn::GetAlpha() const
 void
 Dcqcn::CatchUpAlpha()
 {
-    if (m_alphaEvent.IsRunning() || !m_everCnp)
+    if (m_alphaTimer.armed || !m_everCnp)
     {
         return;
     }
     // The timer was parked while the flow ran at line rate; apply the decays
     // it would have made (the flow saw no CNP in that time).
-    auto n = static_cast<int64_t>(std::floor((hotsim::Now() - m_lastAlphaTick).GetDouble() /
+    auto n = static_cast<int64_t>(std::floor((Now() - m_lastAlphaTick).GetDouble() /
                                              m_alphaInterval.GetDouble()));
     if (n > 0)
     {
@@ -284,15 +286,14 @@ Dcqcn::CatchUpAlpha()
 void
 Dcqcn::StartAlphaTimer()
 {
-    if (m_alphaEvent.IsRunning())
+    if (m_alphaTimer.armed)
     {
         return;
     }
     if (m_alphaMode == ALPHA_PER_INTERVAL && m_everCnp)
     {
         CatchUpAlpha();
-        m_alphaEvent = hotsim::Schedule(m_lastAlphaTick + m_alphaInterval - hotsim::Now(),
-                                           &Dcqcn::AlphaTimer, this);
+        Arm(m_alphaTimer, m_lastAlphaTick + m_alphaInterval - Now(), &Dcqcn::AlphaTimer);
         return;
     }
     RestartAlphaClock();
@@ -301,9 +302,8 @@ Dcqcn::StartAlphaTimer()
 void
 Dcqcn::RestartAlphaClock()
 {
-    m_alphaEvent.Cancel();
-    m_lastAlphaTick = hotsim::Now();
-    m_alphaEvent = hotsim::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
+    m_lastAlphaTick = Now();
+    Arm(m_alphaTimer, m_alphaInterval, &Dcqcn::AlphaTimer);
 }
 
 void
@@ -318,6 +318,7 @@ Dcqcn::AckReceived(Ptr<RdmaRateState> state, const RdmaAckSample& sample)
 void
 Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
 {
+    CatchUp();
     m_state = state;
     CatchUpAlpha();
     const bool first = !m_everCnp;
@@ -329,7 +330,7 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
         // CheckRateDecreaseMlx resets them only when it cuts).
         if (first)
         {
-            m_firstCnp = hotsim::Now();
+            m_firstCnp = Now();
         }
         m_cutPending = true;
         ArmDecreaseCheck();
@@ -337,9 +338,9 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
     // The paper's order: the cut uses alpha as it was, then alpha moves
     // toward 1. A cut deferred by RateDecreaseInterval uses alpha at its time.
     else if (m_decreaseInterval.IsZero() || !m_everCut ||
-             hotsim::Now() - m_lastCut >= m_decreaseInterval)
+             Now() - m_lastCut >= m_decreaseInterval)
     {
-        m_decreaseEvent.Cancel();
+        Disarm(m_decreaseTimer);
         Cut();
     }
     else
@@ -347,8 +348,7 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
         if (!m_cutPending)
         {
             m_cutPending = true;
-            m_decreaseEvent = hotsim::Schedule(m_lastCut + m_decreaseInterval - hotsim::Now(),
-                                                  &Dcqcn::Cut, this);
+            Arm(m_decreaseTimer, m_lastCut + m_decreaseInterval - Now(), &Dcqcn::Cut);
         }
         // Both increase triggers restart on every CNP (the paper), not only
         // when the deferred cut fires: congestion was seen now.
@@ -376,7 +376,7 @@ Dcqcn::CnpReceived(Ptr<RdmaRateState> state)
 void
 Dcqcn::ArmDecreaseCheck()
 {
-    if (m_decreaseEvent.IsRunning())
+    if (m_decreaseTimer.armed)
     {
         return;
     }
@@ -384,9 +384,9 @@ Dcqcn::ArmDecreaseCheck()
     // strictly after now (a tick at this instant has already run, or it is
     // still pending and will see this CNP). No events while no CNP comes.
     const int64_t period = m_decreaseInterval.GetTimeStep();
-    const int64_t k = (hotsim::Now() - m_firstCnp).GetTimeStep() / period + 1;
+    const int64_t k = (Now() - m_firstCnp).GetTimeStep() / period + 1;
     const Time at = m_firstCnp + TimeStep(period * k);
-    m_decreaseEvent = hotsim::Schedule(at - hotsim::Now(), &Dcqcn::DecreaseCheck, this);
+    Arm(m_decreaseTimer, at - Now(), &Dcqcn::DecreaseCheck);
 }
 
 void
@@ -395,9 +395,9 @@ Dcqcn::DecreaseCheck()
     // An alpha tick at this same instant goes first, so the cut uses the
     // alpha of the interval that just ended (rdma-hw.cc delays its check by
     // 1 ns for the same reason).
-    if (m_alphaEvent.IsRunning() && Time(m_alphaEvent.GetTs()) == hotsim::Now())
+    if (m_alphaTimer.armed && m_alphaTimer.at == Now())
     {
-        m_alphaEvent.Cancel();
+        Disarm(m_alphaTimer);
         AlphaTimer();
     }
     if (m_cutPending)
@@ -426,7 +426,7 @@ Dcqcn::Cut()
     m_increasedSinceCut = false;
     m_limited = true;
     m_everCut = true;
-    m_lastCut = hotsim::Now();
+    m_lastCut = Now();
     ResetIncrease();
     StartAlphaTimer();
 }
@@ -437,8 +437,7 @@ Dcqcn::ResetIncrease()
     m_timerStage = 0;
     m_byteStage = 0;
     m_byteAcc = 0;
-    m_increaseEvent.Cancel();
-    m_increaseEvent = hotsim::Schedule(m_increaseInterval, &Dcqcn::IncreaseTimer, this);
+    Arm(m_increaseTimer, m_increaseInterval, &Dcqcn::IncreaseTimer);
 }
 
 void
@@ -447,12 +446,12 @@ Dcqcn::AlphaTimer()
     const bool up = m_alphaMode == ALPHA_PER_INTERVAL && m_alphaCnp;
     m_alpha = (1 - m_g) * m_alpha.Get() + (up ? m_g : 0.0);
     m_alphaCnp = false;
-    m_lastAlphaTick = hotsim::Now();
+    m_lastAlphaTick = Now();
     // PerInterval keeps ticking until an armed check has cut (its cut uses
     // the alpha of the ticks since the first CNP).
     if (m_limited || (m_alphaMode == ALPHA_PER_INTERVAL && m_cutPending))
     {
-        m_alphaEvent = hotsim::Schedule(m_alphaInterval, &Dcqcn::AlphaTimer, this);
+        Arm(m_alphaTimer, m_alphaInterval, &Dcqcn::AlphaTimer);
     }
 }
 
@@ -463,13 +462,14 @@ Dcqcn::IncreaseTimer()
     Increase();
     if (m_limited)
     {
-        m_increaseEvent = hotsim::Schedule(m_increaseInterval, &Dcqcn::IncreaseTimer, this);
+        Arm(m_increaseTimer, m_increaseInterval, &Dcqcn::IncreaseTimer);
     }
 }
 
 void
 Dcqcn::BytesSent(Ptr<RdmaRateState> state, uint32_t bytes)
 {
+    CatchUp();
     if (m_byteCounter == 0 || !m_limited)
     {
         return;
@@ -540,10 +540,10 @@ Dcqcn::ParkIfAtLineRate()
         // (no events for a flow that is not limited); alpha's decays while
         // parked are applied in closed form at the next CNP.
         m_limited = false;
-        m_increaseEvent.Cancel();
+        Disarm(m_increaseTimer);
         if (m_alphaMode == ALPHA_PER_CNP || !(m_cutPending || m_alphaCnp))
         {
-            m_alphaEvent.Cancel();
+            Disarm(m_alphaTimer);
         }
     }
 }
@@ -555,7 +555,7 @@ Dcqcn::DataReceived(Ptr<RdmaRateState> state, bool ceMarked)
     {
         return false;
     }
-    Time now = hotsim::Now();
+    Time now = Now();
     if (m_np->sent && now - m_np->last < m_cnpInterval)
     {
         return false;
@@ -568,6 +568,7 @@ Dcqcn::DataReceived(Ptr<RdmaRateState> state, bool ceMarked)
 bool
 Dcqcn::IsFresh(const RdmaRateState& state) const
 {
+    CatchUp();
     // Reaction point: alpha, RC and RT, the stages, the byte counter, the
     // cut flags and every timer move only from a CNP (a cut, an increase,
     // an alpha tick all follow one), so without one they are FlowStart's;
@@ -576,7 +577,7 @@ Dcqcn::IsFresh(const RdmaRateState& state) const
     // algorithm that breaks this reasoning keeps the state instead of
     // dropping it.
     if (m_everCnp || m_everCut || m_cutPending || m_limited || m_alpha.Get() != m_initialAlpha ||
-        m_alphaEvent.IsRunning() || m_increaseEvent.IsRunning() || m_decreaseEvent.IsRunning() ||
+        m_alphaTimer.armed || m_increaseTimer.armed || m_decreaseTimer.armed ||
         IsTimeoutPending())
     {
         return false;
@@ -590,16 +591,171 @@ Dcqcn::IsFresh(const RdmaRateState& state) const
     // lets the next CE mark through, as a new clock does, now and at every
     // later time. A per-port clock is the NIC's (every fork shares it), so
     // dropping one fork loses none of it.
-    return m_cnpPerPort || !m_np->sent || hotsim::Now() - m_np->last >= m_cnpInterval;
+    return m_cnpPerPort || !m_np->sent || Now() - m_np->last >= m_cnpInterval;
 }
 
 void
 Dcqcn::Stop()
 {
-    m_alphaEvent.Cancel();
-    m_increaseEvent.Cancel();
-    m_decreaseEvent.Cancel();
+    Disarm(m_alphaTimer);
+    Disarm(m_increaseTimer);
+    Disarm(m_decreaseTimer);
+    m_paused = false;
     RdmaCongestionControl::Stop();
+}
+
+void
+Dcqcn::Arm(Timer& t, Time delay, void (Dcqcn::*fire)())
+{
+    Disarm(t);
+    t.at = Now() + delay;
+    t.seq = ++m_armSeq;
+    t.fire = fire;
+    t.armed = true;
+    if (!m_paused)
+    {
+        ScheduleTimer(t);
+    }
+}
+
+void
+Dcqcn::Disarm(Timer& t)
+{
+    if (t.armed && !m_paused)
+    {
+        t.event.Cancel(); // as the events were cancelled before (same queue work)
+    }
+    t.armed = false;
+}
+
+void
+Dcqcn::ScheduleTimer(Timer& t)
+{
+    void (Dcqcn::*fire)() = &t == &m_alphaTimer       ? &Dcqcn::FireAlpha
+                            : &t == &m_increaseTimer ? &Dcqcn::FireIncrease
+                                                     : &Dcqcn::FireDecrease;
+    t.event = hotsim::Schedule(t.at - hotsim::Now(), fire, this);
+}
+
+void
+Dcqcn::FireAlpha()
+{
+    ++m_timerEvents;
+    m_alphaTimer.armed = false;
+    (this->*m_alphaTimer.fire)();
+}
+
+void
+Dcqcn::FireIncrease()
+{
+    ++m_timerEvents;
+    m_increaseTimer.armed = false;
+    (this->*m_increaseTimer.fire)();
+}
+
+void
+Dcqcn::FireDecrease()
+{
+    ++m_timerEvents;
+    m_decreaseTimer.armed = false;
+    (this->*m_decreaseTimer.fire)();
+}
+
+void
+Dcqcn::Pause(Ptr<RdmaRateState> state)
+{
+    if (m_paused)
+    {
+        return;
+    }
+    // A QP with nothing to send does not read its rate: its ticks change
+    // nothing anyone sees until its next input, so they need not be events.
+    // A cut QP of a pairwise AllToAll sends one message and keeps its
+    // alpha and increase timers (one event per 55 us each) for the rest of
+    // the run otherwise: at 1024 GPUs most of the run's events.
+    m_paused = true;
+    for (Timer* t : {&m_alphaTimer, &m_increaseTimer, &m_decreaseTimer})
+    {
+        if (t->armed)
+        {
+            Simulator::Remove(t->event);
+        }
+    }
+}
+
+void
+Dcqcn::Resume(Ptr<RdmaRateState> state)
+{
+    if (!m_paused)
+    {
+        return;
+    }
+    CatchUp();
+    m_paused = false;
+    // In the order they were armed: the scheduler then orders the ones due
+    // at the same instant as it would have.
+    std::array<Timer*, 3> timers{&m_alphaTimer, &m_increaseTimer, &m_decreaseTimer};
+    std::sort(timers.begin(), timers.end(), [](const Timer* a, const Timer* b) { return a->seq < b->seq; });
+    for (Timer* t : timers)
+    {
+        if (t->armed)
+        {
+            ScheduleTimer(*t);
+        }
+    }
+}
+
+void
+Dcqcn::CatchUp() const
+{
+    if (!m_paused || m_replaying)
+    {
+        return;
+    }
+    auto* self = const_cast<Dcqcn*>(this);
+    const Time now = hotsim::Now();
+    self->m_replaying = true;
+    for (;;)
+    {
+        // The earliest due tick, ties by arming order: the order in which
+        // the scheduler would have run the events. A tick due at this very
+        // instant runs before the input that asks: it was armed one
+        // interval ago, before the input's event was scheduled (a packet's
+        // arrival or a message post is scheduled less than K ahead).
+        Timer* next = nullptr;
+        for (Timer* t : {&self->m_alphaTimer, &self->m_increaseTimer, &self->m_decreaseTimer})
+        {
+            if (t->armed && t->at <= now &&
+                (!next || t->at < next->at || (t->at == next->at && t->seq < next->seq)))
+            {
+                next = t;
+            }
+        }
+        if (!next)
+        {
+            break;
+        }
+        self->m_tiedTicks += next->at == now ? 1 : 0;
+        self->m_replayAt = next->at;
+        ++self->m_replayedTicks;
+        next->armed = false;
+        (self->*next->fire)();
+    }
+    self->m_replaying = false;
+}
+
+uint32_t
+Dcqcn::GetTimerStage() const
+{
+    CatchUp();
+    return m_timerStage;
+}
+
+uint32_t
+Dcqcn::GetByteStage() const
+{
+    CatchUp();
+    return m_byteStage;
 }
 
 void

@@ -12,6 +12,7 @@
 #ifndef HOCKNEY_DCQCN_H
 #define HOCKNEY_DCQCN_H
 
+#include "fast-simulator-impl.h"
 #include "rdma-congestion-control.h"
 
 #include "ns3/event-id.h"
@@ -70,6 +71,13 @@ class Dcqcn : public RdmaCongestionControl
     void BytesSent(Ptr<RdmaRateState> state, uint32_t bytes) override;
     bool DataReceived(Ptr<RdmaRateState> state, bool ceMarked) override;
     void Stop() override;
+    /// The QP has nothing to send: its timers stop being events and are
+    /// replayed, tick by tick in their order, at the next input (a CNP, an
+    /// ACK, a read of alpha or a stage) or at Resume (doc/fabric.md,
+    /// "Deferred DCQCN timers").
+    void Pause(Ptr<RdmaRateState> state) override;
+    /// Replays the ticks due by now and makes the timers events again.
+    void Resume(Ptr<RdmaRateState> state) override;
     /// FlowStart's alpha clock is read only after the flow's first CNP.
     bool StartsLazily() const override { return true; }
     /// No CNP ever reached the reaction point (so alpha, RC, RT, the stages
@@ -90,13 +98,46 @@ class Dcqcn : public RdmaCongestionControl
     /// alpha now, including the decays of K intervals that passed while the
     /// flow was at line rate and the timer was parked.
     double GetAlpha() const;
-    uint32_t GetTimerStage() const { return m_timerStage; }
-    uint32_t GetByteStage() const { return m_byteStage; }
+    uint32_t GetTimerStage() const;
+    uint32_t GetByteStage() const;
+    /// Timer ticks run as events, and ticks replayed after a Pause.
+    uint64_t GetTimerEvents() const { return m_timerEvents; }
+    uint64_t GetReplayedTicks() const { return m_replayedTicks; }
+    /// Replayed ticks due at the very instant of the input that replayed
+    /// them: run before it (CatchUp), which is the scheduler's order only
+    /// if the input's event was scheduled less than one interval ahead.
+    uint64_t GetTiedTicks() const { return m_tiedTicks; }
 
   protected:
     void DoDispose() override;
 
   private:
+    /// One of the algorithm's timers: an event while the QP sends, a due
+    /// time only while it is paused (Pause). `seq` orders timers due at the
+    /// same instant as the scheduler orders events: by when they were armed.
+    struct Timer
+    {
+        Time at;
+        uint64_t seq{0};
+        bool armed{false};
+        void (Dcqcn::*fire)(){nullptr};
+        EventId event;
+    };
+
+    /// Now, or the due time of the tick being replayed.
+    Time Now() const { return m_replaying ? m_replayAt : hotsim::Now(); }
+    /// Arms `t` to call `fire` after `delay` (replacing a pending arming).
+    void Arm(Timer& t, Time delay, void (Dcqcn::*fire)());
+    void Disarm(Timer& t);
+    /// The event of an armed timer.
+    void ScheduleTimer(Timer& t);
+    void FireAlpha();
+    void FireIncrease();
+    void FireDecrease();
+    /// Paused: runs every tick due by now, in the order the events would
+    /// have run. Logically const: it only applies what already happened.
+    void CatchUp() const;
+
     void SetG(double g);
     void SetInitialAlpha(double a);
     void SetAlphaInterval(Time t);
@@ -160,9 +201,16 @@ class Dcqcn : public RdmaCongestionControl
     bool m_everCnp{false};
     bool m_alphaCnp{false}; ///< AlphaUpdate PerInterval: a CNP came in this K
     Time m_firstCnp;        ///< origin of the PeriodicCheck grid
-    EventId m_alphaEvent;
-    EventId m_increaseEvent;
-    EventId m_decreaseEvent;
+    Timer m_alphaTimer;
+    Timer m_increaseTimer;
+    Timer m_decreaseTimer; ///< a deferred Cut, or DecreaseCheck
+    uint64_t m_armSeq{0};
+    bool m_paused{false};
+    bool m_replaying{false};
+    Time m_replayAt;
+    uint64_t m_timerEvents{0};
+    uint64_t m_replayedTicks{0};
+    uint64_t m_tiedTicks{0};
     /// Time of the last CNP this notification point sent (shared between the
     /// forks of one NIC when CNPs are paced per port, as ConnectX does).
     struct NpClock

@@ -140,6 +140,18 @@ class RdmaCongestionControl : public Object
     /// ACKs echo them in RdmaAckSample::intHops. Read once per QP.
     virtual bool WantsInt() const { return false; }
 
+    /// The QP has nothing to send (every posted message acknowledged) and
+    /// nobody holds its state (RdmaNic::GetRateState): until Resume the NIC
+    /// reads neither its rate nor its window, so an algorithm may stop
+    /// running its timers as events and replay their ticks, in order and
+    /// at their own times, when an input comes (a late CNP or ACK) or at
+    /// Resume. Default: nothing (the timers run on).
+    virtual void Pause(Ptr<RdmaRateState> state) {}
+    /// The NIC will read the rate again (a message is about to be posted,
+    /// or the state is being handed out): the state must be as if the
+    /// timers had run all along.
+    virtual void Resume(Ptr<RdmaRateState> state) {}
+
     /// Cancels the algorithm's timers (QP destroyed). An override calls
     /// this one too (it cancels the ScheduleTimeout timer).
     virtual void Stop();

@@ -201,6 +201,16 @@ RdmaNic::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&RdmaNic::m_lazyCc),
                           MakeBooleanChecker())
+            .AddAttribute("PauseIdleCongestionControl",
+                          "Tell a QP's congestion control when the QP has nothing to send "
+                          "and its state is not handed out (RdmaCongestionControl::Pause), "
+                          "and again before the QP sends (Resume): DCQCN then replays its "
+                          "timers' ticks when next asked instead of running them as "
+                          "events; the same simulation either way, fewer events "
+                          "(fabric.md, \"Deferred DCQCN timers\")",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_pauseIdleCc),
+                          MakeBooleanChecker())
             .AddAttribute("TxPacketPool",
                           "Data packets (of one data size each) the NIC keeps after sending "
                           "them, to rebuild in place once nothing else holds them (the "
@@ -428,6 +438,7 @@ RdmaNic::SetCongestionControl(Ptr<RdmaCongestionControl> prototype)
     for (RdmaQueuePair& qp : m_qps)
     {
         EnsureCc(qp);
+        ResumeCc(qp);
         qp.ccPinned = true;
     }
     for (auto& [rate, cc] : m_ccSpare)
@@ -551,12 +562,22 @@ RdmaNic::StartCc(RdmaQueuePair& qp)
 void
 RdmaNic::MaybeReleaseCc(RdmaQueuePair& qp)
 {
-    if (!qp.cc || qp.ccPinned || !m_lazyCc || !qp.sq.empty() || !qp.cc->StartsLazily() ||
-        !qp.cc->IsFresh(*qp.rate))
+    if (!qp.cc || qp.ccPinned || !qp.sq.empty())
     {
         return;
     }
+    if (!m_lazyCc || !qp.cc->StartsLazily() || !qp.cc->IsFresh(*qp.rate))
+    {
+        if (m_pauseIdleCc && !qp.ccPaused)
+        {
+            qp.ccPaused = true;
+            ++m_ccCounts.paused;
+            qp.cc->Pause(qp.rate);
+        }
+        return;
+    }
     NS_LOG_FUNCTION(this << qp.qpn);
+    ResumeCc(qp); // a spare starts unpaused for the QP that takes it
     qp.rate->SetRateChangedCallback(Callback<void, uint32_t>());
     qp.rate->SetWindowChangedCallback(Callback<void, uint32_t>());
     // A few spares: enough for a NIC that moves from peer to peer, few
@@ -659,6 +680,7 @@ RdmaNic::GetRateState(uint32_t qpn) const
     self->SettleFolded(); // a silent arrival may start it (ApplyFolded): in order
     RdmaQueuePair& qp = self->GetQp(qpn, "GetRateState");
     self->EnsureCc(qp);
+    self->ResumeCc(qp); // an observer reads it from now on: it runs as events
     qp.ccPinned = true;
     return qp.rate;
 }
@@ -670,6 +692,7 @@ RdmaNic::GetQpCongestionControl(uint32_t qpn) const
     self->SettleFolded();
     RdmaQueuePair& qp = self->GetQp(qpn, "GetQpCongestionControl");
     self->EnsureCc(qp);
+    self->ResumeCc(qp); // an observer reads it from now on: it runs as events
     qp.ccPinned = true;
     return qp.cc;
 }
@@ -730,6 +753,7 @@ RdmaNic::PostSend(uint32_t qpn, uint64_t bytes, bool rdmaWrite, uint32_t immedia
     msg.inlineData = inlineData;
     msg.wqeDone = m_dma.FetchWqe(hotsim::Now());
     EnsureCc(qp);
+    ResumeCc(qp); // before the new work: its replayed ticks found the QP idle
     const RdmaMessage& m = qp.Post(std::move(msg), m_seg);
     ++m_counters.messagesPosted;
     m_counters.bytesPosted += bytes;

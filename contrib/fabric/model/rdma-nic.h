@@ -76,6 +76,7 @@ struct RdmaCcStateCounts
     uint64_t forked{0};   ///< congestion-control forks (and rate states) created
     uint64_t started{0};  ///< FlowStarts: at a QP's creation or first use, reuses included
     uint64_t released{0}; ///< dropped fresh after a QP's last message
+    uint64_t paused{0};   ///< kept states paused with nothing to send (PauseIdleCongestionControl)
     uint64_t live{0};     ///< QPs holding a state now
 };
 
@@ -263,8 +264,19 @@ class RdmaNic : public Object, public FabricArrivalFolder
         }
     }
     /// After the QP's last message: drops its state if the QP is idle, the
-    /// state not handed out, and the algorithm says it is fresh.
+    /// state not handed out, and the algorithm says it is fresh; else, when
+    /// idle and not handed out, pauses it (PauseIdleCongestionControl).
     void MaybeReleaseCc(RdmaQueuePair& qp);
+    /// A paused state resumes: before the NIC reads its rate again or hands
+    /// it out.
+    void ResumeCc(RdmaQueuePair& qp)
+    {
+        if (qp.ccPaused)
+        {
+            qp.ccPaused = false;
+            qp.cc->Resume(qp.rate);
+        }
+    }
     Ptr<RdmaRateState> NewRateState(uint32_t qpn) const;
     /// Gives qp its started state and the NIC's rate and window callbacks.
     void AttachCc(RdmaQueuePair& qp, Ptr<RdmaRateState> rate, Ptr<RdmaCongestionControl> cc);
@@ -348,6 +360,7 @@ class RdmaNic : public Object, public FabricArrivalFolder
     TypeId m_ccType;
     Ptr<RdmaCongestionControl> m_ccProto;
     bool m_lazyCc{true};
+    bool m_pauseIdleCc{true}; ///< attribute PauseIdleCongestionControl
     bool m_foldSilent{true}; ///< attribute FoldSilentArrivals
     /// A packet JudgeArrival could not read (INT between the FabricHeader
     /// and the BTH): its QP's account no longer holds, so none is folded.

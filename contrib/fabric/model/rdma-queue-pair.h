@@ -84,6 +84,9 @@ struct RdmaQueuePair
     /// The rate state or congestion control was handed out (RdmaNic::
     /// GetRateState, GetQpCongestionControl): kept for the QP's life.
     bool ccPinned{false};
+    /// The congestion control was told the QP has nothing to send
+    /// (RdmaCongestionControl::Pause) and not yet that it has again.
+    bool ccPaused{false};
     uint32_t lastTxWire{0};
     /// The congestion control's fork and the rate state it drives: null
     /// until the QP's first use and again after its last message when the
