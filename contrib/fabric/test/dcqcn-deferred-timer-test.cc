@@ -238,7 +238,9 @@ RunStar(const std::string& preset, bool pause)
     for (uint32_t i = 1; i < 9; ++i)
     {
         auto [q, q0] = RdmaNic::Connect(s.nics[i], s.nics[0], 3);
-        Ptr<RdmaNic> nic = s.nics[i];
+        // A plain pointer: the callback is the NIC's own (a Ptr would keep
+        // the NIC alive through itself).
+        RdmaNic* nic = PeekPointer(s.nics[i]);
         auto again = [&r, nic, q = q, i](const RdmaCompletion&) {
             r.completions.push_back(Simulator::Now().GetPicoSeconds());
             if (nic->GetCounters().messagesPosted == 1)
