@@ -322,6 +322,7 @@ FabricNetDevice::SetDataRate(DataRate rate)
     }
     m_rate = rate;
     m_bps = rate.GetBitRate();
+    m_serBytes = ~uint64_t(0); // SerializationTime's kept answer was at the old rate
 }
 
 void
@@ -378,7 +379,7 @@ FabricNetDevice::SetSwitch(FabricSwitch* sw, uint32_t portIndex)
 // ---------------------------------------------------------------- timing
 
 Time
-FabricNetDevice::SerializationTime(uint64_t wireBytes) const
+FabricNetDevice::ComputeSerializationTime(uint64_t wireBytes) const
 {
     // Integer picoseconds, rounded to nearest: bytes * 8e12 / bps. A double
     // would drift by a picosecond at some sizes and rates.

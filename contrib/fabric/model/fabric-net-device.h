@@ -258,8 +258,17 @@ class FabricNetDevice : public NetDevice
     void SetUnitLinkPackets(uint32_t n) { m_unitLinkPackets = std::max<uint32_t>(1, n); }
     uint32_t GetUnitLinkPackets() const { return m_unitLinkPackets; }
     /// Serialization time of `wireBytes` at DataRate, exact in picoseconds
-    /// (rounded to the nearest ps).
-    Time SerializationTime(uint64_t wireBytes) const;
+    /// (rounded to the nearest ps). The last answer is kept: most packets
+    /// of a port are of one size, and the exact division is a 128-bit one.
+    Time SerializationTime(uint64_t wireBytes) const
+    {
+        if (wireBytes != m_serBytes)
+        {
+            m_serTime = ComputeSerializationTime(wireBytes);
+            m_serBytes = wireBytes;
+        }
+        return m_serTime;
+    }
 
     // ---- endpoint sending ----------------------------------------------
     /// Queues a packet that already begins with a FabricHeader (class from the
@@ -560,6 +569,7 @@ class FabricNetDevice : public NetDevice
     /// ECN: sets CE on an ECT packet if the marker draws a mark for queue q.
     void MarkIfCongested(Item& item, const ClassQueue& q);
 
+    Time ComputeSerializationTime(uint64_t wireBytes) const;
     void TryTransmit() { TryTransmit(hotsim::Now()); }
     /// \p now: Simulator::Now() of the caller.
     void TryTransmit(Time now);
@@ -626,6 +636,8 @@ class FabricNetDevice : public NetDevice
     uint32_t m_address{kFabricNoAddress};
     DataRate m_rate{"100Gbps"};
     uint64_t m_bps{100000000000ull}; ///< m_rate in bit/s (SerializationTime calls no ns-3 function per packet)
+    mutable uint64_t m_serBytes{~uint64_t(0)}; ///< SerializationTime's last question (none: ~0)
+    mutable Time m_serTime;                    ///< and its answer
     uint32_t m_headerBytes{70};
     uint32_t m_minWireBytes{0};
     uint32_t m_headerGranule{0}; ///< attribute HeaderGranuleBytes
