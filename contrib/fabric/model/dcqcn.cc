@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "dcqcn.h"
+#include "tie-keyed-events.h"
 #include "fast-simulator-impl.h"
 
 #include "ns3/boolean.h"
@@ -621,11 +622,12 @@ Dcqcn::Arm(Timer& t, Time delay, void (Dcqcn::*fire)())
 void
 Dcqcn::Disarm(Timer& t)
 {
-    if (t.armed && !m_paused)
+    if (t.live)
     {
         t.event.Cancel(); // as the events were cancelled before (same queue work)
     }
     t.armed = false;
+    t.live = false;
 }
 
 void
@@ -635,30 +637,25 @@ Dcqcn::ScheduleTimer(Timer& t)
                             : &t == &m_increaseTimer ? &Dcqcn::FireIncrease
                                                      : &Dcqcn::FireDecrease;
     t.event = hotsim::Schedule(t.at - hotsim::Now(), fire, this);
+    t.live = true;
 }
 
 void
 Dcqcn::FireAlpha()
 {
-    ++m_timerEvents;
-    m_alphaTimer.armed = false;
-    (this->*m_alphaTimer.fire)();
+    Fire(m_alphaTimer);
 }
 
 void
 Dcqcn::FireIncrease()
 {
-    ++m_timerEvents;
-    m_increaseTimer.armed = false;
-    (this->*m_increaseTimer.fire)();
+    Fire(m_increaseTimer);
 }
 
 void
 Dcqcn::FireDecrease()
 {
-    ++m_timerEvents;
-    m_decreaseTimer.armed = false;
-    (this->*m_decreaseTimer.fire)();
+    Fire(m_decreaseTimer);
 }
 
 void
@@ -672,15 +669,10 @@ Dcqcn::Pause(Ptr<RdmaRateState> state)
     // nothing anyone sees until its next input, so they need not be events.
     // A cut QP of a pairwise AllToAll sends one message and keeps its
     // alpha and increase timers (one event per 55 us each) for the rest of
-    // the run otherwise: at 1024 GPUs most of the run's events.
+    // the run otherwise: at 1024 GPUs most of the run's events. The events
+    // pending now stay and run (they keep their place among the events of
+    // their instant); the timers they and the replays re-arm are not events.
     m_paused = true;
-    for (Timer* t : {&m_alphaTimer, &m_increaseTimer, &m_decreaseTimer})
-    {
-        if (t->armed)
-        {
-            Simulator::Remove(t->event);
-        }
-    }
 }
 
 void
@@ -698,8 +690,9 @@ Dcqcn::Resume(Ptr<RdmaRateState> state)
     std::sort(timers.begin(), timers.end(), [](const Timer* a, const Timer* b) { return a->seq < b->seq; });
     for (Timer* t : timers)
     {
-        if (t->armed)
+        if (t->armed && !t->live)
         {
+            ++m_rescheduled;
             ScheduleTimer(*t);
         }
     }
@@ -713,19 +706,43 @@ Dcqcn::CatchUp() const
         return;
     }
     auto* self = const_cast<Dcqcn*>(this);
+    // A tick is an event without a tie key: the events of its instant that
+    // have one (the fabric's packet arrivals, tie-keyed-events.h) run
+    // before it, so a tick due now stays for later when such an event
+    // asks. An event without a key asks after the tick when it was
+    // scheduled after the tick was armed, which is the usual case (a post
+    // or a NIC step is scheduled less than an interval ahead): the tick
+    // due now runs first, unless a timer due now whose event is pending
+    // was armed before it (that event runs after the input).
     const Time now = hotsim::Now();
-    self->m_replaying = true;
+    uint64_t seqLimit = ~uint64_t(0);
+    if (tie_keys::g_ordered && tie_keys::g_running != KeyedEvent::kNoKey)
+    {
+        seqLimit = 0;
+    }
+    for (const Timer* t : {&m_alphaTimer, &m_increaseTimer, &m_decreaseTimer})
+    {
+        if (t->live && t->at == now)
+        {
+            seqLimit = std::min(seqLimit, t->seq);
+        }
+    }
+    self->Replay(now, seqLimit, true);
+}
+
+void
+Dcqcn::Replay(Time until, uint64_t seqLimit, bool input)
+{
+    m_replaying = true;
     for (;;)
     {
         // The earliest due tick, ties by arming order: the order in which
-        // the scheduler would have run the events. A tick due at this very
-        // instant runs before the input that asks: it was armed one
-        // interval ago, before the input's event was scheduled (a packet's
-        // arrival or a message post is scheduled less than K ahead).
+        // the scheduler would have run the events. Timers whose event is
+        // pending run by themselves.
         Timer* next = nullptr;
-        for (Timer* t : {&self->m_alphaTimer, &self->m_increaseTimer, &self->m_decreaseTimer})
+        for (Timer* t : {&m_alphaTimer, &m_increaseTimer, &m_decreaseTimer})
         {
-            if (t->armed && t->at <= now &&
+            if (t->armed && !t->live && t->at <= until &&
                 (!next || t->at < next->at || (t->at == next->at && t->seq < next->seq)))
             {
                 next = t;
@@ -735,13 +752,40 @@ Dcqcn::CatchUp() const
         {
             break;
         }
-        self->m_tiedTicks += next->at == now ? 1 : 0;
-        self->m_replayAt = next->at;
-        ++self->m_replayedTicks;
+        if (next->at == until && next->seq >= seqLimit)
+        {
+            m_tiesLeft += input ? 1 : 0;
+            break;
+        }
+        m_tiedTicks += input && next->at == until ? 1 : 0;
+        m_replayAt = next->at;
+        ++m_replayedTicks;
         next->armed = false;
-        (self->*next->fire)();
+        (this->*next->fire)();
     }
-    self->m_replaying = false;
+    m_replaying = false;
+}
+
+void
+Dcqcn::Fire(Timer& t)
+{
+    if (m_paused)
+    {
+        // A pending event of a paused fork: the re-armed ticks due before
+        // it (earlier, or at its instant and armed before it) go first,
+        // with this timer still armed as it was then. One of them may have
+        // disarmed or re-armed it: as events, this one was cancelled.
+        const uint64_t seq = t.seq;
+        Replay(t.at, t.seq, false);
+        if (!t.armed || !t.live || t.seq != seq)
+        {
+            return;
+        }
+    }
+    ++m_timerEvents;
+    t.armed = false;
+    t.live = false;
+    (this->*t.fire)();
 }
 
 uint32_t

@@ -103,10 +103,18 @@ class Dcqcn : public RdmaCongestionControl
     /// Timer ticks run as events, and ticks replayed after a Pause.
     uint64_t GetTimerEvents() const { return m_timerEvents; }
     uint64_t GetReplayedTicks() const { return m_replayedTicks; }
-    /// Replayed ticks due at the very instant of the input that replayed
-    /// them: run before it (CatchUp), which is the scheduler's order only
-    /// if the input's event was scheduled less than one interval ahead.
+    /// Replayed ticks due at the very instant of an input without a tie key
+    /// that replayed them: run before it (CatchUp), the scheduler's order
+    /// when the input's event was scheduled after the tick was armed.
     uint64_t GetTiedTicks() const { return m_tiedTicks; }
+    /// Ticks due at the very instant of an input with a tie key (a packet
+    /// arrival), left to run after it, as the scheduler runs them.
+    uint64_t GetTiesLeft() const { return m_tiesLeft; }
+    /// Timers re-armed while paused that Resume made events again: each
+    /// joins the events of its instant as scheduled at the Resume, not
+    /// where it was armed (the one place a same-instant order may differ
+    /// from the timers as events all along; doc/fabric.md).
+    uint64_t GetRescheduled() const { return m_rescheduled; }
 
   protected:
     void DoDispose() override;
@@ -120,6 +128,7 @@ class Dcqcn : public RdmaCongestionControl
         Time at;
         uint64_t seq{0};
         bool armed{false};
+        bool live{false}; ///< `event` is pending
         void (Dcqcn::*fire)(){nullptr};
         EventId event;
     };
@@ -137,6 +146,12 @@ class Dcqcn : public RdmaCongestionControl
     /// Paused: runs every tick due by now, in the order the events would
     /// have run. Logically const: it only applies what already happened.
     void CatchUp() const;
+    /// Runs the re-armed ticks due before `until`, and those due at it
+    /// armed before `seqLimit`, earliest first (ties by arming order).
+    /// `input`: for an input (counts the ties), not a pending event.
+    void Replay(Time until, uint64_t seqLimit, bool input);
+    /// A timer's event: the ticks due before it, then its handler.
+    void Fire(Timer& t);
 
     void SetG(double g);
     void SetInitialAlpha(double a);
@@ -211,6 +226,8 @@ class Dcqcn : public RdmaCongestionControl
     uint64_t m_timerEvents{0};
     uint64_t m_replayedTicks{0};
     uint64_t m_tiedTicks{0};
+    uint64_t m_tiesLeft{0};
+    uint64_t m_rescheduled{0};
     /// Time of the last CNP this notification point sent (shared between the
     /// forks of one NIC when CNPs are paced per port, as ConnectX does).
     struct NpClock

@@ -18,6 +18,11 @@
 
 #include <gtest/gtest.h>
 
+#include "tie-keyed-events.h"
+
+#include "ns3/object-factory.h"
+#include "ns3/uinteger.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,6 +32,9 @@ using namespace hockney::rdmatest;
 
 namespace
 {
+
+// Rates are whole bit/s; a handful of rounded steps stays within 4 b/s.
+constexpr double kRateTol = 4.0;
 
 class DcqcnDeferredTimerTest : public hockney::SimulatorTest
 {
@@ -125,8 +133,11 @@ RunTwins(const std::string& preset, Time k)
     At(MicroSeconds(15), [&]() { both("cnp", cnp); });
     // The QP's last message is acknowledged at 25 us: paused.
     At(MicroSeconds(25), [&]() { lazy.cc->Pause(lazy.st); });
-    // A late CNP while paused, exactly on a tick of the increase timer armed
-    // by the CNP at 15 us (15 + 3 T), and one between ticks.
+    // A late CNP while paused, exactly on a tick re-armed while paused
+    // (15 + 3 T: the increase timer's with paper, the alpha timer's grid
+    // with production and connectx), delivered by an event without a tie
+    // key scheduled after that tick was armed: the tick runs first both
+    // ways. And one between ticks.
     At(MicroSeconds(15) + 3 * k, [&]() { both("late cnp on a tick", cnp); });
     At(MicroSeconds(15) + 3 * k + MicroSeconds(7), [&]() { both("late cnp", cnp); });
     // Samples while paused (between ticks), then work again at 40 K:
@@ -156,9 +167,11 @@ RunTwins(const std::string& preset, Time k)
     compare("end");
     EXPECT_TRUE(mismatches.empty()) << mismatches.size() << " mismatches, first: "
                                     << (mismatches.empty() ? "" : mismatches.front());
-    // The paused fork ran fewer timer events and replayed the rest; one
+    // The paused fork ran fewer timer events and replayed the rest; a
     // replayed tick was due at the very instant of the late CNP.
     EXPECT_LT(lazy.cc->GetTimerEvents(), live.cc->GetTimerEvents());
+    EXPECT_GE(lazy.cc->GetTiedTicks(), 1u);
+    EXPECT_EQ(lazy.cc->GetTiesLeft(), 0u);
     EXPECT_GT(lazy.cc->GetReplayedTicks(), 0u);
     EXPECT_EQ(live.cc->GetReplayedTicks(), 0u);
     EXPECT_EQ(lazy.cc->GetTimerEvents() + lazy.cc->GetReplayedTicks(), live.cc->GetTimerEvents())
@@ -182,15 +195,20 @@ TEST_F(DcqcnDeferredTimerTest, PausedForkMatchesLiveForkConnectx)
     RunTwins("connectx", MicroSeconds(300)); // byte counter, per-port CNP pacing
 }
 
-TEST_F(DcqcnDeferredTimerTest, PausedForkRunsNoEvents)
+TEST_F(DcqcnDeferredTimerTest, PausedForkRunsOnlyItsPendingEvents)
 {
     Ptr<Dcqcn> proto = CreateObject<Dcqcn>();
     Twin t = MakeTwin(proto);
     t.cc->CnpReceived(t.st); // cut to 50 Gb/s: alpha and increase timers armed
     EXPECT_EQ(t.st->GetRate(), DataRate("50Gbps"));
     t.cc->Pause(t.st);
-    Simulator::Run(); // the removed timer events do not run
-    EXPECT_EQ(t.cc->GetTimerEvents(), 0u);
+    // The two pending events run (at T = K = 55 us, keeping their place
+    // among the events of that instant); the timers they re-arm are not
+    // events, so the run ends there.
+    Simulator::Run();
+    EXPECT_EQ(Simulator::Now(), MicroSeconds(55));
+    EXPECT_EQ(t.cc->GetTimerEvents(), 2u);
+    EXPECT_EQ(t.cc->GetReplayedTicks(), 0u);
     // Read at 4 T + 1 ns: four increase ticks of fast recovery, each
     // halving the distance to RT = 100 Gb/s: RC = 100 - 50 / 2^4 Gb/s.
     Simulator::Schedule(MicroSeconds(4 * 55) + NanoSeconds(1) - Simulator::Now(), [&]() {
@@ -198,9 +216,104 @@ TEST_F(DcqcnDeferredTimerTest, PausedForkRunsNoEvents)
         EXPECT_EQ(t.st->GetRate(), DataRate("96875000000bps"));
     });
     Simulator::Run();
-    EXPECT_EQ(t.cc->GetTimerEvents(), 0u);
-    EXPECT_EQ(t.cc->GetReplayedTicks(), 8u); // four increase and four alpha ticks
+    EXPECT_EQ(t.cc->GetTimerEvents(), 2u);
+    EXPECT_EQ(t.cc->GetReplayedTicks(), 6u); // three increase and three alpha ticks
     t.cc->Dispose();
+}
+
+TEST_F(DcqcnDeferredTimerTest, KeyedInputRunsBeforeTheTicksOfItsInstant)
+{
+    // The schedulers order the events of one instant keyed first (the
+    // fabric's packet arrivals carry tie keys), then the others (timer
+    // ticks) by uid. A CNP arriving exactly on a tick of a paused fork must
+    // run before the tick, as it does with the tick as an event: the cut
+    // then uses RC before that increase (and cancels the tick). Replayed
+    // first instead, RC would differ by the increase.
+    ObjectFactory queue("ns3::RingCalendarScheduler");
+    Simulator::SetScheduler(queue);
+    Ptr<Dcqcn> proto = CreateObject<Dcqcn>(); // paper: T = K = 55 us
+    Twin live = MakeTwin(proto);
+    Twin lazy = MakeTwin(proto);
+    Simulator::Schedule(MicroSeconds(2), [&]() {
+        live.cc->CnpReceived(live.st);
+        lazy.cc->CnpReceived(lazy.st); // ticks at 57, 112, ... us
+    });
+    Simulator::Schedule(MicroSeconds(10), [&]() { lazy.cc->Pause(lazy.st); });
+    const Time tick = MicroSeconds(2 + 2 * 55);
+    Simulator::Schedule(tick - NanoSeconds(100), [&]() {
+        SchedulerTieKey key(SchedulerTieKey::kFirstMajor, 1); // a link arrival's key
+        Simulator::Schedule(NanoSeconds(100), [&]() {
+            live.cc->CnpReceived(live.st);
+            lazy.cc->CnpReceived(lazy.st);
+        });
+    });
+    std::vector<Snapshot> a;
+    std::vector<Snapshot> b;
+    for (Time t : {tick + NanoSeconds(1), tick + MicroSeconds(300) + NanoSeconds(1)})
+    {
+        Simulator::Schedule(t, [&]() {
+            a.push_back(Read(live.cc, live.st));
+            b.push_back(Read(lazy.cc, lazy.st));
+        });
+    }
+    Simulator::Run();
+    ASSERT_EQ(a.size(), 2u);
+    for (size_t i = 0; i < a.size(); ++i)
+    {
+        EXPECT_EQ(a[i].rc, b[i].rc) << i;
+        EXPECT_EQ(a[i].rt, b[i].rt) << i;
+        EXPECT_EQ(a[i].alpha, b[i].alpha) << i;
+        EXPECT_EQ(a[i].timerStage, b[i].timerStage) << i;
+    }
+    // By hand: cut at 2 us to 50 Gb/s (alpha 1), one fast-recovery step at
+    // 57 us to 75 Gb/s (RT 100), then the cut at 112 us from 75 Gb/s, before
+    // the tick of that instant: alpha after one K of decay and the CNP at 2
+    // us is (1-g)^1 = 255/256; RC = 75 (1 - alpha/2) Gb/s.
+    const double alpha = 255.0 / 256;
+    EXPECT_NEAR(static_cast<double>(a[0].rc), 75e9 * (1 - alpha / 2), kRateTol);
+    EXPECT_EQ(lazy.cc->GetTiesLeft(), 1u);
+    EXPECT_EQ(lazy.cc->GetTiedTicks(), 0u);
+    live.cc->Dispose();
+    lazy.cc->Dispose();
+}
+
+TEST_F(DcqcnDeferredTimerTest, ReplayedTickCancelsAPendingEventAsItWould)
+{
+    // Paused right after a cut: the alpha timer's event (K = 1 ms) stays
+    // pending; the increase timer (T = 10 us, timer only) is re-armed
+    // without events and brings RC back to the line rate at about 0.4 ms,
+    // where ParkIfAtLineRate disarms the alpha timer. With timers as events
+    // that cancels the alpha event; paused, the event still comes at 1 ms,
+    // replays the increase ticks due before it first, finds itself
+    // disarmed and does nothing. Every tick runs once, as an event or
+    // replayed, in both forks.
+    Ptr<Dcqcn> proto = CreateObject<Dcqcn>();
+    proto->SetAttribute("AlphaInterval", TimeValue(MilliSeconds(1)));
+    proto->SetAttribute("RateIncreaseInterval", TimeValue(MicroSeconds(10)));
+    proto->SetAttribute("ByteCounter", UintegerValue(0));
+    Twin live = MakeTwin(proto);
+    Twin lazy = MakeTwin(proto);
+    Simulator::Schedule(MicroSeconds(3), [&]() {
+        live.cc->CnpReceived(live.st);
+        lazy.cc->CnpReceived(lazy.st);
+        lazy.cc->Pause(lazy.st);
+    });
+    Snapshot a{};
+    Snapshot b{};
+    Simulator::Schedule(MilliSeconds(3), [&]() {
+        a = Read(live.cc, live.st);
+        b = Read(lazy.cc, lazy.st);
+    });
+    Simulator::Run();
+    EXPECT_EQ(a.rc, 100000000000ULL) << "the flow must be back at the line rate";
+    EXPECT_EQ(a.rc, b.rc);
+    EXPECT_EQ(a.rt, b.rt);
+    EXPECT_EQ(a.alpha, b.alpha);
+    EXPECT_EQ(a.timerStage, b.timerStage);
+    EXPECT_GT(lazy.cc->GetReplayedTicks(), 10u);
+    EXPECT_EQ(lazy.cc->GetTimerEvents() + lazy.cc->GetReplayedTicks(), live.cc->GetTimerEvents());
+    live.cc->Dispose();
+    lazy.cc->Dispose();
 }
 
 struct StarRun
