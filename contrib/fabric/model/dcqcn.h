@@ -71,12 +71,14 @@ class Dcqcn : public RdmaCongestionControl
     void BytesSent(Ptr<RdmaRateState> state, uint32_t bytes) override;
     bool DataReceived(Ptr<RdmaRateState> state, bool ceMarked) override;
     void Stop() override;
-    /// The QP has nothing to send: its timers stop being events and are
+    /// The QP has nothing to send: the timer events pending now still run,
+    /// but what is armed from now on is not an event; those ticks are
     /// replayed, tick by tick in their order, at the next input (a CNP, an
-    /// ACK, a read of alpha or a stage) or at Resume (doc/fabric.md,
-    /// "Deferred DCQCN timers").
+    /// ECN-echo ACK with AckEcho, a read of alpha or a stage), before a
+    /// pending event, or at Resume (doc/fabric.md, "Deferred DCQCN timers").
     void Pause(Ptr<RdmaRateState> state) override;
-    /// Replays the ticks due by now and makes the timers events again.
+    /// Replays the ticks due by now and gives the armed timers without an
+    /// event one, in arming order.
     void Resume(Ptr<RdmaRateState> state) override;
     /// FlowStart's alpha clock is read only after the flow's first CNP.
     bool StartsLazily() const override { return true; }
@@ -112,17 +114,18 @@ class Dcqcn : public RdmaCongestionControl
     uint64_t GetTiesLeft() const { return m_tiesLeft; }
     /// Timers re-armed while paused that Resume made events again: each
     /// joins the events of its instant as scheduled at the Resume, not
-    /// where it was armed (the one place a same-instant order may differ
-    /// from the timers as events all along; doc/fabric.md).
+    /// where it was armed (with GetTiedTicks, where a same-instant order
+    /// may differ from the timers as events all along; doc/fabric.md).
     uint64_t GetRescheduled() const { return m_rescheduled; }
 
   protected:
     void DoDispose() override;
 
   private:
-    /// One of the algorithm's timers: an event while the QP sends, a due
-    /// time only while it is paused (Pause). `seq` orders timers due at the
-    /// same instant as the scheduler orders events: by when they were armed.
+    /// One of the algorithm's timers: an event when armed while not paused
+    /// (`live`), a due time only when armed while paused (Pause). `seq`
+    /// orders timers due at the same instant as the scheduler orders
+    /// events: by when they were armed.
     struct Timer
     {
         Time at;
@@ -143,8 +146,10 @@ class Dcqcn : public RdmaCongestionControl
     void FireAlpha();
     void FireIncrease();
     void FireDecrease();
-    /// Paused: runs every tick due by now, in the order the events would
-    /// have run. Logically const: it only applies what already happened.
+    /// Paused: runs every tick without an event due before now, and those
+    /// due now that the scheduler would run before the current event, in
+    /// the order the events would have run. Logically const: it only
+    /// applies what already happened.
     void CatchUp() const;
     /// Runs the re-armed ticks due before `until`, and those due at it
     /// armed before `seqLimit`, earliest first (ties by arming order).

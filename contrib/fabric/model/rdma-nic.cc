@@ -204,9 +204,10 @@ RdmaNic::GetTypeId()
             .AddAttribute("PauseIdleCongestionControl",
                           "Tell a QP's congestion control when the QP has nothing to send "
                           "and its state is not handed out (RdmaCongestionControl::Pause), "
-                          "and again before the QP sends (Resume): DCQCN then replays its "
-                          "timers' ticks when next asked instead of running them as "
-                          "events; the same simulation either way, fewer events "
+                          "and again before the QP sends (Resume): DCQCN then replays the "
+                          "ticks of the timers armed meanwhile when next asked instead of "
+                          "running them as events; the same simulation but for the order of "
+                          "same-picosecond ticks in two rare cases (fabric.md), fewer events "
                           "(fabric.md, \"Deferred DCQCN timers\")",
                           BooleanValue(true),
                           MakeBooleanAccessor(&RdmaNic::m_pauseIdleCc),

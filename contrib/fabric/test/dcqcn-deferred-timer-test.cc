@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // Deferred DCQCN timers (Dcqcn::Pause / Resume, RdmaNic::
-// PauseIdleCongestionControl): while a QP has nothing to send its alpha,
-// increase and decrease timers are not events; their ticks are replayed at
-// the next input. Checked against a second method, the same algorithm with
+// PauseIdleCongestionControl): while a QP has nothing to send, what its
+// alpha, increase and decrease timers re-arm is not an event (the events
+// pending at the pause still run); those ticks are replayed at the next
+// input, before a pending event, or at the resume. Checked against a second method, the same algorithm with
 // its timers run as events all along: two forks fed the same inputs at the
 // same times must hold the same RC, RT, alpha and stages to the last bit, in
 // every variant (paper, production, connectx); and a congested star whose
@@ -312,6 +313,52 @@ TEST_F(DcqcnDeferredTimerTest, ReplayedTickCancelsAPendingEventAsItWould)
     EXPECT_EQ(a.timerStage, b.timerStage);
     EXPECT_GT(lazy.cc->GetReplayedTicks(), 10u);
     EXPECT_EQ(lazy.cc->GetTimerEvents() + lazy.cc->GetReplayedTicks(), live.cc->GetTimerEvents());
+    live.cc->Dispose();
+    lazy.cc->Dispose();
+}
+
+TEST_F(DcqcnDeferredTimerTest, InputBeforeAPendingEventOfItsInstantRunsFirst)
+{
+    // T = 27.5 us, K = 55 us, cut at 2 us, paused at 10 us: the increase
+    // event at 29.5 us runs and re-arms without an event for 57 us; the
+    // alpha event armed at 2 us is still pending for 57 us. A CNP scheduled
+    // at the start for 57 us runs there before both ticks (it was scheduled
+    // before either was armed): the paused fork must not replay the
+    // increase tick due at 57 us before it, since a tick armed earlier
+    // (alpha's) is still to come after it.
+    Ptr<Dcqcn> proto = CreateObject<Dcqcn>();
+    proto->SetAttribute("RateIncreaseInterval", TimeValue(NanoSeconds(27500)));
+    Twin live = MakeTwin(proto);
+    Twin lazy = MakeTwin(proto);
+    Simulator::Schedule(MicroSeconds(57), [&]() {
+        live.cc->CnpReceived(live.st);
+        lazy.cc->CnpReceived(lazy.st);
+    });
+    Simulator::Schedule(MicroSeconds(2), [&]() {
+        live.cc->CnpReceived(live.st);
+        lazy.cc->CnpReceived(lazy.st);
+    });
+    Simulator::Schedule(MicroSeconds(10), [&]() { lazy.cc->Pause(lazy.st); });
+    std::vector<Snapshot> a;
+    std::vector<Snapshot> b;
+    for (Time t : {MicroSeconds(57) + NanoSeconds(1), MicroSeconds(500) + NanoSeconds(1)})
+    {
+        Simulator::Schedule(t, [&]() {
+            a.push_back(Read(live.cc, live.st));
+            b.push_back(Read(lazy.cc, lazy.st));
+        });
+    }
+    Simulator::Run();
+    ASSERT_EQ(a.size(), 2u);
+    for (size_t i = 0; i < a.size(); ++i)
+    {
+        EXPECT_EQ(a[i].rc, b[i].rc) << i;
+        EXPECT_EQ(a[i].rt, b[i].rt) << i;
+        EXPECT_EQ(a[i].alpha, b[i].alpha) << i;
+        EXPECT_EQ(a[i].timerStage, b[i].timerStage) << i;
+    }
+    EXPECT_EQ(lazy.cc->GetTiesLeft(), 1u);
+    EXPECT_EQ(lazy.cc->GetTiedTicks(), 0u);
     live.cc->Dispose();
     lazy.cc->Dispose();
 }
