@@ -71,6 +71,21 @@ Read(Ptr<Dcqcn> cc, Ptr<RdmaRateState> st)
     return {st->GetRate().GetBitRate(), st->GetTargetRate().GetBitRate(), alpha, ts, bs};
 }
 
+/// The live fork's and the paused fork's readings, equal to the bit.
+void
+ExpectSameSnapshots(const std::vector<Snapshot>& a, const std::vector<Snapshot>& b, size_t n)
+{
+    ASSERT_EQ(a.size(), n);
+    ASSERT_EQ(b.size(), n);
+    for (size_t i = 0; i < n; ++i)
+    {
+        EXPECT_EQ(a[i].rc, b[i].rc) << i;
+        EXPECT_EQ(a[i].rt, b[i].rt) << i;
+        EXPECT_EQ(a[i].alpha, b[i].alpha) << i;
+        EXPECT_EQ(a[i].timerStage, b[i].timerStage) << i;
+    }
+}
+
 struct Twin
 {
     Ptr<Dcqcn> cc;
@@ -258,14 +273,7 @@ TEST_F(DcqcnDeferredTimerTest, KeyedInputRunsBeforeTheTicksOfItsInstant)
         });
     }
     Simulator::Run();
-    ASSERT_EQ(a.size(), 2u);
-    for (size_t i = 0; i < a.size(); ++i)
-    {
-        EXPECT_EQ(a[i].rc, b[i].rc) << i;
-        EXPECT_EQ(a[i].rt, b[i].rt) << i;
-        EXPECT_EQ(a[i].alpha, b[i].alpha) << i;
-        EXPECT_EQ(a[i].timerStage, b[i].timerStage) << i;
-    }
+    ExpectSameSnapshots(a, b, 2);
     // By hand: cut at 2 us to 50 Gb/s (alpha 1), one fast-recovery step at
     // 57 us to 75 Gb/s (RT 100), then the cut at 112 us from 75 Gb/s, before
     // the tick of that instant: alpha after one K of decay and the CNP at 2
@@ -349,14 +357,7 @@ TEST_F(DcqcnDeferredTimerTest, InputBeforeAPendingEventOfItsInstantRunsFirst)
         });
     }
     Simulator::Run();
-    ASSERT_EQ(a.size(), 2u);
-    for (size_t i = 0; i < a.size(); ++i)
-    {
-        EXPECT_EQ(a[i].rc, b[i].rc) << i;
-        EXPECT_EQ(a[i].rt, b[i].rt) << i;
-        EXPECT_EQ(a[i].alpha, b[i].alpha) << i;
-        EXPECT_EQ(a[i].timerStage, b[i].timerStage) << i;
-    }
+    ExpectSameSnapshots(a, b, 2);
     EXPECT_EQ(lazy.cc->GetTiesLeft(), 1u);
     EXPECT_EQ(lazy.cc->GetTiedTicks(), 0u);
     live.cc->Dispose();
