@@ -633,29 +633,8 @@ Dcqcn::Disarm(Timer& t)
 void
 Dcqcn::ScheduleTimer(Timer& t)
 {
-    void (Dcqcn::*fire)() = &t == &m_alphaTimer       ? &Dcqcn::FireAlpha
-                            : &t == &m_increaseTimer ? &Dcqcn::FireIncrease
-                                                     : &Dcqcn::FireDecrease;
-    t.event = hotsim::Schedule(t.at - hotsim::Now(), fire, this);
+    t.event = hotsim::Schedule(t.at - hotsim::Now(), &Dcqcn::Fire, this, &t);
     t.live = true;
-}
-
-void
-Dcqcn::FireAlpha()
-{
-    Fire(m_alphaTimer);
-}
-
-void
-Dcqcn::FireIncrease()
-{
-    Fire(m_increaseTimer);
-}
-
-void
-Dcqcn::FireDecrease()
-{
-    Fire(m_decreaseTimer);
 }
 
 void
@@ -767,8 +746,9 @@ Dcqcn::Replay(Time until, uint64_t seqLimit, bool input)
 }
 
 void
-Dcqcn::Fire(Timer& t)
+Dcqcn::Fire(Timer* timer)
 {
+    Timer& t = *timer;
     if (m_paused)
     {
         // A pending event of a paused fork: the re-armed ticks due before

@@ -141,11 +141,8 @@ class Dcqcn : public RdmaCongestionControl
     /// Arms `t` to call `fire` after `delay` (replacing a pending arming).
     void Arm(Timer& t, Time delay, void (Dcqcn::*fire)());
     void Disarm(Timer& t);
-    /// The event of an armed timer.
+    /// The event of an armed timer (it runs Fire).
     void ScheduleTimer(Timer& t);
-    void FireAlpha();
-    void FireIncrease();
-    void FireDecrease();
     /// Paused: runs every tick without an event due before now, and those
     /// due now that the scheduler would run before the current event, in
     /// the order the events would have run. Logically const: it only
@@ -156,7 +153,7 @@ class Dcqcn : public RdmaCongestionControl
     /// `input`: for an input (counts the ties), not a pending event.
     void Replay(Time until, uint64_t seqLimit, bool input);
     /// A timer's event: the ticks due before it, then its handler.
-    void Fire(Timer& t);
+    void Fire(Timer* timer);
 
     void SetG(double g);
     void SetInitialAlpha(double a);

@@ -786,7 +786,6 @@ RdmaNic::ApplyFolded(uint32_t qpIndex, uint32_t len, uint64_t packed, Time at)
     AcceptPayload(qp, first, len, at);
 }
 
-
 void
 RdmaNic::ReceiveAck(RdmaQueuePair& qp, const BthFields& bh, const AethHeader& a)
 {
