@@ -133,9 +133,13 @@ RunFabricChain(uint32_t switches, uint32_t packets)
 
 /// \p middles forwarding nodes between two end nodes, all joined by ns-3
 /// point-to-point links of the fabric chain's rate and delay; every packet is
-/// queued at the source at t = 0.
+/// queued at the source at t = 0. With \p chains > 1, that many such chains
+/// side by side, the packets dealt to their sources in turn: every chain
+/// forwards at once, so a hop's device is one of 2 x (middles + 1) x chains
+/// devices and the working set grows with them as a fabric's ports do (the
+/// same-size baseline of a large topology: RunPointToPointChains).
 inline ChainRun
-RunPointToPointChain(uint32_t middles, uint32_t packets)
+RunPointToPointChains(uint32_t chains, uint32_t middles, uint32_t packets)
 {
     EnsurePicoseconds();
     PointToPointHelper p2p;
@@ -143,39 +147,52 @@ RunPointToPointChain(uint32_t middles, uint32_t packets)
     p2p.SetChannelAttribute("Delay", StringValue("1us"));
     // Room for every packet: the source enqueues them all at once.
     p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
-                 QueueSizeValue(QueueSize(std::to_string(packets + 1) + "p")));
-    std::vector<Ptr<Node>> chain;
-    for (uint32_t i = 0; i < middles + 2; ++i)
-    {
-        chain.push_back(CreateObject<Node>());
-    }
-    std::vector<NetDeviceContainer> links;
-    for (size_t i = 0; i + 1 < chain.size(); ++i)
-    {
-        links.push_back(p2p.Install(chain[i], chain[i + 1]));
-    }
-    for (size_t i = 0; i + 1 < links.size(); ++i)
-    {
-        links[i].Get(1)->SetReceiveCallback(MakeCallback(
-            +[](Ptr<NetDevice> out, Ptr<NetDevice>, Ptr<const Packet> p, uint16_t proto, const Address&) {
-                out->Send(p->Copy(), out->GetBroadcast(), proto);
-                return true;
-            }).Bind(links[i + 1].Get(0)));
-    }
+                 QueueSizeValue(QueueSize(std::to_string((packets + chains - 1) / chains + 1) + "p")));
     uint64_t got = 0;
-    links.back().Get(1)->SetReceiveCallback(MakeCallback(
-        +[](uint64_t* n, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&) {
-            ++*n;
-            return true;
-        }).Bind(&got));
+    std::vector<Ptr<NetDevice>> sources;
+    std::vector<Address> sinks;
+    for (uint32_t c = 0; c < chains; ++c)
+    {
+        std::vector<Ptr<Node>> chain;
+        for (uint32_t i = 0; i < middles + 2; ++i)
+        {
+            chain.push_back(CreateObject<Node>());
+        }
+        std::vector<NetDeviceContainer> links;
+        for (size_t i = 0; i + 1 < chain.size(); ++i)
+        {
+            links.push_back(p2p.Install(chain[i], chain[i + 1]));
+        }
+        for (size_t i = 0; i + 1 < links.size(); ++i)
+        {
+            links[i].Get(1)->SetReceiveCallback(MakeCallback(
+                +[](Ptr<NetDevice> out, Ptr<NetDevice>, Ptr<const Packet> p, uint16_t proto, const Address&) {
+                    out->Send(p->Copy(), out->GetBroadcast(), proto);
+                    return true;
+                }).Bind(links[i + 1].Get(0)));
+        }
+        links.back().Get(1)->SetReceiveCallback(MakeCallback(
+            +[](uint64_t* n, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&) {
+                ++*n;
+                return true;
+            }).Bind(&got));
+        sources.push_back(links.front().Get(0));
+        sinks.push_back(links.front().Get(1)->GetAddress());
+    }
     // Same on-wire size as the fabric's packets: 4096 + 70 = 4166 B, of which
     // the PPP header is 2.
     for (uint32_t k = 0; k < packets; ++k)
     {
-        links.front().Get(0)->Send(Create<Packet>(kChainPayload + 68), links.front().Get(1)->GetAddress(),
-                                   0x0800);
+        sources[k % chains]->Send(Create<Packet>(kChainPayload + 68), sinks[k % chains], 0x0800);
     }
-    return RunAndDestroy([&got]() { return got; }, links.size(), packets);
+    return RunAndDestroy([&got]() { return got; }, size_t(middles) + 1, packets);
+}
+
+/// One chain (RunPointToPointChains).
+inline ChainRun
+RunPointToPointChain(uint32_t middles, uint32_t packets)
+{
+    return RunPointToPointChains(1, middles, packets);
 }
 
 /// Times `run(nodes, packets)` once per benchmark iteration (manual time:

@@ -47,6 +47,9 @@ FIGURES = [
 # The scale series gets a table of its own: one row a case.
 SCALE = r"BM_Scale/.*"
 SCALE_BASELINE = r"BM_ScaleBaselinePointToPoint(/.*)?"
+# The same chain side by side, as many devices as a topology has ports: what
+# the memory hierarchy does to ns-3's own cost per hop as the working set grows.
+SCALE_WIDE = r"BM_ScaleBaselinePointToPointWide/.*"
 
 # A counter named in a table may be missing from an older program that
 # reports the same figure under Google Benchmark's generic name.
@@ -215,13 +218,18 @@ def pair_rows(benchmarks):
     return rows
 
 
-def scale_rows(benchmarks):
-    rows = []
+def with_chain_baseline(benchmarks, pattern):
+    """(benchmark, its short name, the program's one-chain baseline or None)
+    for each benchmark whose short name matches `pattern`."""
     for b in benchmarks:
         short, _ = split_name(b["name"])
-        if not re.fullmatch(SCALE, short):
-            continue
-        base = find_baseline(benchmarks, SCALE_BASELINE, "", b["program"])
+        if re.fullmatch(pattern, short):
+            yield b, short, find_baseline(benchmarks, SCALE_BASELINE, "", b["program"])
+
+
+def scale_rows(benchmarks):
+    rows = []
+    for b, short, base in with_chain_baseline(benchmarks, SCALE):
         base_ns = counter(base, "ns_per_hop") if base else None
         base_events = counter(base, "events_per_hop") if base else None
         base_hops = counter(base, "hops_per_s") if base else None
@@ -242,6 +250,18 @@ def scale_rows(benchmarks):
                      "peak_rss_bytes": counter(b, "peak_rss_bytes"),
                      "case_peak_rss_bytes": counter(b, "case_peak_rss_bytes"),
                      "error": b.get("error_message") or b.get("label") or None})
+    return rows
+
+
+def width_rows(benchmarks):
+    """ns-3 point-to-point cost per hop against its device count, each row
+    against the one-chain baseline of the same program."""
+    rows = []
+    for b, short, base in with_chain_baseline(benchmarks, SCALE_WIDE):
+        ns, base_ns = counter(b, "ns_per_hop"), counter(base, "ns_per_hop") if base else None
+        rows.append({"case": short, "devices": counter(b, "devices"), "ns_per_hop": ns,
+                     "chain_ns_per_hop": base_ns, "ratio": ratio(ns, base_ns),
+                     "error": b.get("error_message")})
     return rows
 
 
@@ -269,7 +289,7 @@ def print_table(headers, rows):
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
 
 
-def report(pairs, scale):
+def report(pairs, scale, width=()):
     if pairs:
         print("\nFigures and their same-run baselines (ratio = figure / baseline: for */s above 1 is faster,")
         print("for ns_per_hop and events_per_hop above 1 is costlier)\n")
@@ -289,6 +309,12 @@ def report(pairs, scale):
                       fmt(r["p2p_ns_per_hop"]), fmt(r["ns_per_hop_ratio"], "ratio"), fmt(r["data_hops_per_s"]),
                       fmt(r["data_hops_per_s_ratio"], "ratio"), fmt(r["peak_rss_bytes"], "bytes"),
                       fmt(r["case_peak_rss_bytes"], "bytes")] for r in scale])
+    if width:
+        print("\nns-3 point-to-point against its size: chains side by side, all forwarding at once")
+        print("(ratio = ns/hop / the one-chain baseline's: what a larger working set costs ns-3's own device)\n")
+        print_table(["case", "devices", "ns/hop", "one chain", "ratio"],
+                    [[r["case"], fmt(r["devices"]), fmt(r["ns_per_hop"]), fmt(r["chain_ns_per_hop"]),
+                      fmt(r["ratio"], "ratio")] for r in width])
 
 
 def check_json(paths):
@@ -335,6 +361,7 @@ def main(argv):
                 benchmarks.append(dict(b, program=r["program"]))
     pairs = pair_rows(benchmarks)
     scale = scale_rows(benchmarks)
+    width = width_rows(benchmarks)
     merged = {
         "context": dict(context or {}, hockney={
             "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -343,11 +370,12 @@ def main(argv):
         "benchmarks": benchmarks,
         "pairs": pairs,
         "scale": scale,
+        "baseline_width": width,
     }
     out_path = os.path.join(opts["output"], "bench.json")
     with open(out_path, "w") as f:
         json.dump(merged, f, indent=1)
-    report(pairs, scale)
+    report(pairs, scale, width)
     failed = [r["program"] for r in runs if r["exit_status"] != 0 or r["data"] is None]
     print(f"\n{out_path}: {len(benchmarks)} benchmarks from {len(runs)} programs")
     if failed:

@@ -428,6 +428,25 @@ BM_ScaleBaselinePointToPoint(benchmark::State& state)
     bench::TimeChainRuns(state, 4, state.range(0), bench::RunPointToPointChain);
 }
 
+/**
+ * The same baseline at a topology's size: range(0) chains of 4 forwarding
+ * nodes side by side (10 devices each), 50 packets a chain, all forwarding
+ * at once, so each hop's device is one of as many as the fabric case's ports
+ * and misses the caches as often as their number makes it. The cost per hop
+ * of ns-3's own device as the working set grows: what "flat in N" can mean
+ * on this machine (benchmarks/README.md, "Cost per hop against size").
+ */
+void
+BM_ScaleBaselinePointToPointWide(benchmark::State& state)
+{
+    const auto chains = uint32_t(state.range(0));
+    bench::TimeChainRuns(state, 4, 50 * chains,
+                         [chains](uint32_t middles, uint32_t packets) {
+                             return bench::RunPointToPointChains(chains, middles, packets);
+                         });
+    state.counters["devices"] = 10.0 * chains;
+}
+
 /// --wall-limit=TIME or HOCKNEY_BENCH_WALL_LIMIT; the flag is removed from argv.
 Time
 TakeWallLimit(int& argc, char** argv)
@@ -483,6 +502,18 @@ main(int argc, char** argv)
         ->Arg(smoke ? 2000 : 20000)
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
+    // Ports of fat-tree-k4 / k8 / k12 / k16 (96, 768, 2592, 6144) over 10.
+    for (const int chains : {10, 77, 259, 614})
+    {
+        if (smoke && chains > 10)
+        {
+            continue;
+        }
+        benchmark::RegisterBenchmark("BM_ScaleBaselinePointToPointWide", BM_ScaleBaselinePointToPointWide)
+            ->Arg(chains)
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond);
+    }
     for (const ScaleCase& sc : Cases())
     {
         if (smoke && !sc.smoke)

@@ -101,6 +101,13 @@ struct FabricPortCounters
     uint64_t txTransportControl{0}; ///< of txPackets: endpoint ACKs, NAKs, CNPs (no payload)
     uint64_t rxPackets{0};     ///< DATA packets received
     uint64_t rxBytes{0};       ///< their payload bytes
+    // Those above and these four are counted per hop: two cache lines.
+    uint64_t controlTx{0};     ///< link-local frames sent (pause, credit)
+    uint64_t maxQueueBytes{0}; ///< largest summed queue (payload bytes) seen
+    Time busyTime;             ///< time the transmitter was serializing
+    /// INT hop records (int-header.h) this switch port added to packets it
+    /// queued: payload bytes that no endpoint injected.
+    uint64_t intBytes{0};
     uint64_t drops{0};         ///< DATA packets dropped here (ingress admission / no route / link down / corrupt)
     uint64_t dropBytes{0};     ///< their payload bytes
     /// Drops by FabricDropCause. dropsBy[kDropCorrupt]: received packets the
@@ -111,18 +118,12 @@ struct FabricPortCounters
     /// Of dropBytes: payload of packets the peer sent that the link lost
     /// before they arrived here (not received, no longer on the wire).
     uint64_t lostOnLinkBytes{0};
-    uint64_t controlTx{0};     ///< link-local frames sent (pause, credit)
     uint64_t controlRx{0};     ///< link-local frames received
     uint64_t pausesSent{0};    ///< PFC frames with quanta > 0 sent (one per frame)
     uint64_t resumesSent{0};   ///< PFC frames that only resume (XON)
     uint64_t pausesReceived{0}; ///< PFC frames with quanta > 0 received
     Time pausedTime;           ///< summed over classes: time a class was held paused by the peer
     uint64_t ecnMarks{0};      ///< packets this port set to CE
-    uint64_t maxQueueBytes{0}; ///< largest summed queue (payload bytes) seen
-    Time busyTime;             ///< time the transmitter was serializing
-    /// INT hop records (int-header.h) this switch port added to packets it
-    /// queued: payload bytes that no endpoint injected.
-    uint64_t intBytes{0};
 };
 
 /**
@@ -625,37 +626,6 @@ class FabricNetDevice : public NetDevice
     /// Counts a folded frame in controlRx once its arrival time has come.
     void SettleFolded();
 
-    Ptr<Node> m_node;
-    uint32_t m_nodeId{0}; ///< m_node's id (SetNode)
-    Ptr<FabricChannel> m_channel;
-    FabricNetDevice* m_peer{nullptr}; ///< cached at attach: read only for IsCutThrough
-    uint32_t m_peerNodeId{0};
-    uint32_t m_ifIndex{0};
-    uint32_t m_mtu{4096}; ///< Mtu, or SetMaxPayloadBytes above 65535
-    uint32_t m_unitLinkPackets{1}; ///< attribute UnitLinkPackets
-    uint32_t m_address{kFabricNoAddress};
-    DataRate m_rate{"100Gbps"};
-    uint64_t m_bps{100000000000ull}; ///< m_rate in bit/s (SerializationTime calls no ns-3 function per packet)
-    mutable uint64_t m_serBytes{~uint64_t(0)}; ///< SerializationTime's last question (none: ~0)
-    mutable Time m_serTime;                    ///< and its answer
-    uint32_t m_headerBytes{70};
-    uint32_t m_minWireBytes{0};
-    uint32_t m_headerGranule{0}; ///< attribute HeaderGranuleBytes
-    uint32_t m_controlFrameBytes{84};
-    uint64_t m_maxQueueBytes{0}; ///< per class limit for Send(); 0 = unlimited
-    bool m_cutThrough{false};
-    FabricLinkType m_linkType{FabricLinkType::ETHERNET};
-    SchedulerType m_schedulerType{ROUND_ROBIN};
-    Ptr<FabricEgressScheduler> m_scheduler;
-    bool m_schedulerVisitsLeaveState{false}; ///< m_scheduler->VisitsLeaveState(), read per packet
-    std::optional<Item>* m_pickInto{nullptr}; ///< where TakeFromClass puts the packet it takes (TryTransmit's)
-    Time m_notBefore;           ///< earliest forwarding deadline TakeFromClass saw
-    Time m_pickNow;             ///< TryTransmit's Simulator::Now(), for TakeFromClass
-
-    std::array<ClassQueue, kFabricClasses> m_queues;
-    /// Early-taken-in packets that have not arrived yet, in arrival order
-    /// (time, then tie key): in no queue, count or statistic until then.
-    std::deque<Item> m_incoming;
     /// A silent arrival kept by FoldArrival: applied at `at` (ApplyFoldedRx)
     /// or scheduled after all (UnfoldRx).
     struct FoldedArrival
@@ -674,55 +644,99 @@ class FabricNetDevice : public NetDevice
     /// Folding ends for good on this port (what the folder follows is no
     /// longer every arrival): the kept arrivals not yet arrived get their events.
     void StopFolding();
+
+    // Members in the order a packet's hop reads them, those of every hop
+    // first. A large fabric's ports do not fit the caches (6 144 of them on
+    // fat-tree-k16, each a miss away), so what a hop touches is kept in as
+    // few cache lines as possible: the fields of the send and receive paths,
+    // then the traces those paths test, then the counters, then the class
+    // queues; configuration, fault and observer state last
+    // (benchmarks/README.md, "Port fields in hop order").
+
+    // ---- every hop: links, transmitter, queue totals, framing
+    Ptr<FabricChannel> m_channel;
+    FabricNetDevice* m_peer{nullptr}; ///< cached at attach: read only for IsCutThrough
+    Ptr<FabricFlowControl> m_fc;
+    FabricSwitch* m_switch{nullptr};
+    Ptr<FabricEgressScheduler> m_scheduler;
+    Ptr<FabricEcnMarker> m_ecn;
+    Ptr<ErrorModel> m_receiveErrorModel;
     FabricArrivalFolder* m_folder{nullptr};
-    bool m_foldOff{false}; ///< folding ended for good (StopFolding)
-    /// Silent arrivals kept, in arrival order (time, then tie key).
-    std::deque<FoldedArrival> m_foldedRx;
+    std::optional<Item>* m_pickInto{nullptr}; ///< where TakeFromClass puts the packet it takes (TryTransmit's)
+    Time m_txFreeAt;
+    Time m_txWakeAt;            ///< when m_txEvent runs (if m_txPending)
+    Time m_notBefore;           ///< earliest forwarding deadline TakeFromClass saw
+    Time m_pickNow;             ///< TryTransmit's Simulator::Now(), for TakeFromClass
+    hotsim::ScheduledEvent m_txEvent; ///< the pending next start, if m_txPending
+    uint64_t m_bps{100000000000ull}; ///< m_rate in bit/s (SerializationTime calls no ns-3 function per packet)
+    mutable uint64_t m_serBytes{~uint64_t(0)}; ///< SerializationTime's last question (none: ~0)
+    mutable Time m_serTime;                    ///< and its answer
     uint64_t m_queuedBytes{0};
     uint64_t m_queuedPackets{0}; //!< packets in the class queues (some may carry 0 payload bytes)
-    bool m_linkUp{true}; ///< FabricChannel::SetLinkUp (fault link_down)
-    uint8_t m_nonEmptyMask{0}; ///< classes with a queued packet
-    Time m_txFreeAt;
-    hotsim::ScheduledEvent m_txEvent; ///< the pending next start, if m_txPending
+    uint32_t m_nodeId{0}; ///< m_node's id (SetNode)
+    uint32_t m_portIndex{0xFFFFFFFFu};
+    uint32_t m_mtu{4096}; ///< Mtu, or SetMaxPayloadBytes above 65535
+    uint32_t m_unitLinkPackets{1}; ///< attribute UnitLinkPackets
+    uint32_t m_headerBytes{70};
+    uint32_t m_minWireBytes{0};
+    uint32_t m_headerGranule{0}; ///< attribute HeaderGranuleBytes
     bool m_txPending{false}; ///< m_txEvent is scheduled (cheaper than EventId::IsRunning)
-    Time m_txWakeAt;         ///< when m_txEvent runs (if m_txPending)
+    uint8_t m_nonEmptyMask{0}; ///< classes with a queued packet
+    uint8_t m_sourceMask{0};
+    uint8_t m_sourceClasses{0xFF}; ///< SetTxSourceClasses
+    bool m_linkUp{true}; ///< FabricChannel::SetLinkUp (fault link_down)
+    bool m_cutThrough{false};
+    bool m_schedulerVisitsLeaveState{false}; ///< m_scheduler->VisitsLeaveState(), read per packet
+    bool m_lateOffered{false}; ///< OfferLateControl's frame is pending (m_lateFrame)
+    bool m_foldOff{false}; ///< folding ended for good (StopFolding)
+    bool m_hasPulledHeader{false};   ///< SetPulledHeader in the current pull
+    /// Early-taken-in packets that have not arrived yet, in arrival order
+    /// (time, then tie key): in no queue, count or statistic until then.
+    std::deque<Item> m_incoming;
+    /// Silent arrivals kept, in arrival order (time, then tie key).
+    std::deque<FoldedArrival> m_foldedRx;
+
+    // ---- traces a hop calls or tests (empty unless connected)
+    TracedCallback<uint8_t, uint64_t> m_queueLengthTrace;
+    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;
+    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;
+    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;
+
+    FabricPortCounters m_counters;
+    TxSource m_source;
+    FabricRxCallback m_fabricRx;
+    FabricHeaderFields m_pulledHeader;
+    std::array<ClassQueue, kFabricClasses> m_queues;
+
+    // ---- configuration, faults, control frames, observers
+    Ptr<Node> m_node;
+    uint32_t m_peerNodeId{0};
+    uint32_t m_ifIndex{0};
+    uint32_t m_address{kFabricNoAddress};
+    uint32_t m_controlFrameBytes{84};
+    DataRate m_rate{"100Gbps"};
+    uint64_t m_maxQueueBytes{0}; ///< per class limit for Send(); 0 = unlimited
+    FabricLinkType m_linkType{FabricLinkType::ETHERNET};
+    SchedulerType m_schedulerType{ROUND_ROBIN};
     /// OfferLateControl's frame, its arrival time and event, while not folded.
     FabricControlFrame m_lateFrame;
     Time m_lateAt;
     EventId m_lateEvent;
-    bool m_lateOffered{false};
     /// A folded frame not yet counted in controlRx: it arrives at m_foldedAt
     /// (lost if the link goes down before).
     Time m_foldedAt;
     bool m_folded{false};
-    TxSource m_source;
-    uint8_t m_sourceMask{0};
-    uint8_t m_sourceClasses{0xFF}; ///< SetTxSourceClasses
-    bool m_hasPulledHeader{false};   ///< SetPulledHeader in the current pull
-    FabricHeaderFields m_pulledHeader;
-    FabricRxCallback m_fabricRx;
     NetDevice::ReceiveCallback m_rxCallback;
-    Ptr<FabricFlowControl> m_fc;
-    Ptr<FabricEcnMarker> m_ecn;
-    Ptr<ErrorModel> m_receiveErrorModel;
-    FabricSwitch* m_switch{nullptr};
-    uint32_t m_portIndex{0xFFFFFFFFu};
-
-    FabricPortCounters m_counters;
     std::array<Time, kFabricClasses> m_pauseStart{};
     uint8_t m_pausedMask{0};
 
-    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;
-    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;
-    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;
     TracedCallback<Ptr<const Packet>> m_macTxDropTrace;
     TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;
-    TracedCallback<Ptr<const Packet>> m_macRxTrace;
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<uint8_t> m_pfcPauseTrace;
     TracedCallback<uint8_t> m_pfcResumeTrace;
     TracedCallback<Ptr<const Packet>, uint64_t> m_ecnMarkTrace;
-    TracedCallback<uint8_t, uint64_t> m_queueLengthTrace;
 };
 
 } // namespace ns3

@@ -120,14 +120,16 @@ FabricSwitch::GetTypeId()
 }
 
 FabricSwitch::FabricSwitch()
-    : m_buffer(CreateObject<FabricSwitchBuffer>())
+    : m_buffer(CreateObject<FabricSwitchBuffer>()),
+      m_idMix(Mix(GetId()))
 {
     NS_LOG_FUNCTION(this);
 }
 
 FabricSwitch::FabricSwitch(uint32_t systemId)
     : Node(systemId),
-      m_buffer(CreateObject<FabricSwitchBuffer>())
+      m_buffer(CreateObject<FabricSwitchBuffer>()),
+      m_idMix(Mix(GetId()))
 {
     NS_LOG_FUNCTION(this << systemId);
 }
@@ -312,7 +314,7 @@ FabricSwitch::SelectEgress(const FabricHeaderFields& h) const
     }
     uint64_t x = Mix((uint64_t(h.GetSource()) << 32 | h.GetDestination()) ^
                      Mix(uint64_t(h.GetFlowId()) ^ (uint64_t(m_seed) << 32)) ^
-                     Mix(GetId()));
+                     m_idMix);
     return list[1 + x % n];
 }
 

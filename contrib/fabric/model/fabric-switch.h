@@ -202,6 +202,9 @@ class FabricSwitch : public Node
     }
     uint32_t SparseRouteEntry(uint32_t dst) const;
     Ptr<FabricSwitchBuffer> m_buffer;
+    /// The node id's hash for ECMP (SelectEgress), kept: Node::GetId tests
+    /// a log component per call, once per forwarded packet.
+    const uint64_t m_idMix;
     Ptr<FabricSwitchReduction> m_reduction;
     Time m_latency;
     bool m_cutThrough{false};

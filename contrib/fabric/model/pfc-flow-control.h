@@ -88,17 +88,17 @@ class FabricPfcFlowControl : public FabricFlowControl
     /// STORM_ALERT: the paused class resumed, which ends its storm.
     void EndAlertedStorm(uint8_t cls);
 
+    // The masks a hop reads (HasControlFrame, GetSendBudget) first: with
+    // the vtable pointer, one cache line of a port's flow control.
+    uint8_t m_pendingMask{0}; ///< receiver side: classes whose state must be (re)sent
+    uint8_t m_pausedMask{0};  ///< sender side: classes the peer holds paused
+    uint8_t m_assertMask{0};  ///< receiver side: classes held paused at the peer
     uint8_t m_losslessMask{0xFF};  ///< attribute LosslessClasses
     uint16_t m_pauseQuanta{0xFFFF}; ///< attribute PauseQuanta
     double m_refreshFraction{0.5};  ///< attribute RefreshFraction
 
-    // receiver side
-    uint8_t m_assertMask{0};  ///< classes held paused at the peer
-    uint8_t m_pendingMask{0}; ///< classes whose state must be (re)sent
-    std::array<EventId, kFabricClasses> m_refresh;
-    // sender side
-    uint8_t m_pausedMask{0}; ///< classes the peer holds paused
-    std::array<EventId, kFabricClasses> m_expire;
+    std::array<EventId, kFabricClasses> m_refresh; ///< receiver side
+    std::array<EventId, kFabricClasses> m_expire;  ///< sender side
     // storm watchdog (sender side)
     Time m_stormDetection;   ///< attribute StormDetectionTime
     Time m_stormRestoration; ///< attribute StormRestorationTime

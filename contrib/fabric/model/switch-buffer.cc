@@ -122,7 +122,7 @@ uint64_t
 FabricSwitchBuffer::GetUsed(uint32_t port, uint8_t cls) const
 {
     const Port& p = m_ports[port];
-    return p.reserveUsed[cls] + p.shared[cls] + p.headroomUsed[cls];
+    return p.use[cls].reserve + p.use[cls].shared + p.use[cls].headroom;
 }
 
 bool
@@ -133,13 +133,13 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
     if (p.mode == CREDIT)
     {
         // Dedicated space: the credit the sender was granted.
-        p.reserveUsed[cls] += bytes;
+        p.use[cls].reserve += bytes;
         m_totalUsed += bytes;
         return true;
     }
     uint64_t toReserve = 0;
     const uint64_t reserveUsed =
-        m_reserveAccounting == PER_PORT ? p.reserveTotal : p.reserveUsed[cls];
+        m_reserveAccounting == PER_PORT ? p.reserveTotal : p.use[cls].reserve;
     if (reserveUsed < m_reserve)
     {
         toReserve = std::min<uint64_t>(bytes, m_reserve - reserveUsed);
@@ -149,7 +149,7 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
     uint64_t toHeadroom = 0;
     if (rest > 0)
     {
-        if (p.headroomUsed[cls] == 0 && p.shared[cls] + rest <= GetThreshold())
+        if (p.use[cls].headroom == 0 && p.use[cls].shared + rest <= GetThreshold())
         {
             toShared = rest;
         }
@@ -164,10 +164,10 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
             return false;
         }
     }
-    p.reserveUsed[cls] += toReserve;
+    p.use[cls].reserve += toReserve;
     p.reserveTotal += toReserve;
-    p.shared[cls] += toShared;
-    p.headroomUsed[cls] += toHeadroom;
+    p.use[cls].shared += toShared;
+    p.use[cls].headroom += toHeadroom;
     p.headroomTotal += toHeadroom;
     m_sharedUsed += toShared;
     m_totalUsed += bytes;
@@ -182,20 +182,20 @@ FabricSwitchBuffer::Release(uint32_t port, uint8_t cls, uint32_t bytes)
     m_totalUsed -= bytes;
     if (p.mode == CREDIT)
     {
-        p.reserveUsed[cls] -= bytes;
+        p.use[cls].reserve -= bytes;
         return;
     }
     uint64_t left = bytes;
-    uint64_t h = std::min<uint64_t>(left, p.headroomUsed[cls]);
-    p.headroomUsed[cls] -= h;
+    uint64_t h = std::min<uint64_t>(left, p.use[cls].headroom);
+    p.use[cls].headroom -= h;
     p.headroomTotal -= h;
     left -= h;
-    uint64_t s = std::min<uint64_t>(left, p.shared[cls]);
-    p.shared[cls] -= s;
+    uint64_t s = std::min<uint64_t>(left, p.use[cls].shared);
+    p.use[cls].shared -= s;
     m_sharedUsed -= s;
     left -= s;
-    const uint64_t r = std::min<uint64_t>(left, p.reserveUsed[cls]);
-    p.reserveUsed[cls] -= r;
+    const uint64_t r = std::min<uint64_t>(left, p.use[cls].reserve);
+    p.use[cls].reserve -= r;
     p.reserveTotal -= r;
 }
 
@@ -214,18 +214,18 @@ FabricSwitchBuffer::IsXoffCondition(uint32_t port, uint8_t cls) const
     {
         return false;
     }
-    return p.headroomUsed[cls] > 0 || (p.shared[cls] > 0 && p.shared[cls] >= GetThreshold());
+    return p.use[cls].headroom > 0 || (p.use[cls].shared > 0 && p.use[cls].shared >= GetThreshold());
 }
 
 bool
 FabricSwitchBuffer::IsXonCondition(uint32_t port, uint8_t cls) const
 {
     const Port& p = m_ports[port];
-    if (p.headroomUsed[cls] > 0)
+    if (p.use[cls].headroom > 0)
     {
         return false;
     }
-    return p.shared[cls] == 0 || p.shared[cls] + m_resumeOffset <= GetThreshold();
+    return p.use[cls].shared == 0 || p.use[cls].shared + m_resumeOffset <= GetThreshold();
 }
 
 } // namespace ns3

@@ -86,8 +86,8 @@ class FabricSwitchBuffer : public Object
     void SetHeadroomBytes(uint32_t port, uint64_t bytes);
     /// Bytes held by (port, cls) in total and in each region.
     uint64_t GetUsed(uint32_t port, uint8_t cls) const;
-    uint64_t GetSharedUsed(uint32_t port, uint8_t cls) const { return m_ports[port].shared[cls]; }
-    uint64_t GetHeadroomUsed(uint32_t port, uint8_t cls) const { return m_ports[port].headroomUsed[cls]; }
+    uint64_t GetSharedUsed(uint32_t port, uint8_t cls) const { return m_ports[port].use[cls].shared; }
+    uint64_t GetHeadroomUsed(uint32_t port, uint8_t cls) const { return m_ports[port].use[cls].headroom; }
     /// Headroom held by all classes of `port` together (<= GetHeadroomBytes(port)).
     uint64_t GetPortHeadroomUsed(uint32_t port) const { return m_ports[port].headroomTotal; }
     uint64_t GetTotalSharedUsed() const { return m_sharedUsed; }
@@ -95,16 +95,23 @@ class FabricSwitchBuffer : public Object
     uint64_t GetDrops() const { return m_drops; }
 
   private:
+    /// What one class of a port holds, in one place: a packet's admission
+    /// and release read and write all three (on a large fabric the port's
+    /// entry is a cache miss; per-class arrays made it four).
+    struct ClassUse
+    {
+        uint64_t reserve{0};  ///< bytes in the class's reserve
+        uint64_t shared{0};   ///< bytes in the shared pool
+        uint64_t headroom{0}; ///< bytes in the PFC headroom
+    };
     struct Port
     {
         PortMode mode{LOSSY};
         uint8_t losslessMask{0xFF};
         uint64_t headroom{0};
-        std::array<uint64_t, kFabricClasses> reserveUsed{};
-        std::array<uint64_t, kFabricClasses> shared{};
-        std::array<uint64_t, kFabricClasses> headroomUsed{};
-        uint64_t headroomTotal{0}; ///< sum of headroomUsed over the classes
-        uint64_t reserveTotal{0};  ///< sum of reserveUsed over the classes
+        uint64_t headroomTotal{0}; ///< sum of use[].headroom over the classes
+        uint64_t reserveTotal{0};  ///< sum of use[].reserve over the classes
+        std::array<ClassUse, kFabricClasses> use{};
     };
 
     uint64_t m_bufferBytes{12000000};
