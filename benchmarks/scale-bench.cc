@@ -434,17 +434,19 @@ BM_ScaleBaselinePointToPoint(benchmark::State& state)
  * at once, so each hop's device is one of as many as the fabric case's ports
  * and misses the caches as often as their number makes it. The cost per hop
  * of ns-3's own device as the working set grows: what "flat in N" can mean
- * on this machine (benchmarks/README.md, "Cost per hop against size").
+ * on this machine (benchmarks/README.md, "Port fields in hop order; cost
+ * per hop against size").
  */
 void
 BM_ScaleBaselinePointToPointWide(benchmark::State& state)
 {
+    constexpr uint32_t kMiddles = 4; // forwarding nodes a chain: 5 links, 10 devices
     const auto chains = uint32_t(state.range(0));
-    bench::TimeChainRuns(state, 4, 50 * chains,
+    bench::TimeChainRuns(state, kMiddles, 50 * chains,
                          [chains](uint32_t middles, uint32_t packets) {
                              return bench::RunPointToPointChains(chains, middles, packets);
                          });
-    state.counters["devices"] = 10.0 * chains;
+    state.counters["devices"] = 2.0 * (kMiddles + 1) * chains;
 }
 
 /// --wall-limit=TIME or HOCKNEY_BENCH_WALL_LIMIT; the flag is removed from argv.

@@ -122,7 +122,7 @@ uint64_t
 FabricSwitchBuffer::GetUsed(uint32_t port, uint8_t cls) const
 {
     const Port& p = m_ports[port];
-    return p.use[cls].reserve + p.use[cls].shared + p.use[cls].headroom;
+    return p.use[cls].reserveUsed + p.use[cls].sharedUsed + p.use[cls].headroomUsed;
 }
 
 bool
@@ -133,13 +133,13 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
     if (p.mode == CREDIT)
     {
         // Dedicated space: the credit the sender was granted.
-        p.use[cls].reserve += bytes;
+        p.use[cls].reserveUsed += bytes;
         m_totalUsed += bytes;
         return true;
     }
     uint64_t toReserve = 0;
     const uint64_t reserveUsed =
-        m_reserveAccounting == PER_PORT ? p.reserveTotal : p.use[cls].reserve;
+        m_reserveAccounting == PER_PORT ? p.reserveTotal : p.use[cls].reserveUsed;
     if (reserveUsed < m_reserve)
     {
         toReserve = std::min<uint64_t>(bytes, m_reserve - reserveUsed);
@@ -149,7 +149,7 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
     uint64_t toHeadroom = 0;
     if (rest > 0)
     {
-        if (p.use[cls].headroom == 0 && p.use[cls].shared + rest <= GetThreshold())
+        if (p.use[cls].headroomUsed == 0 && p.use[cls].sharedUsed + rest <= GetThreshold())
         {
             toShared = rest;
         }
@@ -164,10 +164,10 @@ FabricSwitchBuffer::Admit(uint32_t port, uint8_t cls, uint32_t bytes)
             return false;
         }
     }
-    p.use[cls].reserve += toReserve;
+    p.use[cls].reserveUsed += toReserve;
     p.reserveTotal += toReserve;
-    p.use[cls].shared += toShared;
-    p.use[cls].headroom += toHeadroom;
+    p.use[cls].sharedUsed += toShared;
+    p.use[cls].headroomUsed += toHeadroom;
     p.headroomTotal += toHeadroom;
     m_sharedUsed += toShared;
     m_totalUsed += bytes;
@@ -182,20 +182,20 @@ FabricSwitchBuffer::Release(uint32_t port, uint8_t cls, uint32_t bytes)
     m_totalUsed -= bytes;
     if (p.mode == CREDIT)
     {
-        p.use[cls].reserve -= bytes;
+        p.use[cls].reserveUsed -= bytes;
         return;
     }
     uint64_t left = bytes;
-    uint64_t h = std::min<uint64_t>(left, p.use[cls].headroom);
-    p.use[cls].headroom -= h;
+    uint64_t h = std::min<uint64_t>(left, p.use[cls].headroomUsed);
+    p.use[cls].headroomUsed -= h;
     p.headroomTotal -= h;
     left -= h;
-    uint64_t s = std::min<uint64_t>(left, p.use[cls].shared);
-    p.use[cls].shared -= s;
+    uint64_t s = std::min<uint64_t>(left, p.use[cls].sharedUsed);
+    p.use[cls].sharedUsed -= s;
     m_sharedUsed -= s;
     left -= s;
-    const uint64_t r = std::min<uint64_t>(left, p.use[cls].reserve);
-    p.use[cls].reserve -= r;
+    const uint64_t r = std::min<uint64_t>(left, p.use[cls].reserveUsed);
+    p.use[cls].reserveUsed -= r;
     p.reserveTotal -= r;
 }
 
@@ -209,23 +209,23 @@ FabricSwitchBuffer::IsLossless(uint32_t port, uint8_t cls) const
 bool
 FabricSwitchBuffer::IsXoffCondition(uint32_t port, uint8_t cls) const
 {
-    const Port& p = m_ports[port];
+    const ClassUse& u = m_ports[port].use[cls];
     if (!IsLossless(port, cls))
     {
         return false;
     }
-    return p.use[cls].headroom > 0 || (p.use[cls].shared > 0 && p.use[cls].shared >= GetThreshold());
+    return u.headroomUsed > 0 || (u.sharedUsed > 0 && u.sharedUsed >= GetThreshold());
 }
 
 bool
 FabricSwitchBuffer::IsXonCondition(uint32_t port, uint8_t cls) const
 {
-    const Port& p = m_ports[port];
-    if (p.use[cls].headroom > 0)
+    const ClassUse& u = m_ports[port].use[cls];
+    if (u.headroomUsed > 0)
     {
         return false;
     }
-    return p.use[cls].shared == 0 || p.use[cls].shared + m_resumeOffset <= GetThreshold();
+    return u.sharedUsed == 0 || u.sharedUsed + m_resumeOffset <= GetThreshold();
 }
 
 } // namespace ns3

@@ -86,8 +86,8 @@ class FabricSwitchBuffer : public Object
     void SetHeadroomBytes(uint32_t port, uint64_t bytes);
     /// Bytes held by (port, cls) in total and in each region.
     uint64_t GetUsed(uint32_t port, uint8_t cls) const;
-    uint64_t GetSharedUsed(uint32_t port, uint8_t cls) const { return m_ports[port].use[cls].shared; }
-    uint64_t GetHeadroomUsed(uint32_t port, uint8_t cls) const { return m_ports[port].use[cls].headroom; }
+    uint64_t GetSharedUsed(uint32_t port, uint8_t cls) const { return m_ports[port].use[cls].sharedUsed; }
+    uint64_t GetHeadroomUsed(uint32_t port, uint8_t cls) const { return m_ports[port].use[cls].headroomUsed; }
     /// Headroom held by all classes of `port` together (<= GetHeadroomBytes(port)).
     uint64_t GetPortHeadroomUsed(uint32_t port) const { return m_ports[port].headroomTotal; }
     uint64_t GetTotalSharedUsed() const { return m_sharedUsed; }
@@ -100,17 +100,17 @@ class FabricSwitchBuffer : public Object
     /// entry is a cache miss; per-class arrays made it four).
     struct ClassUse
     {
-        uint64_t reserve{0};  ///< bytes in the class's reserve
-        uint64_t shared{0};   ///< bytes in the shared pool
-        uint64_t headroom{0}; ///< bytes in the PFC headroom
+        uint64_t reserveUsed{0};  ///< bytes in the class's reserve
+        uint64_t sharedUsed{0};   ///< bytes in the shared pool
+        uint64_t headroomUsed{0}; ///< bytes in the PFC headroom (Port::headroom: its size)
     };
     struct Port
     {
         PortMode mode{LOSSY};
         uint8_t losslessMask{0xFF};
         uint64_t headroom{0};
-        uint64_t headroomTotal{0}; ///< sum of use[].headroom over the classes
-        uint64_t reserveTotal{0};  ///< sum of use[].reserve over the classes
+        uint64_t headroomTotal{0}; ///< sum of use[].headroomUsed over the classes
+        uint64_t reserveTotal{0};  ///< sum of use[].reserveUsed over the classes
         std::array<ClassUse, kFabricClasses> use{};
     };
 
