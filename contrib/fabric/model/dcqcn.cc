@@ -598,9 +598,10 @@ Dcqcn::IsFresh(const RdmaRateState& state) const
 void
 Dcqcn::Stop()
 {
-    Disarm(m_alphaTimer);
-    Disarm(m_increaseTimer);
-    Disarm(m_decreaseTimer);
+    for (Timer* t : Timers())
+    {
+        Disarm(*t);
+    }
     m_paused = false;
     RdmaCongestionControl::Stop();
 }
@@ -665,7 +666,7 @@ Dcqcn::Resume(Ptr<RdmaRateState> state)
     m_paused = false;
     // In the order they were armed: the scheduler then orders the ones due
     // at the same instant as it would have.
-    std::array<Timer*, 3> timers{&m_alphaTimer, &m_increaseTimer, &m_decreaseTimer};
+    std::array<Timer*, 3> timers = Timers();
     std::sort(timers.begin(), timers.end(), [](const Timer* a, const Timer* b) { return a->seq < b->seq; });
     for (Timer* t : timers)
     {
@@ -699,7 +700,7 @@ Dcqcn::CatchUp() const
     {
         seqLimit = 0;
     }
-    for (const Timer* t : {&m_alphaTimer, &m_increaseTimer, &m_decreaseTimer})
+    for (const Timer* t : self->Timers())
     {
         if (t->live && t->at == now)
         {
@@ -719,7 +720,7 @@ Dcqcn::Replay(Time until, uint64_t seqLimit, bool input)
         // the scheduler would have run the events. Timers whose event is
         // pending run by themselves.
         Timer* next = nullptr;
-        for (Timer* t : {&m_alphaTimer, &m_increaseTimer, &m_decreaseTimer})
+        for (Timer* t : Timers())
         {
             if (t->armed && !t->live && t->at <= until &&
                 (!next || t->at < next->at || (t->at == next->at && t->seq < next->seq)))

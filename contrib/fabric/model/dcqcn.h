@@ -17,6 +17,7 @@
 
 #include "ns3/event-id.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -136,6 +137,8 @@ class Dcqcn : public RdmaCongestionControl
         EventId event;
     };
 
+    /// The three timers, in one place for those that visit them all.
+    std::array<Timer*, 3> Timers() { return {&m_alphaTimer, &m_increaseTimer, &m_decreaseTimer}; }
     /// Now, or the due time of the tick being replayed.
     Time Now() const { return m_replaying ? m_replayAt : hotsim::Now(); }
     /// Arms `t` to call `fire` after `delay` (replacing a pending arming).
