@@ -195,15 +195,17 @@ RunAndSignal(const std::string& args, const std::string& marker, int signal, std
 
 TEST(ResourcesCli, InterruptPrintsEveryRowAndExits130)
 {
-    // 1 MB finishes in a fraction of a second; the 1 GB packet run takes
-    // minutes and prints its first progress line after 3 s of wall time: the
-    // signal then stops it at its next check (every 5 us simulated). The 2 GB
-    // size is not run by any backend.
+    // 1 MB finishes in a fraction of a second; the 8 GB packet run takes
+    // about 20 s on a quiet 2-core machine (1 GB took 2.6 s there, under the
+    // 3 s of wall time after which a run prints its first progress line, so
+    // it was never interrupted) and prints that line: the signal then stops
+    // it at its next check (every 5 us simulated). The 16 GB size is not run
+    // by any backend.
     for (int signal : {SIGINT, SIGTERM})
     {
         CliResult r = RunAndSignal("compare --topology=dgx-h100 --collective=allreduce --algorithm=ring "
-                                   "--bytes=1MB,1GB,2GB --backends=closed,packet --format=json",
-                                   "packet allreduce ring 1000000000 B:", signal, std::chrono::seconds(60));
+                                   "--bytes=1MB,8GB,16GB --backends=closed,packet --format=json",
+                                   "packet allreduce ring 8000000000 B:", signal, std::chrono::seconds(60));
         EXPECT_EQ(r.status, 130) << r.err;
         EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
         EXPECT_NE(r.err.find("stopped by an interrupt"), std::string::npos) << r.err;
@@ -211,7 +213,7 @@ TEST(ResourcesCli, InterruptPrintsEveryRowAndExits130)
         ASSERT_EQ(rows.size(), 6u) << r.out;
         EXPECT_EQ(rows[1]["status"], "complete");
         EXPECT_GT(rows[1]["time_s"].get<double>(), 0);
-        EXPECT_GT(rows[2]["time_s"].get<double>(), 0); // closed, 1 GB: ran before the packets
+        EXPECT_GT(rows[2]["time_s"].get<double>(), 0); // closed, 8 GB: ran before the packets
         EXPECT_EQ(rows[3]["status"], "stopped-by-interrupt");
         EXPECT_TRUE(rows[3]["time_s"].is_null());
         EXPECT_GT(rows[3]["events"].get<double>(), 0);
