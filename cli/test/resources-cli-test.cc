@@ -196,11 +196,11 @@ RunAndSignal(const std::string& args, const std::string& marker, int signal, std
 TEST(ResourcesCli, InterruptPrintsEveryRowAndExits130)
 {
     // 1 MB finishes in a fraction of a second; the 8 GB packet run takes
-    // about 20 s on a quiet 2-core machine (1 GB took 2.6 s there, under the
-    // 3 s of wall time after which a run prints its first progress line, so
-    // it was never interrupted) and prints that line: the signal then stops
-    // it at its next check (every 5 us simulated). The 16 GB size is not run
-    // by any backend.
+    // about 21 s on a quiet 2-core machine (2 GB took 5.2-5.5 s there, so
+    // 1 GB finished before the 3 s of wall time after which a run prints its
+    // first progress line, and was never interrupted) and prints that line:
+    // the signal then stops it at its next check (every 5 us simulated). The
+    // 16 GB size is not run by any backend.
     for (int signal : {SIGINT, SIGTERM})
     {
         CliResult r = RunAndSignal("compare --topology=dgx-h100 --collective=allreduce --algorithm=ring "
