@@ -13,9 +13,9 @@
 // Cases: ring AllReduce of 1 MB, 64 MB and 1 GB on dgx-h100; pairwise
 // AllToAll with 1 MB between every pair (bytes = ranks x 1 MB, nccl-tests'
 // per-rank send buffer, collective-algorithms.h) on fat trees and
-// rail-optimized H100 clusters of 16, 64 and 256 GPUs (the rail preset's
-// largest at 1:1: one 64-port leaf per rail); the fat-tree AllToAlls again
-// in network transfer units of 64 KiB (alltoall-pairwise-unit64k/...).
+// rail-optimized H100 clusters of 16, 64, 256 and 1024 GPUs (past 256, in
+// scalable units of 32 servers: topology-presets.h); the AllToAlls again in
+// network transfer units of 64 KiB (alltoall-pairwise-unit64k/...).
 //
 // Each case runs in a child process (fork): its peak memory is its own
 // (wait4's ru_maxrss), nothing it leaves behind slows the next case, and a case
@@ -117,13 +117,24 @@ Cases()
         u.networkUnit = 65536;
         c.push_back(u);
     }
-    // The rail preset has one leaf per rail, so at 1:1 a 64-port leaf holds
-    // 32 servers (256 GPUs); 1024 GPUs would need a multi-leaf rail preset.
-    for (uint32_t gpus : {16u, 64u, 256u})
+    // Rail-optimized H100 clusters: one leaf per rail holds 32 servers (256
+    // GPUs) at 1:1; 1024 GPUs are four scalable units of 32, joined through
+    // 16 spines (rail-h100-128n, the DGX SuperPOD's compute fabric).
+    for (uint32_t gpus : {16u, 64u, 256u, 1024u})
     {
         const std::string topo = "rail-h100-" + std::to_string(gpus / 8) + "n";
         c.push_back({"alltoall-pairwise/" + topo + "/" + std::to_string(gpus) + "gpu/1MBpair", topo,
                      CollectiveKind::ALL_TO_ALL, "pairwise", gpus, uint64_t{gpus} * kMB, gpus == 16});
+    }
+    // The same in 64 KiB network transfer units (256 of the rail NICs' 256 B
+    // packets framed as one).
+    for (uint32_t gpus : {16u, 64u, 256u, 1024u})
+    {
+        const std::string topo = "rail-h100-" + std::to_string(gpus / 8) + "n";
+        ScaleCase u{"alltoall-pairwise-unit64k/" + topo + "/" + std::to_string(gpus) + "gpu/1MBpair", topo,
+                    CollectiveKind::ALL_TO_ALL, "pairwise", gpus, uint64_t{gpus} * kMB, false};
+        u.networkUnit = 65536;
+        c.push_back(u);
     }
     return c;
 }

@@ -141,6 +141,64 @@ TEST_F(CollectiveRailLayoutTest, TopologyLayerReadsServersAndRailsOffTheLinks)
     EXPECT_FALSE(ComputeEndpointLayout(g, 12).RailOptimized());
 }
 
+TEST_F(CollectiveRailLayoutTest, ScalableUnitsJoinEachRailsLeavesThroughTheSpines)
+{
+    // rail-h100-40n: units of 32 and 8 servers, leaves su0.rail<i> and
+    // su1.rail<i>. NIC i of every server is still rail i: both leaves of a
+    // position are one rail, joined through the spines.
+    TopologyGraph g(MakePreset("rail-h100-40n"));
+    const EndpointLayout l = ComputeEndpointLayout(g);
+    ASSERT_EQ(l.server.size(), 320u);
+    EXPECT_EQ(l.servers, 40u);
+    ASSERT_EQ(l.railSwitch.size(), 8u);
+    for (uint32_t r = 0; r < 320; ++r)
+    {
+        EXPECT_EQ(l.server[r], r / 8) << r;
+        EXPECT_EQ(l.rail[r], r % 8) << r;
+    }
+    for (uint32_t i = 0; i < 8; ++i)
+    {
+        EXPECT_EQ(g.Node(l.railSwitch[i]).name, "su0.rail" + std::to_string(i));
+    }
+    EXPECT_TRUE(l.RailOptimized());
+    EXPECT_EQ(l.RankOn(35, 3), 35u * 8 + 3);
+    // Within the first unit a rail is one leaf; across units leaf, spine, leaf.
+    EXPECT_EQ(SwitchesOnRoute(g, 3, 31 * 8 + 3), std::vector<std::string>{"su0.rail3"});
+    const std::vector<std::string> across = SwitchesOnRoute(g, 3, 35 * 8 + 3);
+    ASSERT_EQ(across.size(), 3u);
+    EXPECT_EQ(across[0], "su0.rail3");
+    EXPECT_EQ(across[1].compare(0, 5, "spine"), 0) << across[1];
+    EXPECT_EQ(across[2], "su1.rail3");
+    // A channel's ring crosses servers on its NIC position only: on the leaf
+    // of that position in each unit, and spines between the units.
+    const CollectiveSpec spec = RailRingSpec(g, 8, true);
+    const uint32_t c = 5;
+    const CollectiveSchedule sched = ChannelSchedule(spec, c);
+    std::set<std::pair<uint32_t, uint32_t>> seen;
+    uint32_t crossings = 0, viaSpines = 0;
+    for (const ScheduleOp& op : sched.GetOps())
+    {
+        for (auto [src, dst] : op.Legs())
+        {
+            if (src / 8 == dst / 8 || !seen.insert({src, dst}).second)
+            {
+                continue;
+            }
+            ++crossings;
+            EXPECT_EQ(src % 8, c);
+            EXPECT_EQ(dst % 8, c);
+            const std::vector<std::string> sw = SwitchesOnRoute(g, src, dst);
+            EXPECT_EQ(sw.front(), "su" + std::to_string(src / 256) + ".rail5") << src << " -> " << dst;
+            EXPECT_EQ(sw.back(), "su" + std::to_string(dst / 256) + ".rail5") << src << " -> " << dst;
+            viaSpines += sw.size() == 3 ? 1 : 0;
+        }
+    }
+    // 40 servers on one ring: 40 distinct server-to-server pairs, two of
+    // them (into and out of the second unit) through the spines.
+    EXPECT_EQ(crossings, 40u);
+    EXPECT_EQ(viaSpines, 2u);
+}
+
 TEST_F(CollectiveRailLayoutTest, EachChannelCrossesServersOnItsOwnRailOnly)
 {
     TopologyGraph g(MakePreset("rail-h100-4n"));

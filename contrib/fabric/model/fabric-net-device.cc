@@ -557,8 +557,12 @@ FabricNetDevice::ReceiveEarly(Ptr<Packet> packet, const FabricHeaderFields& head
                               uint64_t tie, Time now)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << packet);
-    // rxPackets and rxBytes count it at its arrival (TakeInArrived).
-    const uint32_t wire = WireBytes(packet->GetSize());
+    // rxPackets and rxBytes count it at its arrival (TakeInArrived). Its
+    // wire bytes as the sender's credit counted them (a network transfer
+    // unit framed as its link packets, Receive's count): with one framing
+    // for a 16-packet unit, every unit leaked 15 framings of credit here
+    // until the link's credit fell below a unit and the run stalled.
+    const uint32_t wire = WireBytes(packet->GetSize(), header);
     return m_switch->Receive(m_portIndex, std::move(packet), header, wire, rxEnd, arrival, now, tie);
 }
 

@@ -76,6 +76,54 @@ FirstSwitches(const TopologyGraph& g, uint32_t node)
     return out;
 }
 
+/// A cluster of scalable units (rail-h100-<N>n past one leaf per rail: a
+/// leaf per rail in each unit) has as many first switches per rail as it
+/// has units. A rail, as NCCL uses the word, is a NIC's position in its
+/// server (its channels and PXN pair NIC i with NIC i), and the leaves of
+/// one position across units are one rail joined through the spines. So
+/// when every first switch serves ranks of one position only, the
+/// switches of a position become one rail (numbered by first appearance
+/// in rank order, its first switch standing for it in railSwitch); kept
+/// only if the result is rail-optimized with two rails or more.
+void
+MergeRailsByPosition(EndpointLayout& l)
+{
+    const size_t n = l.rail.size();
+    std::vector<uint32_t> positionOfRail(l.railSwitch.size(), EndpointLayout::kNoRail);
+    for (size_t r = 0; r < n; ++r)
+    {
+        if (l.rail[r] == EndpointLayout::kNoRail)
+        {
+            return;
+        }
+        uint32_t& pos = positionOfRail[l.rail[r]];
+        if (pos != EndpointLayout::kNoRail && pos != l.local[r])
+        {
+            return; // a switch of two positions: not rails of positions
+        }
+        pos = l.local[r];
+    }
+    EndpointLayout merged = l;
+    merged.railSwitch.clear();
+    std::map<uint32_t, uint32_t> railOfPosition;
+    for (size_t r = 0; r < n; ++r)
+    {
+        auto [it, added] =
+            railOfPosition.emplace(l.local[r], static_cast<uint32_t>(railOfPosition.size()));
+        if (added)
+        {
+            merged.railSwitch.push_back(l.railSwitch[l.rail[r]]);
+        }
+        merged.rail[r] = it->second;
+    }
+    // One position per server (hosts of one NIC on several leaves) makes
+    // one rail of every leaf: nothing a rail layout would place by.
+    if (merged.railSwitch.size() >= 2 && merged.RailOptimized())
+    {
+        l = std::move(merged);
+    }
+}
+
 } // namespace
 
 EndpointLayout
@@ -118,6 +166,10 @@ ComputeEndpointLayout(const TopologyGraph& g, uint32_t ranks)
             }
             l.rail[r] = sw->second;
         }
+    }
+    if (!l.RailOptimized())
+    {
+        MergeRailsByPosition(l);
     }
     return l;
 }

@@ -27,9 +27,13 @@ struct EndpointLayout
     /// Per rank: its position among its server's ranks (rank order).
     std::vector<uint32_t> local;
     /// Per rank: its rail, numbered by first appearance in rank order
-    /// (kNoRail: no network port, or more than one first switch).
+    /// (kNoRail: no network port, or more than one first switch). A rail is
+    /// its first switch, or, in a cluster of scalable units (a leaf per rail
+    /// in each unit), its NIC's position in the server, whose leaves the
+    /// spines join (ComputeEndpointLayout).
     std::vector<uint32_t> rail;
-    /// Node id of each rail's switch.
+    /// Node id of each rail's switch (of its first, in rank order, when a
+    /// rail spans a leaf per scalable unit: a NIC position's leaves).
     std::vector<uint32_t> railSwitch;
     uint32_t servers = 0;
 

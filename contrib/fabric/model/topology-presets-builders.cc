@@ -138,9 +138,8 @@ AppendDomain(TopologyDescription& d, const NvSwitchDomainParams& p)
 // The spines above the rail leaves, each rail leaf having \p up uplinks:
 // p.spines checked, or chosen when 0.
 uint32_t
-RailSpineCount(const RailOptimizedParams& p, uint32_t up)
+RailSpineCount(const RailOptimizedParams& p, uint32_t leaves, uint32_t up)
 {
-    const uint32_t rails = p.gpusPerNode;
     uint32_t spines = p.spines;
     if (spines > up)
     {
@@ -150,19 +149,31 @@ RailSpineCount(const RailOptimizedParams& p, uint32_t up)
     if (spines == 0)
     {
         // Fewest spines (two at least, for ECMP, when a leaf has two uplinks)
-        // that take the same number of uplinks from every leaf and fit their ports.
+        // that take the same number of uplinks from every leaf and fit their
+        // ports. For scalable units of 32 DGX H100 at 1:1 this is NVIDIA's
+        // SuperPOD count: 2 / 4 / 8 units, 8 / 16 / 32 spines.
         spines = up >= 2 ? 2 : 1;
-        while (spines <= up && (up % spines != 0 || uint64_t{rails} * (up / spines) > p.switchPorts))
+        while (spines <= up && (up % spines != 0 || uint64_t{leaves} * (up / spines) > p.switchPorts))
         {
             ++spines;
         }
         if (spines > up)
         {
-            Fail("spines", "a spine count whose switches hold " + Str(rails) + " x " + Str(up) +
+            Fail("spines", "a spine count whose switches hold " + Str(leaves) + " x " + Str(up) +
                                " uplinks");
         }
     }
     return spines;
+}
+
+// The uplinks of a rail leaf of \p n servers, or 0 if they are not whole.
+uint32_t
+RailUplinksOrZero(const RailOptimizedParams& p, uint32_t n)
+{
+    const double u = double(n) * double(p.rail.laneRate.GetBitRate()) /
+                     (p.oversubscription * double(p.spine.laneRate.GetBitRate()));
+    const double whole = std::round(u);
+    return whole >= 1 && std::fabs(u - whole) <= 1e-9 * u ? static_cast<uint32_t>(whole) : 0;
 }
 
 } // namespace
@@ -329,18 +340,64 @@ BuildRailOptimized(const RailOptimizedParams& p)
     CheckEndpoints(uint64_t{p.nodes} * p.gpusPerNode, "gpus_per_node",
                    Str(p.nodes) + " servers x " + Str(p.gpusPerNode) + " GPUs");
     const uint32_t rails = p.gpusPerNode;
-    const uint32_t up = Uplinks(double(p.nodes) * p.rail.laneRate.GetBitRate(),
+    if (!(p.oversubscription > 0) || !std::isfinite(p.oversubscription))
+    {
+        Fail("oversubscription", "a positive oversubscription ratio");
+    }
+    // One unit when one leaf per rail holds every server with its uplinks
+    // (the servers' whole down capacity over the ratio, rounded up here; it
+    // must come out whole, below).
+    const double allUp = double(p.nodes) * double(p.rail.laneRate.GetBitRate()) /
+                         (p.oversubscription * double(p.spine.laneRate.GetBitRate()));
+    uint32_t unit = p.unitNodes;
+    if (unit == 0)
+    {
+        unit = p.nodes;
+        if (double(p.nodes) + std::ceil(allUp - 1e-9 * allUp) > double(p.switchPorts))
+        {
+            // Scalable units: the most servers whose whole uplinks fit a leaf with them.
+            unit = std::min(p.nodes, p.switchPorts);
+            while (unit > 0 && (RailUplinksOrZero(p, unit) == 0 || unit + RailUplinksOrZero(p, unit) > p.switchPorts))
+            {
+                --unit;
+            }
+            if (unit == 0)
+            {
+                Fail("oversubscription", "a ratio giving a whole number of uplinks per rail leaf of at most " +
+                                             Str(p.switchPorts) + " ports");
+            }
+        }
+    }
+    else if (unit > p.nodes)
+    {
+        Fail("su-nodes", "at most the " + Str(p.nodes) + " servers, got " + Str(unit));
+    }
+    const uint32_t units = (p.nodes + unit - 1) / unit;
+    const uint32_t up = Uplinks(double(unit) * p.rail.laneRate.GetBitRate(),
                                 p.oversubscription,
                                 double(p.spine.laneRate.GetBitRate()),
                                 "oversubscription");
-    if (p.nodes + up > p.switchPorts)
+    if (unit + up > p.switchPorts)
     {
-        Fail("nodes",
+        Fail(units == 1 ? "nodes" : "su-nodes",
              "at most the servers one rail leaf of " + Str(p.switchPorts) +
-                 " ports holds with its uplinks (" + Str(p.nodes) + " down + " + Str(up) +
+                 " ports holds with its uplinks (" + Str(unit) + " down + " + Str(up) +
                  " up)");
     }
-    const uint32_t spines = RailSpineCount(p, up);
+    const uint32_t leaves = units * rails;
+    if (units > 1 && p.spines == 0 && uint64_t{leaves} > p.switchPorts)
+    {
+        // Every leaf needs a link to every spine: two tiers end at one
+        // leaf per spine port (a core tier is not modelled).
+        Fail("nodes", "at most " + Str(uint64_t{p.switchPorts / rails} * unit) + " servers (" +
+                          Str(p.switchPorts / rails) + " scalable units of " + Str(unit) +
+                          ": every rail leaf on every " + Str(p.switchPorts) +
+                          "-port spine; no core tier), got " + Str(p.nodes));
+    }
+    const uint32_t spines = RailSpineCount(p, leaves, up);
+    auto leafName = [&](uint32_t u, uint32_t r) {
+        return (units == 1 ? std::string() : "su" + Str(u) + ".") + "rail" + Str(r);
+    };
 
     TopologyDescription d;
     d.name = "rail-optimized";
@@ -363,9 +420,12 @@ BuildRailOptimized(const RailOptimizedParams& p)
     }
     AddTier(d, p.rail);
     AddTier(d, p.spine);
-    for (uint32_t r = 0; r < rails; ++r)
+    for (uint32_t u = 0; u < units; ++u)
     {
-        AddNode(d, "rail" + Str(r), TopologyNodeKind::SWITCH, p.rail.name, p.switchPorts);
+        for (uint32_t r = 0; r < rails; ++r)
+        {
+            AddNode(d, leafName(u, r), TopologyNodeKind::SWITCH, p.rail.name, p.switchPorts);
+        }
     }
     for (uint32_t s = 0; s < spines; ++s)
     {
@@ -377,14 +437,19 @@ BuildRailOptimized(const RailOptimizedParams& p)
         {
             // Without PCIe the NIC is part of the GPU endpoint.
             std::string nic = "n" + Str(n) + (p.pcie ? ".nic" : ".gpu") + Str(r);
-            AddLink(d, nic, "rail" + Str(r), p.rail.name);
+            AddLink(d, nic, leafName(n / unit, r), p.rail.name);
         }
     }
-    for (uint32_t r = 0; r < rails; ++r)
+    // Every leaf has the uplinks of a full unit (a last, partial unit's
+    // too: cabled for its unit, as SuperPOD units are).
+    for (uint32_t u = 0; u < units; ++u)
     {
-        for (uint32_t u = 0; u < up; ++u)
+        for (uint32_t r = 0; r < rails; ++r)
         {
-            AddLink(d, "rail" + Str(r), "spine" + Str(u % spines), p.spine.name);
+            for (uint32_t k = 0; k < up; ++k)
+            {
+                AddLink(d, leafName(u, r), "spine" + Str(k % spines), p.spine.name);
+            }
         }
     }
     return d;

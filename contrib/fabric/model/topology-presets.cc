@@ -164,7 +164,7 @@ MakeDgxPreset(const std::string& base, const Options& o)
 TopologyDescription
 MakeRailPreset(const std::string& base, uint32_t nodes, const Options& o)
 {
-    CheckOptions(o, {"spines", "oversubscription", "nvswitch-chips", "pcie", "gpus-per-node"}, base);
+    CheckOptions(o, {"spines", "oversubscription", "nvswitch-chips", "pcie", "gpus-per-node", "su-nodes"}, base);
     RailOptimizedParams p;
     p.nodes = nodes;
     if (base.compare(0, 10, "rail-b200-") == 0)
@@ -176,6 +176,7 @@ MakeRailPreset(const std::string& base, uint32_t nodes, const Options& o)
     p.spines = OptCount(o, "spines", 0);
     p.oversubscription = OptNumber(o, "oversubscription", 1.0);
     p.gpusPerNode = OptCount(o, "gpus-per-node", 8);
+    p.unitNodes = OptCount(o, "su-nodes", 0);
     p.pcie = OptCount(o, "pcie", 1) != 0;
     ApplyDomainOptions(o, p.domain);
     return BuildRailOptimized(p);

@@ -86,10 +86,18 @@ struct FatTreeParams
 /// A rail-optimized cluster: `nodes` servers of `gpusPerNode` GPUs behind an
 /// NVSwitch domain each, one NIC per GPU (over a PCIe link, or inside the GPU
 /// endpoint when pcie is false), NIC i of every server on rail leaf i, spines
-/// above the rail leaves.
+/// above the rail leaves. When one leaf cannot hold every server with its
+/// uplinks, the servers come in scalable units (NVIDIA DGX SuperPOD: 32
+/// DGX H100 a unit at 1:1 on 64-port Quantum-2 switches), each with a leaf
+/// per rail ("su<U>.rail<R>"; "rail<R>" for a single unit), every leaf wired
+/// to every spine alike.
 struct RailOptimizedParams
 {
     uint32_t nodes = 2;
+    /// Servers per scalable unit (one rail leaf each); 0: all in one unit if
+    /// one leaf holds them with their uplinks, else the most that a leaf
+    /// holds (32 at 1:1 with 64 ports, the SuperPOD's unit).
+    uint32_t unitNodes = 0;
     uint32_t gpusPerNode = 8;
     NvSwitchDomainParams domain; ///< gpus is overridden by gpusPerNode
     bool pcie = true;

@@ -160,8 +160,12 @@ TEST(TopologyDescription, PresetErrorsNameThePreset)
     EXPECT_TRUE(Names(preset("rail-h100-2"), "preset"));
     EXPECT_TRUE(Names(preset("fat-tree-kx"), "preset"));
     EXPECT_TRUE(Names(preset("fat-tree-k5"), "preset.k"));
-    // 33 servers: a 64-port rail leaf cannot take 33 down + 33 up.
-    EXPECT_TRUE(Names(preset("rail-h100-33n"), "preset.nodes"));
+    // 257 servers: 8 scalable units of 32 fill a 64-port spine's ports with
+    // one leaf each (a ninth unit needs a core tier).
+    EXPECT_TRUE(Names(preset("rail-h100-257n"), "preset.nodes"));
+    // Units of 40 servers: 40 down + 40 up do not fit a 64-port leaf.
+    EXPECT_TRUE(Names(preset("rail-h100-80n:su-nodes=40"), "preset.su-nodes"));
+    EXPECT_TRUE(Names(preset("rail-h100-8n:su-nodes=9"), "preset.su-nodes"));
     EXPECT_TRUE(Names(preset("dgx-h100:colour=red"), "preset.colour"));
     EXPECT_TRUE(Names(preset("dgx-h100:gpus=x"), "preset.gpus"));
     EXPECT_TRUE(Names(preset("dgx-h100:nvswitch-chips=3"), "preset.nvswitch-chips"));

@@ -122,6 +122,65 @@ TEST(TopologyPresets, RailH100SpinesScaleWithNodes)
     EXPECT_EQ(h.LinkCount(), 32u + 32u + 8u * 4u);
 }
 
+TEST(TopologyPresets, RailH100ScalableUnitsAreSuperPodCompute)
+{
+    // NVIDIA DGX SuperPOD reference architecture, "Larger DGX SuperPOD
+    // component counts" (B200 edition, docs.nvidia.com/dgx-superpod; the
+    // H100 edition RA-11333-001 has the same units: 32 servers of 8 GPUs on 8
+    // NDR rails, 64-port Quantum-2 switches): for 2 / 4 / 8 units, leaf and
+    // spine switches and node-leaf and leaf-spine cables.
+    struct Row
+    {
+        uint32_t nodes, leaves, spines, nodeLeaf, leafSpine;
+    } rows[] = {{64, 16, 8, 512, 512}, {128, 32, 16, 1024, 1024}, {256, 64, 32, 2048, 2048}};
+    for (const Row& r : rows)
+    {
+        TopologyGraph g(MakePreset("rail-h100-" + std::to_string(r.nodes) + "n"));
+        EXPECT_EQ(g.CountKind(TopologyNodeKind::GPU), 8u * r.nodes);
+        std::map<std::string, uint32_t> switches, links;
+        for (uint32_t v = 0; v < g.NodeCount(); ++v)
+        {
+            if (g.Node(v).kind == TopologyNodeKind::SWITCH)
+            {
+                ++switches[g.NodeTier(v)->name];
+            }
+        }
+        for (uint32_t l = 0; l < g.LinkCount(); ++l)
+        {
+            ++links[g.LinkTier(l).name];
+        }
+        EXPECT_EQ(switches["rail"], r.leaves) << r.nodes;
+        EXPECT_EQ(switches["spine"], r.spines) << r.nodes;
+        EXPECT_EQ(links["rail"], r.nodeLeaf) << r.nodes;
+        EXPECT_EQ(links["spine"], r.leafSpine) << r.nodes;
+        // Non-blocking: every leaf 32 servers down and 32 x 400G up, the
+        // same share to every spine; every switch port used.
+        for (uint32_t u = 0; u < r.nodes / 32; ++u)
+        {
+            const uint32_t leaf = g.NodeId("su" + std::to_string(u) + ".rail" + std::to_string(u % 8));
+            EXPECT_EQ(g.LanesAt(leaf), 64u);
+            EXPECT_DOUBLE_EQ(CapacityBetween(g, leaf, "n"), 32 * 400e9);
+            EXPECT_DOUBLE_EQ(CapacityBetween(g, leaf, "spine" + std::to_string(r.spines - 1)),
+                             32.0 / r.spines * 400e9);
+        }
+        EXPECT_EQ(g.LanesAt(g.NodeId("spine" + std::to_string(r.spines - 1))), 64u);
+    }
+    // A last, partial unit: 40 servers are 32 + 8, the 8's leaves cabled as
+    // a full unit's (32 up); 16 leaves x 32 uplinks on 8 spines.
+    TopologyGraph p(MakePreset("rail-h100-40n"));
+    EXPECT_DOUBLE_EQ(CapacityBetween(p, p.NodeId("su1.rail5"), "n"), 8 * 400e9);
+    EXPECT_DOUBLE_EQ(CapacityBetween(p, p.NodeId("su1.rail5"), "spine"), 32 * 400e9);
+    EXPECT_EQ(p.NodeId("spine7"), p.NodeCount() - 1);
+    // Units of 16 by option: 4 units x 8 rails = 32 leaves of 16 down + 16 up.
+    TopologyGraph q(MakePreset("rail-h100-64n:su-nodes=16"));
+    EXPECT_EQ(q.LanesAt(q.NodeId("su3.rail7")), 32u);
+    // 2:1 on 64 ports: 42 down + 21 up is the fullest leaf with whole uplinks.
+    TopologyGraph o(MakePreset("rail-h100-64n:oversubscription=2"));
+    EXPECT_DOUBLE_EQ(CapacityBetween(o, o.NodeId("su0.rail0"), "n") / CapacityBetween(o, o.NodeId("su0.rail0"), "spine"),
+                     2.0);
+    EXPECT_DOUBLE_EQ(CapacityBetween(o, o.NodeId("su0.rail0"), "n"), 42 * 400e9);
+}
+
 TEST(TopologyPresets, RoceLeafSpineOversubscriptionRealized)
 {
     for (double ratio : {1.0, 2.0, 4.0})
