@@ -58,6 +58,16 @@ AddTier(TopologyDescription& d, const TopologyTier& t)
     }
 }
 
+// The uplinks per leaf for a down/up capacity ratio: down / (ratio x
+// uplink rate), and whether that is a whole number (one at least).
+double
+UplinkShare(double downBps, double ratio, double upLinkBps, bool& whole)
+{
+    const double u = downBps / (ratio * upLinkBps);
+    whole = std::round(u) >= 1 && std::fabs(u - std::round(u)) <= 1e-9 * u;
+    return u;
+}
+
 // Whole number of uplinks that realizes a down/up capacity ratio exactly.
 uint32_t
 Uplinks(double downBps, double ratio, double upLinkBps, const std::string& field)
@@ -66,9 +76,9 @@ Uplinks(double downBps, double ratio, double upLinkBps, const std::string& field
     {
         Fail(field, "a positive oversubscription ratio");
     }
-    double u = downBps / (ratio * upLinkBps);
-    double whole = std::round(u);
-    if (whole < 1 || std::fabs(u - whole) > 1e-9 * u)
+    bool whole = false;
+    const double u = UplinkShare(downBps, ratio, upLinkBps, whole);
+    if (!whole)
     {
         std::ostringstream os;
         os << "a ratio giving a whole number of uplinks per leaf (down capacity / (ratio x "
@@ -76,7 +86,7 @@ Uplinks(double downBps, double ratio, double upLinkBps, const std::string& field
            << u << ")";
         Fail(field, os.str());
     }
-    return static_cast<uint32_t>(whole);
+    return static_cast<uint32_t>(std::round(u));
 }
 
 // The NVSwitch domain's nodes and links appended to d (GPUs first, then the
@@ -170,10 +180,10 @@ RailSpineCount(const RailOptimizedParams& p, uint32_t leaves, uint32_t up)
 uint32_t
 RailUplinksOrZero(const RailOptimizedParams& p, uint32_t n)
 {
-    const double u = double(n) * double(p.rail.laneRate.GetBitRate()) /
-                     (p.oversubscription * double(p.spine.laneRate.GetBitRate()));
-    const double whole = std::round(u);
-    return whole >= 1 && std::fabs(u - whole) <= 1e-9 * u ? static_cast<uint32_t>(whole) : 0;
+    bool whole = false;
+    const double u = UplinkShare(double(n) * double(p.rail.laneRate.GetBitRate()), p.oversubscription,
+                                 double(p.spine.laneRate.GetBitRate()), whole);
+    return whole ? static_cast<uint32_t>(std::round(u)) : 0;
 }
 
 } // namespace
@@ -347,8 +357,9 @@ BuildRailOptimized(const RailOptimizedParams& p)
     // One unit when one leaf per rail holds every server with its uplinks
     // (the servers' whole down capacity over the ratio, rounded up here; it
     // must come out whole, below).
-    const double allUp = double(p.nodes) * double(p.rail.laneRate.GetBitRate()) /
-                         (p.oversubscription * double(p.spine.laneRate.GetBitRate()));
+    bool allWhole = false;
+    const double allUp = UplinkShare(double(p.nodes) * double(p.rail.laneRate.GetBitRate()), p.oversubscription,
+                                     double(p.spine.laneRate.GetBitRate()), allWhole);
     uint32_t unit = p.unitNodes;
     if (unit == 0)
     {
