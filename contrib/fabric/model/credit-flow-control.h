@@ -49,6 +49,12 @@ class FabricCreditFlowControl : public FabricFlowControl
 
     /// Receiver buffer per class that the peer grants (attribute PeerBufferBytes).
     uint64_t GetPeerBufferBytes() const { return m_peerBuffer; }
+    /// Sender: on-wire bytes of class \p cls sent, the credit spent.
+    uint64_t GetCreditSpent(uint8_t cls) const { return m_sent[cls]; }
+    /// Receiver: on-wire bytes of class \p cls freed from this port's
+    /// ingress, the credit returned or to return. On a drained link it
+    /// equals the peer's GetCreditSpent (CheckFabricConservation).
+    uint64_t GetCreditFreed(uint8_t cls) const { return m_freed[cls]; }
 
   private:
     uint64_t m_peerBuffer{65536};     ///< attribute PeerBufferBytes (per class)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-monitor.h"
+#include "credit-flow-control.h"
 #include "fast-simulator-impl.h"
 
 #include "fabric-switch.h"
@@ -96,6 +97,35 @@ struct ConservationSums
     uint64_t arrived{0};
 };
 
+/// Credit spent by \p d's sender side and not freed by its peer's ingress,
+/// per class, into r.creditUnfreed (and the first such link's name).
+void
+CountCreditUnfreed(const Node& n, uint32_t device, const FabricNetDevice& d, const FabricNetDevice& peer,
+                   FabricConservation& r)
+{
+    const auto* tx = dynamic_cast<const FabricCreditFlowControl*>(PeekPointer(d.GetFlowControl()));
+    const auto* rx = dynamic_cast<const FabricCreditFlowControl*>(PeekPointer(peer.GetFlowControl()));
+    if (!tx || !rx)
+    {
+        return;
+    }
+    for (uint8_t k = 0; k < kFabricClasses; ++k)
+    {
+        const uint64_t spent = tx->GetCreditSpent(k);
+        const uint64_t freed = rx->GetCreditFreed(k);
+        const uint64_t gap = spent > freed ? spent - freed : freed - spent;
+        if (gap > 0 && r.creditLink.empty())
+        {
+            std::ostringstream os;
+            os << "node " << n.GetId() << " dev " << device << " -> node "
+               << (peer.GetNode() ? peer.GetNode()->GetId() : 0) << " class " << unsigned(k) << ": spent "
+               << spent << " B, freed " << freed << " B";
+            r.creditLink = os.str();
+        }
+        r.creditUnfreed += gap;
+    }
+}
+
 ConservationSums
 SumConservation(const NodeContainer& nodes, const std::function<bool(const Node&)>& own, bool perLink)
 {
@@ -152,6 +182,7 @@ SumConservation(const NodeContainer& nodes, const std::function<bool(const Node&
                 const FabricPortCounters pc = peer->GetCounters();
                 uint64_t rx = pc.rxBytes + pc.lostOnLinkBytes;
                 s.wire += c.txBytes >= rx ? c.txBytes - rx : 0;
+                CountCreditUnfreed(*n, i, *d, *peer, r);
             }
             else if (peer)
             {
@@ -173,7 +204,9 @@ Judge(FabricConservation r)
 {
     r.balanced = r.injected + r.replicated == r.delivered + r.consumed + r.dropped + r.inFlight;
     const bool lossyDrops = r.dropped > r.faultDropped;
-    r.ok = r.balanced && !(r.lossless && lossyDrops);
+    // Only a drained fabric has freed all the credit it spent.
+    const bool creditLeak = r.inFlight == 0 && r.creditUnfreed > 0;
+    r.ok = r.balanced && !(r.lossless && lossyDrops) && !creditLeak;
     std::ostringstream os;
     os << "fabric conservation: injected " << r.injected << " B, delivered " << r.delivered
        << " B, dropped " << r.dropped << " B";
@@ -206,6 +239,11 @@ Judge(FabricConservation r)
     if (r.lossless && lossyDrops)
     {
         os << "; ERROR: drops on a lossless fabric";
+    }
+    if (creditLeak)
+    {
+        os << "; ERROR: credit spent and never freed on a drained fabric, " << r.creditUnfreed
+           << " B in all (first: " << r.creditLink << ")";
     }
     r.message = os.str();
     return r;
