@@ -97,8 +97,9 @@ struct ConservationSums
     uint64_t arrived{0};
 };
 
-/// Credit spent by \p d's sender side and not freed by its peer's ingress,
-/// per class, into r.creditUnfreed (and the first such link's name).
+/// The gap, either way, between the credit \p d's sender side spent and
+/// what its peer's ingress freed, per class, into r.creditUnfreed (and the
+/// first such link's name).
 void
 CountCreditUnfreed(const Node& n, uint32_t device, const FabricNetDevice& d, const FabricNetDevice& peer,
                    FabricConservation& r)
@@ -242,7 +243,7 @@ Judge(FabricConservation r)
     }
     if (creditLeak)
     {
-        os << "; ERROR: credit spent and never freed on a drained fabric, " << r.creditUnfreed
+        os << "; ERROR: credit spent and freed differ on a drained fabric, " << r.creditUnfreed
            << " B in all (first: " << r.creditLink << ")";
     }
     r.message = os.str();

@@ -61,16 +61,17 @@ struct FabricConservation
     /// Balanced: injected + replicated == delivered + consumed + dropped + inFlight.
     uint64_t consumed{0};
     uint64_t replicated{0};
-    /// Credit links (one process): per link and class, the sender's credit
-    /// spent minus the receiver's freed, summed; on a drained fabric
-    /// (inFlight 0) every byte of credit spent must have been freed, else
-    /// credit leaked (a port's ingress counted a packet's wire bytes
-    /// otherwise than its sender) and the run is not ok.
+    /// Credit links (one process): per link and class, the gap, either way,
+    /// between the sender's credit spent and the receiver's freed, summed;
+    /// on a drained fabric (inFlight 0) every byte of credit spent must have
+    /// been freed and no more, else a port's ingress counted a packet's
+    /// wire bytes otherwise than its sender (credit leaked or made up) and
+    /// the run is not ok.
     uint64_t creditUnfreed{0};
-    std::string creditLink; ///< the first link with credit unfreed, "node A dev i -> node B class c"
+    std::string creditLink; ///< the first link with a gap, "node A dev i -> node B class c: spent S B, freed F B"
     bool lossless{true};   ///< every port's flow control is lossless for every class
     bool balanced{false};  ///< injected + replicated == delivered + consumed + dropped + inFlight
-    bool ok{false};        ///< balanced, (not lossless or dropped == faultDropped), no credit unfreed when drained
+    bool ok{false};        ///< balanced, (not lossless or dropped == faultDropped), no credit gap when drained
     std::string message;   ///< one line; names the violation when !ok
 };
 
