@@ -61,6 +61,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -93,48 +94,35 @@ Cases()
                  false});
     c.push_back({"allreduce-ring/dgx-h100/8gpu/1GB", "dgx-h100", CollectiveKind::ALL_REDUCE, "ring", 8, 1000 * kMB,
                  false});
+    // Pairwise AllToAll with 1 MB a pair, per MTU packet (16 GPUs: in the
+    // smoke run) or in network transfer units of 64 KiB (several MTU packets
+    // framed as one, doc/fabric.md): a separate case, not a default (its
+    // error against the per-MTU run: benchmarks/README.md).
+    auto alltoall = [](const std::string& topo, uint32_t gpus, bool inUnits) {
+        ScaleCase s{std::string(inUnits ? "alltoall-pairwise-unit64k/" : "alltoall-pairwise/") + topo + "/" +
+                        std::to_string(gpus) + "gpu/1MBpair",
+                    topo, CollectiveKind::ALL_TO_ALL, "pairwise", gpus, uint64_t{gpus} * kMB,
+                    gpus == 16 && !inUnits};
+        s.networkUnit = inUnits ? 65536 : 0;
+        return s;
+    };
     // Fat trees hold k^3/4 hosts: k = 4 is 16 and k = 16 is 1024; 64 and 256
     // ranks take the first hosts of the smallest tree that holds them.
-    const struct
-    {
-        uint32_t gpus;
-        uint32_t k;
-    } trees[] = {{16, 4}, {64, 8}, {256, 12}, {1024, 16}};
-    for (const auto& t : trees)
-    {
-        const std::string topo = "fat-tree-k" + std::to_string(t.k);
-        c.push_back({"alltoall-pairwise/" + topo + "/" + std::to_string(t.gpus) + "gpu/1MBpair", topo,
-                     CollectiveKind::ALL_TO_ALL, "pairwise", t.gpus, uint64_t{t.gpus} * kMB, t.gpus == 16});
-    }
-    // The same AllToAll in network transfer units of 64 KiB (16 packets of
-    // 4 KiB framed as one, doc/fabric.md): a separate case, not a default
-    // (its error against the per-MTU run: benchmarks/README.md).
-    for (const auto& t : trees)
-    {
-        const std::string topo = "fat-tree-k" + std::to_string(t.k);
-        ScaleCase u{"alltoall-pairwise-unit64k/" + topo + "/" + std::to_string(t.gpus) + "gpu/1MBpair", topo,
-                    CollectiveKind::ALL_TO_ALL, "pairwise", t.gpus, uint64_t{t.gpus} * kMB, false};
-        u.networkUnit = 65536;
-        c.push_back(u);
-    }
     // Rail-optimized H100 clusters: one leaf per rail holds 32 servers (256
     // GPUs) at 1:1; 1024 GPUs are four scalable units of 32, joined through
     // 16 spines (rail-h100-128n, the DGX SuperPOD's compute fabric).
-    for (uint32_t gpus : {16u, 64u, 256u, 1024u})
+    using Family = std::vector<std::pair<std::string, uint32_t>>; // topology, GPUs
+    const Family trees{{"fat-tree-k4", 16}, {"fat-tree-k8", 64}, {"fat-tree-k12", 256}, {"fat-tree-k16", 1024}};
+    const Family rails{{"rail-h100-2n", 16}, {"rail-h100-8n", 64}, {"rail-h100-32n", 256}, {"rail-h100-128n", 1024}};
+    for (const Family* family : {&trees, &rails})
     {
-        const std::string topo = "rail-h100-" + std::to_string(gpus / 8) + "n";
-        c.push_back({"alltoall-pairwise/" + topo + "/" + std::to_string(gpus) + "gpu/1MBpair", topo,
-                     CollectiveKind::ALL_TO_ALL, "pairwise", gpus, uint64_t{gpus} * kMB, gpus == 16});
-    }
-    // The same in 64 KiB network transfer units (256 of the rail NICs' 256 B
-    // packets framed as one).
-    for (uint32_t gpus : {16u, 64u, 256u, 1024u})
-    {
-        const std::string topo = "rail-h100-" + std::to_string(gpus / 8) + "n";
-        ScaleCase u{"alltoall-pairwise-unit64k/" + topo + "/" + std::to_string(gpus) + "gpu/1MBpair", topo,
-                    CollectiveKind::ALL_TO_ALL, "pairwise", gpus, uint64_t{gpus} * kMB, false};
-        u.networkUnit = 65536;
-        c.push_back(u);
+        for (bool inUnits : {false, true})
+        {
+            for (const auto& [topo, gpus] : *family)
+            {
+                c.push_back(alltoall(topo, gpus, inUnits));
+            }
+        }
     }
     return c;
 }

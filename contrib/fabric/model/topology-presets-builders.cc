@@ -59,13 +59,18 @@ AddTier(TopologyDescription& d, const TopologyTier& t)
 }
 
 // The uplinks per leaf for a down/up capacity ratio: down / (ratio x
-// uplink rate), and whether that is a whole number (one at least).
+// uplink rate).
 double
-UplinkShare(double downBps, double ratio, double upLinkBps, bool& whole)
+UplinkShare(double downBps, double ratio, double upLinkBps)
 {
-    const double u = downBps / (ratio * upLinkBps);
-    whole = std::round(u) >= 1 && std::fabs(u - std::round(u)) <= 1e-9 * u;
-    return u;
+    return downBps / (ratio * upLinkBps);
+}
+
+// True if \p u uplinks are a whole number, one at least.
+bool
+WholeUplinks(double u)
+{
+    return std::round(u) >= 1 && std::fabs(u - std::round(u)) <= 1e-9 * u;
 }
 
 // Whole number of uplinks that realizes a down/up capacity ratio exactly.
@@ -76,9 +81,8 @@ Uplinks(double downBps, double ratio, double upLinkBps, const std::string& field
     {
         Fail(field, "a positive oversubscription ratio");
     }
-    bool whole = false;
-    const double u = UplinkShare(downBps, ratio, upLinkBps, whole);
-    if (!whole)
+    const double u = UplinkShare(downBps, ratio, upLinkBps);
+    if (!WholeUplinks(u))
     {
         std::ostringstream os;
         os << "a ratio giving a whole number of uplinks per leaf (down capacity / (ratio x "
@@ -180,10 +184,9 @@ RailSpineCount(const RailOptimizedParams& p, uint32_t leaves, uint32_t up)
 uint32_t
 RailUplinksOrZero(const RailOptimizedParams& p, uint32_t n)
 {
-    bool whole = false;
     const double u = UplinkShare(double(n) * double(p.rail.laneRate.GetBitRate()), p.oversubscription,
-                                 double(p.spine.laneRate.GetBitRate()), whole);
-    return whole ? static_cast<uint32_t>(std::round(u)) : 0;
+                                 double(p.spine.laneRate.GetBitRate()));
+    return WholeUplinks(u) ? static_cast<uint32_t>(std::round(u)) : 0;
 }
 
 } // namespace
@@ -357,9 +360,8 @@ BuildRailOptimized(const RailOptimizedParams& p)
     // One unit when one leaf per rail holds every server with its uplinks
     // (the servers' whole down capacity over the ratio, rounded up here; it
     // must come out whole, below).
-    bool allWhole = false;
     const double allUp = UplinkShare(double(p.nodes) * double(p.rail.laneRate.GetBitRate()), p.oversubscription,
-                                     double(p.spine.laneRate.GetBitRate()), allWhole);
+                                     double(p.spine.laneRate.GetBitRate()));
     uint32_t unit = p.unitNodes;
     if (unit == 0)
     {
@@ -368,7 +370,8 @@ BuildRailOptimized(const RailOptimizedParams& p)
         {
             // Scalable units: the most servers whose whole uplinks fit a leaf with them.
             unit = std::min(p.nodes, p.switchPorts);
-            while (unit > 0 && (RailUplinksOrZero(p, unit) == 0 || unit + RailUplinksOrZero(p, unit) > p.switchPorts))
+            for (uint32_t up = RailUplinksOrZero(p, unit); unit > 0 && (up == 0 || unit + up > p.switchPorts);
+                 up = RailUplinksOrZero(p, unit))
             {
                 --unit;
             }
