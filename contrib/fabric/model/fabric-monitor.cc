@@ -97,33 +97,78 @@ struct ConservationSums
     uint64_t arrived{0};
 };
 
-/// The gap, either way, between the credit \p d's sender side spent and
-/// what its peer's ingress freed, per class, into r.creditUnfreed (and the
-/// first such link's name).
+/// Per credit link (a port and its peer, both with credit flow control)
+/// and class, what the port's sender side spent and what its peer's
+/// ingress freed, each read on the rank that owns that end (\p own; every
+/// end when null) and added over the ranks by \p sum (none: one process);
+/// the gap, either way, summed into r.creditUnfreed, the first such link
+/// named in r.creditLink. Every rank holds every node (the others' as idle
+/// copies), so the links come in the same order on each and \p sum adds
+/// like with like; a link's two ends may be on two ranks.
 void
-CountCreditUnfreed(const Node& n, uint32_t device, const FabricNetDevice& d, const FabricNetDevice& peer,
-                   FabricConservation& r)
+CountCreditGaps(const NodeContainer& nodes, const std::function<bool(const Node&)>& own,
+                const FabricSumOverRanks& sum, FabricConservation& r)
 {
-    const auto* tx = dynamic_cast<const FabricCreditFlowControl*>(PeekPointer(d.GetFlowControl()));
-    const auto* rx = dynamic_cast<const FabricCreditFlowControl*>(PeekPointer(peer.GetFlowControl()));
-    if (!tx || !rx)
+    struct CreditLink
     {
-        return;
-    }
-    for (uint8_t k = 0; k < kFabricClasses; ++k)
+        uint32_t node;
+        uint32_t device;
+        uint32_t peerNode;
+    };
+    std::vector<CreditLink> links;
+    // Per link: kFabricClasses credits spent, then kFabricClasses freed.
+    std::vector<uint64_t> credit;
+    for (auto it = nodes.Begin(); it != nodes.End(); ++it)
     {
-        const uint64_t spent = tx->GetCreditSpent(k);
-        const uint64_t freed = rx->GetCreditFreed(k);
-        const uint64_t gap = spent > freed ? spent - freed : freed - spent;
-        if (gap > 0 && r.creditLink.empty())
+        const Node& n = **it;
+        for (uint32_t i = 0; i < n.GetNDevices(); ++i)
         {
-            std::ostringstream os;
-            os << "node " << n.GetId() << " dev " << device << " -> node "
-               << (peer.GetNode() ? peer.GetNode()->GetId() : 0) << " class " << unsigned(k) << ": spent "
-               << spent << " B, freed " << freed << " B";
-            r.creditLink = os.str();
+            const auto* d = dynamic_cast<const FabricNetDevice*>(PeekPointer(n.GetDevice(i)));
+            const FabricNetDevice* peer = d ? PeekPointer(d->GetPeer()) : nullptr;
+            if (!peer)
+            {
+                continue;
+            }
+            const auto* tx = dynamic_cast<const FabricCreditFlowControl*>(PeekPointer(d->GetFlowControl()));
+            const auto* rx = dynamic_cast<const FabricCreditFlowControl*>(PeekPointer(peer->GetFlowControl()));
+            if (!tx || !rx)
+            {
+                continue;
+            }
+            const Node* pn = PeekPointer(peer->GetNode());
+            links.push_back({n.GetId(), i, pn ? pn->GetId() : 0});
+            const bool ownTx = !own || own(n);
+            const bool ownRx = pn && (!own || own(*pn));
+            for (uint8_t k = 0; k < kFabricClasses; ++k)
+            {
+                credit.push_back(ownTx ? tx->GetCreditSpent(k) : 0);
+            }
+            for (uint8_t k = 0; k < kFabricClasses; ++k)
+            {
+                credit.push_back(ownRx ? rx->GetCreditFreed(k) : 0);
+            }
         }
-        r.creditUnfreed += gap;
+    }
+    if (sum && !credit.empty())
+    {
+        sum(credit);
+    }
+    for (size_t j = 0; j < links.size(); ++j)
+    {
+        for (uint8_t k = 0; k < kFabricClasses; ++k)
+        {
+            const uint64_t spent = credit[j * 2 * kFabricClasses + k];
+            const uint64_t freed = credit[j * 2 * kFabricClasses + kFabricClasses + k];
+            const uint64_t gap = spent > freed ? spent - freed : freed - spent;
+            if (gap > 0 && r.creditLink.empty())
+            {
+                std::ostringstream os;
+                os << "node " << links[j].node << " dev " << links[j].device << " -> node " << links[j].peerNode
+                   << " class " << unsigned(k) << ": spent " << spent << " B, freed " << freed << " B";
+                r.creditLink = os.str();
+            }
+            r.creditUnfreed += gap;
+        }
     }
 }
 
@@ -183,7 +228,6 @@ SumConservation(const NodeContainer& nodes, const std::function<bool(const Node&
                 const FabricPortCounters pc = peer->GetCounters();
                 uint64_t rx = pc.rxBytes + pc.lostOnLinkBytes;
                 s.wire += c.txBytes >= rx ? c.txBytes - rx : 0;
-                CountCreditUnfreed(*n, i, *d, *peer, r);
             }
             else if (peer)
             {
@@ -256,6 +300,7 @@ CheckFabricConservation(const NodeContainer& nodes)
 {
     ConservationSums s = SumConservation(nodes, nullptr, true);
     s.r.inFlight = s.wire + s.queued;
+    CountCreditGaps(nodes, nullptr, {}, s.r);
     return Judge(s.r);
 }
 
@@ -278,8 +323,15 @@ SumOverRanks(const FabricSumOverRanks& sum, const std::vector<uint64_t*>& fields
 FabricConservation
 CheckFabricConservation(const NodeContainer& nodes, uint32_t systemId, const FabricSumOverRanks& sum)
 {
-    ConservationSums s = SumConservation(
-        nodes, [systemId](const Node& n) { return n.GetSystemId() == systemId; }, false);
+    return CheckFabricConservation(
+        nodes, [systemId](const Node& n) { return n.GetSystemId() == systemId; }, sum);
+}
+
+FabricConservation
+CheckFabricConservation(const NodeContainer& nodes, const std::function<bool(const Node&)>& own,
+                        const FabricSumOverRanks& sum)
+{
+    ConservationSums s = SumConservation(nodes, own, false);
     FabricConservation& r = s.r;
     uint64_t lossyPorts = r.lossless ? 0 : 1;
     std::vector<uint64_t*> fields = {&r.injected, &r.delivered, &r.dropped, &r.faultDropped, &r.consumed,
@@ -291,6 +343,7 @@ CheckFabricConservation(const NodeContainer& nodes, uint32_t systemId, const Fab
     SumOverRanks(sum, fields);
     r.inFlight = s.queued + (s.sent >= s.arrived ? s.sent - s.arrived : 0);
     r.lossless = lossyPorts == 0;
+    CountCreditGaps(nodes, own, sum, r);
     return Judge(r);
 }
 

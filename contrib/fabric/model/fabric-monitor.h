@@ -61,7 +61,7 @@ struct FabricConservation
     /// Balanced: injected + replicated == delivered + consumed + dropped + inFlight.
     uint64_t consumed{0};
     uint64_t replicated{0};
-    /// Credit links (one process): per link and class, the gap, either way,
+    /// Credit links: per link and class, the gap, either way,
     /// between the sender's credit spent and the receiver's freed, summed;
     /// on a drained fabric (inFlight 0) every byte of credit spent must have
     /// been freed and no more, else a port's ingress counted a packet's
@@ -90,8 +90,14 @@ void SumOverRanks(const FabricSumOverRanks& sum, const std::vector<uint64_t*>& f
 /// ranks, and every rank gets the whole fabric's result and message, those
 /// of CheckFabricConservation in one process. On the wires: what every port
 /// sent minus what every port received or lost on its link (a link's two
-/// ends may be on two ranks).
+/// ends may be on two ranks). Credit per link: the sender's rank gives what
+/// it spent, the receiver's what it freed, added link by link over the ranks.
 FabricConservation CheckFabricConservation(const NodeContainer& nodes, uint32_t systemId,
+                                           const FabricSumOverRanks& sum);
+
+/// The same with this rank's nodes those \p own accepts (the overload above:
+/// the nodes of its system id; a test runs the ranks' parts in one process).
+FabricConservation CheckFabricConservation(const NodeContainer& nodes, const std::function<bool(const Node&)>& own,
                                            const FabricSumOverRanks& sum);
 
 /// A PFC storm the ports' PFC watchdog detected (FabricPfcFlowControl,

@@ -275,6 +275,49 @@ TEST_F(IngressPipelineTest, CreditDueAtTheReadyPicosecondRidesOnTheBusyPortsNext
     }
 }
 
+/// The units of the two tests below, run: A sends 8 units of 16 IB packets (unit packets of
+/// 65 748 B) through a cut-through credit switch with \p mode to B.
+struct EightUnits
+{
+    FabricLink toSwitch;  ///< A -> the switch
+    NodeContainer nodes;  ///< A, the switch, B
+    size_t arrived{0};    ///< units B received
+};
+
+EightUnits
+RunEightUnits(FabricSwitch::IngressPipelineMode mode)
+{
+    constexpr uint32_t kUnitPacket = 65536 + 32 + 15 * 12;
+    UseCalendarQueue();
+    FabricHelper h;
+    Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(200), true);
+    sw->SetAttribute("IngressPipeline", EnumValue(mode));
+    FabricLinkConfig cfg = IbLikeConfig();
+    cfg.mtu = 4096 + 32;
+    cfg.maxPayloadBytes = kUnitPacket;
+    cfg.unitLinkPackets = 16;
+    cfg.creditBufferBytes = 256 * 1024;
+    Arrivals rx;
+    const auto [la, lb] = hockney::ConnectThrough(h, sw, cfg, rx);
+    EightUnits r;
+    r.toSwitch = la;
+    r.nodes.Add(la.devA->GetNode());
+    r.nodes.Add(sw);
+    r.nodes.Add(lb.devB->GetNode());
+    Ptr<FabricNetDevice> a = la.devA;
+    Simulator::ScheduleNow([a, size = kUnitPacket]() {
+        for (int i = 0; i < 8; ++i)
+        {
+            FabricHeader hdr(0, 1, 0, 0);
+            hdr.SetLinkPackets(16);
+            a->SendFabric(Create<Packet>(size), hdr);
+        }
+    });
+    Simulator::Run();
+    r.arrived = rx.at.size();
+    return r;
+}
+
 // Network transfer units through the early take-in: A sends 8 units of 16
 // IB packets (65 748 B of data and transport bytes each) through a
 // cut-through credit switch to B. On the wire a unit is framed as its 16
@@ -288,35 +331,14 @@ TEST_F(IngressPipelineTest, CreditDueAtTheReadyPicosecondRidesOnTheBusyPortsNext
 // modes deliver the 8 units; tolerance zero (integers of bytes).
 TEST_F(IngressPipelineTest, AUnitsCreditComesBackWholeThroughTheEarlyTakeIn)
 {
-    constexpr uint32_t kUnitPacket = 65536 + 32 + 15 * 12;
     for (auto mode : {FabricSwitch::PIPELINE_NONE, FabricSwitch::PIPELINE_CREDIT_PORTS})
     {
-        UseCalendarQueue();
-        FabricHelper h;
-        Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(200), true);
-        sw->SetAttribute("IngressPipeline", EnumValue(mode));
-        FabricLinkConfig cfg = IbLikeConfig();
-        cfg.mtu = 4096 + 32;
-        cfg.maxPayloadBytes = kUnitPacket;
-        cfg.unitLinkPackets = 16;
-        cfg.creditBufferBytes = 256 * 1024;
-        Arrivals rx;
-        const auto [la, lb] = hockney::ConnectThrough(h, sw, cfg, rx);
+        const EightUnits run = RunEightUnits(mode);
+        const FabricLink& la = run.toSwitch;
         Ptr<FabricNetDevice> a = la.devA;
-        NodeContainer nodes;
-        nodes.Add(a->GetNode());
-        nodes.Add(sw);
-        nodes.Add(lb.devB->GetNode());
-        Simulator::ScheduleNow([a, size = kUnitPacket]() {
-            for (int i = 0; i < 8; ++i)
-            {
-                FabricHeader hdr(0, 1, 0, 0);
-                hdr.SetLinkPackets(16);
-                a->SendFabric(Create<Packet>(size), hdr);
-            }
-        });
-        Simulator::Run();
-        EXPECT_EQ(rx.at.size(), 8u) << mode;
+        Ptr<Node> sw = la.devB->GetNode();
+        const NodeContainer& nodes = run.nodes;
+        EXPECT_EQ(run.arrived, 8u) << mode;
         EXPECT_EQ(a->GetCounters().txWireBytes, 8u * 65972u) << mode;
         EXPECT_EQ(a->GetFlowControl()->GetSendBudget(0), 256u * 1024u) << mode;
         // The run-end check finds every byte of credit spent freed (with
@@ -337,6 +359,77 @@ TEST_F(IngressPipelineTest, AUnitsCreditComesBackWholeThroughTheEarlyTakeIn)
             << leak.message;
         Simulator::Destroy();
     }
+}
+
+// The run-end check of a fabric partitioned over MPI ranks balances credit
+// link by link too: the sender's rank gives the credit its port spent, the
+// receiver's what its ingress freed. A sends the 8 units above through the
+// switch to B; here rank 0 owns A, rank 1 the switch and B, so A -> switch
+// crosses ranks. The run is one process (a link between two system ids
+// would need MPI), the ranks' parts are checked in it (the check's `own`
+// overload), and the two ranks' sums are made as MPI_Allreduce makes them:
+// each rank's i-th sum gets its own numbers plus the other rank's i-th.
+// Each rank's result must be the one-process result, message included;
+// with 100 B freed that A never spent (planted on rank 1's end of the
+// crossing link), each names it: spent 527 776 B, freed 527 876 B. Every
+// port's counters are set on either rank here, so ranks that read the
+// other's ends too would report 1 055 552 and 1 055 752 B, a 200 B gap
+// (checked). Integers of bytes: tolerance zero.
+TEST_F(IngressPipelineTest, RanksBalanceEachLinksCreditAcrossThePartition)
+{
+    const EightUnits run = RunEightUnits(FabricSwitch::PIPELINE_CREDIT_PORTS);
+    ASSERT_EQ(run.arrived, 8u);
+    const FabricLink& la = run.toSwitch;
+    const NodeContainer& nodes = run.nodes;
+    Ptr<Node> a = la.devA->GetNode();
+    Ptr<Node> sw = la.devB->GetNode();
+
+    const auto ownedBy = [a](uint32_t rank) {
+        return [a, rank](const Node& n) { return (&n == PeekPointer(a)) == (rank == 0); };
+    };
+    const auto overTwoRanks = [&nodes, &ownedBy]() {
+        std::vector<std::vector<uint64_t>> mine[2];
+        for (uint32_t rank : {0u, 1u})
+        {
+            CheckFabricConservation(nodes, ownedBy(rank),
+                                    [&mine, rank](std::vector<uint64_t>& v) { mine[rank].push_back(v); });
+        }
+        std::vector<FabricConservation> out;
+        for (uint32_t rank : {0u, 1u})
+        {
+            size_t call = 0;
+            out.push_back(CheckFabricConservation(nodes, ownedBy(rank), [&mine, rank, call](std::vector<uint64_t>& v) mutable {
+                const std::vector<uint64_t>& other = mine[1 - rank].at(call++);
+                ASSERT_EQ(other.size(), v.size());
+                for (size_t i = 0; i < v.size(); ++i)
+                {
+                    v[i] += other[i];
+                }
+            }));
+        }
+        return out;
+    };
+    const FabricConservation whole = CheckFabricConservation(nodes);
+    ASSERT_TRUE(whole.ok) << whole.message;
+    for (const FabricConservation& r : overTwoRanks())
+    {
+        EXPECT_TRUE(r.ok) << r.message;
+        EXPECT_EQ(r.creditUnfreed, 0u);
+        EXPECT_EQ(r.injected, whole.injected);
+        EXPECT_EQ(r.message, whole.message);
+    }
+    la.devB->GetFlowControl()->IngressFreed(0, 100);
+    const FabricConservation leak = CheckFabricConservation(nodes);
+    ASSERT_EQ(leak.creditUnfreed, 100u);
+    for (const FabricConservation& r : overTwoRanks())
+    {
+        EXPECT_FALSE(r.ok);
+        EXPECT_EQ(r.creditUnfreed, 100u);
+        EXPECT_EQ(r.creditLink, "node " + std::to_string(a->GetId()) + " dev 0 -> node " +
+                                    std::to_string(sw->GetId()) + " class 0: spent 527776 B, freed 527876 B");
+        EXPECT_EQ(r.message, leak.message);
+    }
+    Simulator::Destroy();
 }
 
 } // namespace
