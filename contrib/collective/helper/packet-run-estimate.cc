@@ -28,56 +28,60 @@ namespace ns3
 namespace
 {
 
-// The costs per hop, per message and per pair, measured on this project's
-// machine (2 cores at 2.1 GHz shared with other builds, load 1-3; Debian 12,
-// ns-3.37, RelWithDebInfo) on 2026-12-02 with `hockney compare
-// --backends=packet --format=json` over 16 runs: dgx-h100 ring AllReduce
-// 64 KB / 1 / 16 / 64 MB and AllToAll 8 MB; fat-tree-k4 AllToAll pairwise
-// 16 MB and all-at-once 256 KB / 16 MB; fat-tree-k8 AllToAll all-at-once
-// 8 MB (128 ranks) and pairwise 16 MB (64 ranks); roce-leafspine incast 1 /
-// 32 MB and ReduceScatter 4 MB; rail-h100-2n ring and hierarchical AllReduce
-// and AllToAll 16 MB (the table in doc/collective.md, "Resources").
+// The costs per hop, per NIC message and per pair, measured on this
+// project's machine (2 cores at 2.1 GHz, shared; Debian 12, ns-3.37,
+// RelWithDebInfo, `./hockney`'s heap on huge pages) on 2026-12-04 with
+// `hockney compare --backends=packet --format=json` over 25 runs from 8 to
+// 1024 GPUs: the 16 of the first fit (dgx-h100 ring AllReduce 64 KB / 1 /
+// 16 / 64 MB and AllToAll 8 MB; fat-tree-k4 AllToAll pairwise 16 MB and
+// all-at-once 256 KB / 16 MB; fat-tree-k8 AllToAll all-at-once 8 MB (128
+// ranks) and pairwise 16 MB (64 ranks); roce-leafspine incast 1 / 32 MB and
+// ReduceScatter 4 MB; rail-h100-2n ring and hierarchical AllReduce and
+// AllToAll 16 MB), rail-h100-4n ring 64 MB, dgx-h100 NVLS AllReduce and
+// ring AllGather 16 MB, and pairwise AllToAlls at scale: fat-tree-k8 1 MB a
+// pair and rail-h100-8n 1 MB a pair in 64 KiB network transfer units,
+// fat-tree-k12 (432 GPUs) and fat-tree-k16 (1024) of 1 KB a pair,
+// rail-h100-128n (1024) 1 MB a pair in 16 KiB units and rail-b200-128n in
+// 64 KiB (the table in doc/collective.md, "Resources"). The constants of
+// 2026-12-02 (2.23 events a data hop, 0 a control hop, 12.3 a message;
+// 1.3 us an event; 8 kB a pair) were from before the lazy queue pairs,
+// deferred timers and huge pages: on these runs they put memory at up to
+// 5.7x the peak (6.3 GB for 1.1 GB at 1024 GPUs) and wall time at 2-8x.
 //
 // events = kEventsPerDataHop x data hops + kEventsPerControlHop x control
-// hops + kEventsPerMessage x messages: least squares with relative residuals
-// on the rows' measured events, data_hops and control_hops, the constants
-// kept >= 0. Refitted on 2026-12-02 after the speed changes (credit updates
-// folded into busy cut-through ports, fewer events a hop) over the same 16
-// runs: the constants before (2.36, 0.84, 11.1) put them at 0.81-1.50 of the
-// measured events (the dgx-h100 rings 1.23-1.49); unconstrained, the fit
-// wants -0.70 events a control hop (a folded credit update costs none, and
-// these runs' ACK hops are too few to be told apart from credits), so the
-// control-hop cost is 0 and the fit 2.23 and 12.3: every one of the 16 runs
-// within 0.68-1.19 of the fit (median 1.00), with the estimated hop counts
-// in place of the measured ones 0.68-1.20 (the smallest: fat-tree-k4
-// all-at-once 256 KB, where messages dominate, and the RoCE incasts, whose
-// CNPs and pauses are not counted).
-constexpr double kEventsPerDataHop = 2.23;
-constexpr double kEventsPerControlHop = 0;
-constexpr double kEventsPerMessage = 12.3;
+// hops + kEventsPerNicMessage x NIC messages (data messages, RTS, CTS and
+// pipeline chunks: each has the NIC's own events, WQE and payload reads,
+// completion): least squares with relative residuals, the estimated hop
+// counts in place of the measured ones (as the estimate uses them), the
+// constants kept >= 0: every run within 0.66-1.23 of its measured events
+// (the lowest: dgx-h100's NVLS, whose reduction unit's events are not
+// counted, and the RoCE incast of 32 MB, whose CNPs and pauses are not;
+// the highest: small rings, where the NIC messages weigh most).
+constexpr double kEventsPerDataHop = 1.71;
+constexpr double kEventsPerControlHop = 0.43;
+constexpr double kEventsPerNicMessage = 10.3;
 // wall = kBuildSeconds + events x kSecondsPerEvent x (1 + kQueueGrowth x
-// log2(max(1, messages / 100))): 1.3 us an event on dgx-h100 (112 messages),
-// growing with the messages in flight (event queue and per-QP state): 1.6-1.8
-// us at 240 messages, 2.2 us at 992, 2.3 us at 4032 (pairwise) and 6.5 us at
-// 16256 (all-at-once, 128 ranks); the log form is within a factor 2 of each
-// and of benchmarks/README.md's 1024-rank figure (about 2.9 us an event).
-// About 0.04 s of the smallest runs is building the fabric.
-constexpr double kBuildSeconds = 0.04;
-constexpr double kSecondsPerEvent = 1.3e-6;
-constexpr double kQueueGrowth = 0.3;
-// peak_rss_bytes = kBaseBytes (the process with ns-3 and an 8-GPU run: 15.1
-// MB measured) + per node of the topology + per message (schedule, executor,
-// messenger, and the flow model compare runs for the regime) + per pair of
-// ranks that exchange messages (queue pairs on both NICs with their
-// congestion control state). Fitted to fat-tree-k8 all-at-once (16256
-// messages, 8128 pairs, 208 nodes: 109.9 MB measured, 117 estimated) and
-// pairwise (4032, 2016, 208: 42.2 MB, 43 estimated), checked on the
-// others (all 16 within 0.86-1.07 of the measured peak). Bytes in flight do not show: a 1 MB and a
-// 64 MB ring on dgx-h100 both peak at 15.1 MB.
-constexpr double kBaseBytes = 15e6;
-constexpr double kBytesPerNode = 20e3;
-constexpr double kBytesPerMessage = 2e3;
-constexpr double kBytesPerPair = 8e3;
+// log2(max(1, messages / 100))), fitted the same way on a quiet machine
+// (load under 1; the two 1024-GPU rail runs each beside another run):
+// 0.17 us an event on dgx-h100 (112 messages), growing with the messages in
+// flight (event queue, QPs, the ports' working set in a shared cache) to
+// about 0.6 us at a million; every run within 0.48-1.41 of its wall time
+// (0.48: the 1024-GPU rail run in 16 KiB units, 1415 s beside another run).
+constexpr double kBuildSeconds = 0.01;
+constexpr double kSecondsPerEvent = 1.66e-7;
+constexpr double kQueueGrowth = 0.2;
+// peak_rss_bytes = kBaseBytes (the process with ns-3 and an 8-GPU run:
+// 18.2-18.4 MB measured) + per node of the topology (its devices, queues,
+// routes) + per pair of ranks that exchange messages (queue pairs on both
+// NICs with their congestion control state); a per-message term fits to 0.
+// Every run within 0.88-1.14 of its measured peak (1.01 at 1024 GPUs on
+// the fat tree and both rail clusters) but one: the 128-rank all-at-once
+// AllToAll, every message in flight at once, 0.60 (84 MB measured). Bytes
+// in flight barely show: a 1 MB and a 64 MB ring on dgx-h100 peak at 18.3
+// and 18.4 MB.
+constexpr double kBaseBytes = 17.8e6;
+constexpr double kBytesPerNode = 81.5e3;
+constexpr double kBytesPerPair = 1.89e3;
 
 /// What one (src, dst) pair's messages cross.
 struct PairProfile
@@ -85,6 +89,9 @@ struct PairProfile
     double hops = 0;        ///< links a packet crosses
     double creditHops = 0;  ///< of which credit-controlled
     double payload = 4096;  ///< NIC payload per packet
+    /// NIC payload per PSN: an MTU packet's, also when network transfer
+    /// units carry several (AckInterval counts PSNs).
+    double psnPayload = 4096;
 };
 
 /// The value in force of a uint attribute: its default, a user's
@@ -155,6 +162,7 @@ class Profiler
                 {
                     p.payload = m_userMtu;
                 }
+                p.psnPayload = p.payload;
                 if (m_f.networkTransferUnitBytes != 0 && tier.protocol != "nvlink")
                 {
                     // A network transfer unit is one packet a hop (FabricNetwork).
@@ -302,19 +310,25 @@ EstimatePacketRun(const TopologyGraph& graph, const ComparisonFabric& f, const s
         const double dataPackets = std::max(1.0, std::ceil(bytes / p.payload)) +
                                    (dataMessages - 1); // a partial last packet per chunk
         const double packets = dataPackets + controlMessages;
-        const double acks = std::ceil(dataPackets / ackInterval) + (ackInterval > 1 ? dataMessages - 1 : 0) +
+        // ACK requests by PSN (an MTU packet's worth; a network transfer
+        // unit takes as many PSNs as its MTU packets).
+        const double psns = std::max(1.0, std::ceil(bytes / p.psnPayload)) + (dataMessages - 1);
+        const double acks = std::ceil(psns / ackInterval) + (ackInterval > 1 ? dataMessages - 1 : 0) +
                             controlMessages;
         e.nicMessages += dataMessages + controlMessages;
         e.dataHops += packets * p.hops;
-        e.controlHops += acks * p.hops + p.creditHops * (bytes + controlMessages * control) / creditBatch;
+        // A credit update per UpdateThresholdBytes freed, at most one per
+        // packet (a packet larger than the threshold is reported at once).
+        const double creditUpdates = std::min((bytes + controlMessages * control) / creditBatch, packets);
+        e.controlHops += acks * p.hops + p.creditHops * creditUpdates;
         pairs.insert((static_cast<uint64_t>(std::min(m.src, m.dst)) << 32) | std::max(m.src, m.dst));
     }
     const double n = static_cast<double>(messages.size());
-    e.events = kEventsPerDataHop * e.dataHops + kEventsPerControlHop * e.controlHops + kEventsPerMessage * n;
+    e.events = kEventsPerDataHop * e.dataHops + kEventsPerControlHop * e.controlHops +
+               kEventsPerNicMessage * e.nicMessages;
     e.wallSeconds =
         kBuildSeconds + e.events * kSecondsPerEvent * (1 + kQueueGrowth * std::log2(std::max(1.0, n / 100)));
-    e.memoryBytes = kBaseBytes + kBytesPerNode * graph.NodeCount() + kBytesPerMessage * n +
-                    kBytesPerPair * static_cast<double>(pairs.size());
+    e.memoryBytes = kBaseBytes + kBytesPerNode * graph.NodeCount() + kBytesPerPair * static_cast<double>(pairs.size());
     return e;
 }
 
