@@ -75,7 +75,7 @@ TEST(ResourcesCli, EstimateMatchesMeasuredRuns)
     // 10 % (the partial last packet of each pipeline chunk and retransmits
     // are the difference; measured 0.1-1.3 % off on these runs). Events and
     // memory come from constants fitted over 25 runs on one machine (events
-    // within 0.66-1.23 there, memory 0.60-1.14): within a factor 2, which leaves room for another
+    // within 0.65-1.23 there, memory 0.60-1.14): within a factor 2, which leaves room for another
     // machine's allocator and libraries but still catches a count off by a
     // factor (a hop or a message type forgotten).
     for (const std::string args :

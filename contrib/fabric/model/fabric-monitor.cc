@@ -138,7 +138,7 @@ CountCreditGaps(const NodeContainer& nodes, const std::function<bool(const Node&
             const Node* pn = PeekPointer(peer->GetNode());
             links.push_back({n.GetId(), i, pn ? pn->GetId() : 0});
             const bool ownTx = !own || own(n);
-            const bool ownRx = pn && (!own || own(*pn));
+            const bool ownRx = !own || (pn && own(*pn));
             for (uint8_t k = 0; k < kFabricClasses; ++k)
             {
                 credit.push_back(ownTx ? tx->GetCreditSpent(k) : 0);

@@ -97,6 +97,7 @@ FabricConservation CheckFabricConservation(const NodeContainer& nodes, uint32_t 
 
 /// The same with this rank's nodes those \p own accepts (the overload above:
 /// the nodes of its system id; a test runs the ranks' parts in one process).
+/// \p own and \p sum must both be set: each rank adds up its own part.
 FabricConservation CheckFabricConservation(const NodeContainer& nodes, const std::function<bool(const Node&)>& own,
                                            const FabricSumOverRanks& sum);
 

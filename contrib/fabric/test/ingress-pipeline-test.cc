@@ -374,7 +374,8 @@ TEST_F(IngressPipelineTest, AUnitsCreditComesBackWholeThroughTheEarlyTakeIn)
 // crossing link), each names it: spent 527 776 B, freed 527 876 B. Every
 // port's counters are set on either rank here, so ranks that read the
 // other's ends too would report 1 055 552 and 1 055 752 B, a 200 B gap
-// (checked). Integers of bytes: tolerance zero.
+// (checked); ranks that swapped the ends would give the same sums, so each
+// rank's own numbers are checked too. Integers of bytes: tolerance zero.
 TEST_F(IngressPipelineTest, RanksBalanceEachLinksCreditAcrossThePartition)
 {
     const EightUnits run = RunEightUnits(FabricSwitch::PIPELINE_CREDIT_PORTS);
@@ -387,10 +388,14 @@ TEST_F(IngressPipelineTest, RanksBalanceEachLinksCreditAcrossThePartition)
     const auto ownedBy = [a](uint32_t rank) {
         return [a, rank](const Node& n) { return (&n == PeekPointer(a)) == (rank == 0); };
     };
-    const auto overTwoRanks = [&nodes, &ownedBy]() {
-        std::vector<std::vector<uint64_t>> mine[2];
+    // Each rank's own numbers, sum by sum (the last: the credit links'):
+    // rank 0 gives what A spent towards the switch (link 0, class 0: A is
+    // the first node), rank 1 what the switch's port from A freed.
+    std::vector<std::vector<uint64_t>> mine[2];
+    const auto overTwoRanks = [&nodes, &ownedBy, &mine]() {
         for (uint32_t rank : {0u, 1u})
         {
+            mine[rank].clear();
             CheckFabricConservation(nodes, ownedBy(rank),
                                     [&mine, rank](std::vector<uint64_t>& v) { mine[rank].push_back(v); });
         }
@@ -398,7 +403,8 @@ TEST_F(IngressPipelineTest, RanksBalanceEachLinksCreditAcrossThePartition)
         for (uint32_t rank : {0u, 1u})
         {
             size_t call = 0;
-            out.push_back(CheckFabricConservation(nodes, ownedBy(rank), [&mine, rank, call](std::vector<uint64_t>& v) mutable {
+            out.push_back(CheckFabricConservation(nodes, ownedBy(rank), [&mine, rank,
+                                                                         call](std::vector<uint64_t>& v) mutable {
                 const std::vector<uint64_t>& other = mine[1 - rank].at(call++);
                 ASSERT_EQ(other.size(), v.size());
                 for (size_t i = 0; i < v.size(); ++i)
@@ -418,6 +424,13 @@ TEST_F(IngressPipelineTest, RanksBalanceEachLinksCreditAcrossThePartition)
         EXPECT_EQ(r.injected, whole.injected);
         EXPECT_EQ(r.message, whole.message);
     }
+    ASSERT_FALSE(mine[0].empty());
+    ASSERT_EQ(mine[0].size(), mine[1].size());
+    ASSERT_GE(mine[0].back().size(), 2u * kFabricClasses);
+    EXPECT_EQ(mine[0].back()[0], 527776u);              // spent, rank 0
+    EXPECT_EQ(mine[0].back()[kFabricClasses], 0u);      // freed, not rank 0's
+    EXPECT_EQ(mine[1].back()[0], 0u);                   // spent, not rank 1's
+    EXPECT_EQ(mine[1].back()[kFabricClasses], 527776u); // freed, rank 1
     la.devB->GetFlowControl()->IngressFreed(0, 100);
     const FabricConservation leak = CheckFabricConservation(nodes);
     ASSERT_EQ(leak.creditUnfreed, 100u);
