@@ -50,7 +50,8 @@ MEASURED = {
 # --ranks=4096) is too large for this machine's estimate (routes: > 4.5 GB);
 # it is the 1024-GPU one scaled: 16.0x the messages, the same hops per message
 # (5.9 links on average in both fat trees), the estimate's per-event cost
-# growing with log2(messages / 100) (kQueueGrowth 0.3, packet-run-estimate.cc),
+# growing with log2(messages / 100) (kQueueGrowth 0.3, packet-run-estimate.cc
+# as fitted on 2026-12-02; 0.2 since the refit of 2026-12-04, not re-run here),
 # the closed-form time x 4095 / 1023 (each GPU's NIC sends N - 1 MB).
 FABRICS = {
     "fat-tree-k16 (1024 GPUs)": dict(gpus=1024, k=16, t_seq=6.2 * 3600, t_sim=0.08959, data_hops=1.5e9,
