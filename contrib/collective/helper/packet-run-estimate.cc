@@ -41,10 +41,10 @@ namespace
 // ring AllGather 16 MB, and pairwise AllToAlls at scale: fat-tree-k8 1 MB a
 // pair and rail-h100-8n 1 MB a pair in 64 KiB network transfer units,
 // fat-tree-k12 (432 GPUs) of 64 KB in all and fat-tree-k16 (1024) of 1 KB a
-// pair,
-// rail-h100-128n (1024) 1 MB a pair in 16 KiB units and rail-b200-128n in
-// 64 KiB (the table in doc/collective.md, "Resources"). The constants of
-// 2026-12-02 (2.23 events a data hop, 0 a control hop, 12.3 a message;
+// pair, rail-h100-128n (1024) 1 MB a pair in 16 KiB units and
+// rail-b200-128n in 64 KiB (the table in doc/collective.md, "Resources").
+// The constants of 2026-12-02 (2.23 events a data hop, 0 a control hop,
+// 12.3 a message;
 // 1.3 us an event; 8 kB a pair) were from before the lazy queue pairs,
 // deferred timers and huge pages: on these runs they put memory at up to
 // 5.7x the peak (6.3 GB for 1.1 GB at 1024 GPUs) and wall time at 2-8x.
@@ -334,7 +334,8 @@ EstimatePacketRun(const TopologyGraph& graph, const ComparisonFabric& f, const s
                kEventsPerNicMessage * e.nicMessages;
     e.wallSeconds =
         kBuildSeconds + e.events * kSecondsPerEvent * (1 + kQueueGrowth * std::log2(std::max(1.0, n / 100)));
-    e.memoryBytes = kBaseBytes + kBytesPerNode * graph.NodeCount() + kBytesPerPair * static_cast<double>(pairs.size());
+    e.memoryBytes =
+        kBaseBytes + kBytesPerNode * graph.NodeCount() + kBytesPerPair * static_cast<double>(pairs.size());
     return e;
 }
 
