@@ -112,6 +112,22 @@ RailRingSpec(const TopologyGraph& g, uint32_t channels, bool placed)
     return spec;
 }
 
+/// \p l lists \p servers servers of 8 GPUs server by server (rank = 8 x
+/// server + GPU) and NIC i of every server on rail i, of 8 rails.
+void
+ExpectServerByServerOnEightRails(const EndpointLayout& l, uint32_t servers)
+{
+    ASSERT_EQ(l.server.size(), 8u * servers);
+    EXPECT_EQ(l.servers, servers);
+    ASSERT_EQ(l.railSwitch.size(), 8u);
+    for (uint32_t r = 0; r < 8 * servers; ++r)
+    {
+        EXPECT_EQ(l.server[r], r / 8) << r;
+        EXPECT_EQ(l.local[r], r % 8) << r;
+        EXPECT_EQ(l.rail[r], r % 8) << r;
+    }
+}
+
 } // namespace
 
 TEST_F(CollectiveRailLayoutTest, TopologyLayerReadsServersAndRailsOffTheLinks)
@@ -120,15 +136,7 @@ TEST_F(CollectiveRailLayoutTest, TopologyLayerReadsServersAndRailsOffTheLinks)
     // (rank = 8 x server + GPU), NIC i of every server on switch rail<i>.
     TopologyGraph g(MakePreset("rail-h100-4n"));
     const EndpointLayout l = ComputeEndpointLayout(g);
-    ASSERT_EQ(l.server.size(), 32u);
-    EXPECT_EQ(l.servers, 4u);
-    ASSERT_EQ(l.railSwitch.size(), 8u);
-    for (uint32_t r = 0; r < 32; ++r)
-    {
-        EXPECT_EQ(l.server[r], r / 8) << r;
-        EXPECT_EQ(l.local[r], r % 8) << r;
-        EXPECT_EQ(l.rail[r], r % 8) << r;
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectServerByServerOnEightRails(l, 4));
     for (uint32_t i = 0; i < 8; ++i)
     {
         EXPECT_EQ(g.Node(l.railSwitch[i]).name, "rail" + std::to_string(i));
@@ -148,14 +156,7 @@ TEST_F(CollectiveRailLayoutTest, ScalableUnitsJoinEachRailsLeavesThroughTheSpine
     // position are one rail, joined through the spines.
     TopologyGraph g(MakePreset("rail-h100-40n"));
     const EndpointLayout l = ComputeEndpointLayout(g);
-    ASSERT_EQ(l.server.size(), 320u);
-    EXPECT_EQ(l.servers, 40u);
-    ASSERT_EQ(l.railSwitch.size(), 8u);
-    for (uint32_t r = 0; r < 320; ++r)
-    {
-        EXPECT_EQ(l.server[r], r / 8) << r;
-        EXPECT_EQ(l.rail[r], r % 8) << r;
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectServerByServerOnEightRails(l, 40));
     for (uint32_t i = 0; i < 8; ++i)
     {
         EXPECT_EQ(g.Node(l.railSwitch[i]).name, "su0.rail" + std::to_string(i));
