@@ -251,7 +251,7 @@ FabricChannel::Transmit(Ptr<Packet> packet, const FabricHeaderFields& header, co
     HOCKNEY_HOT_LOG_FUNCTION(this << packet << src << txTime);
     const uint32_t dir = Direction(src);
     FabricNetDevice* peer = PeekPointer(m_dev[1 - dir]);
-    const Time at = now + m_delay + (peer->IsCutThrough() ? headerTime : txTime);
+    const Time at = now + m_delay + (peer->ReceivesBeforeLastBit(header) ? headerTime : txTime);
     ScheduleArrival(peer, dir, NextSequence(dir), std::move(packet), header, at, now + m_delay + txTime, ride,
                     Token(), now);
 }
@@ -334,7 +334,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         }
         return;
     }
-    if (ride && !peer->IsCutThrough())
+    if (ride && !peer->ReceivesBeforeLastBit(header))
     {
         // The frame would arrive in an event of its own at the same time,
         // scheduled right after this packet's (nothing can run between the

@@ -906,6 +906,19 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
         // Cut-through: the last bit cannot leave before it has arrived.
         end = item.rxEnd;
     }
+    const uint32_t linkPackets = item.header.GetLinkPackets();
+    if (linkPackets > 1 && item.ingressPort != kNoPort && item.ingressPort != kFabricReductionIngress &&
+        m_switch->GetPort(item.ingressPort)->PipelinesUnit(item.header))
+    {
+        // A unit taken in at its first link packet (PipelinesUnit): its last
+        // link packet is stored before it is forwarded, so the last bit
+        // leaves one link packet's serialization here after it came in.
+        const Time last = item.rxEnd + TimeStep(tx.GetTimeStep() / linkPackets);
+        if (last > end)
+        {
+            end = last;
+        }
+    }
     // Busy from here on: the calls below may re-enter TryTransmit (a hairpin
     // port's own XON).
     m_txFreeAt = end;
@@ -939,21 +952,39 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
         m_phyTxBeginTrace(item.packet); // a Ptr copy and a call: only if connected
     }
     Sniff(item.packet);
-    // The channel times the arrival by the header only at a cut-through
-    // receiver (FabricChannel::Transmit asks the same peer); elsewhere the
-    // header's time is never read, so it is not computed (a 128-bit division).
-    const Time headerTime = m_peer->IsCutThrough() ? SerializationTime(std::min(wire, m_headerBytes)) : Time();
+    // The channel times the arrival by headerTime only at a receiver that
+    // takes a packet before its last bit (FabricChannel::Transmit asks the
+    // same peer); elsewhere it is never read, so it is not computed (a
+    // 128-bit division). A cut-through port takes the packet at its header;
+    // a pipelining store-and-forward port takes a unit at the end of its
+    // first link packet (its n link packets are of one size but a message's
+    // last, whose shorter tail this spreads over the n).
+    const Time headerTime = m_peer->IsCutThrough()      ? SerializationTime(std::min(wire, m_headerBytes))
+                            : m_peer->PipelinesUnit(item.header) ? TimeStep(tx.GetTimeStep() / linkPackets)
+                                                                : Time();
     FabricControlFrame frame;
     // A pending frame rides in this packet's framing: no transmitter time,
-    // arrives with its last bit (the channel delivers it).
+    // arrives with its last bit (the channel delivers it); in a unit, with
+    // its first link packet (below).
     const bool ride =
         m_fc->CanPiggyback() && m_fc->HasControlFrame() && m_fc->TakeControlFrame(frame);
     if (ride)
     {
         ++m_counters.controlTx;
     }
-    m_channel->Transmit(item.packet, item.header, this, end - now, headerTime, now,
-                        ride ? &frame : nullptr);
+    if (ride && linkPackets > 1)
+    {
+        // A unit stands for its link packets, and a flow-control frame goes
+        // between packets (IB's flow-control packets, NVLink's flit
+        // headers): it arrives with the unit's first link packet, not with
+        // its last bit a whole unit later. Still at no wire cost (Piggyback).
+        m_channel->TransmitControl(frame, this, TimeStep(tx.GetTimeStep() / linkPackets));
+        m_channel->Transmit(item.packet, item.header, this, end - now, headerTime, now, nullptr);
+    }
+    else
+    {
+        m_channel->Transmit(item.packet, item.header, this, end - now, headerTime, now, ride ? &frame : nullptr);
+    }
     if (!m_phyTxEndTrace.IsEmpty())
     {
         hotsim::Schedule(end - now, &FabricNetDevice::TransmitComplete, this,

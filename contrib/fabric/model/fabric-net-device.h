@@ -197,6 +197,22 @@ class FabricNetDevice : public NetDevice
     /// their header has arrived (the peer's channel honours it).
     bool IsCutThrough() const { return m_cutThrough; }
     void SetCutThrough(bool on) { m_cutThrough = on; }
+    /// A store-and-forward switch port that takes a network transfer unit
+    /// (h.GetLinkPackets() = n > 1) link packet by link packet, as the n
+    /// packets it stands for would be stored and forwarded: handed to the
+    /// switch when its first link packet is in, its last bit out no earlier
+    /// than one link packet after its last bit came in (FabricSwitch
+    /// attribute PipelinedUnits; fabric.md, "Network transfer units").
+    void SetPipelinedUnits(bool on) { m_pipelinedUnits = on; }
+    bool PipelinesUnit(const FabricHeaderFields& h) const
+    {
+        return m_pipelinedUnits && !m_cutThrough && h.GetLinkPackets() > 1;
+    }
+    /// Whether a packet with \p h is handed to this port before its last
+    /// bit (its header at a cut-through port, a unit's first link packet at
+    /// a pipelining one): the sender's channel times the arrival by the
+    /// transmission's headerTime then, by its last bit otherwise.
+    bool ReceivesBeforeLastBit(const FabricHeaderFields& h) const { return m_cutThrough || PipelinesUnit(h); }
     /// Installs a new scheduler of \p type with its default attributes.
     void SetSchedulerType(SchedulerType type);
     SchedulerType GetSchedulerType() const { return m_schedulerType; }
@@ -686,6 +702,7 @@ class FabricNetDevice : public NetDevice
     uint8_t m_sourceClasses{0xFF}; ///< SetTxSourceClasses
     bool m_linkUp{true}; ///< FabricChannel::SetLinkUp (fault link_down)
     bool m_cutThrough{false};
+    bool m_pipelinedUnits{false}; ///< SetPipelinedUnits (switch ports)
     bool m_schedulerVisitsLeaveState{false}; ///< m_scheduler->VisitsLeaveState(), read per packet
     bool m_lateOffered{false}; ///< OfferLateControl's frame is pending (m_lateFrame)
     bool m_foldOff{false}; ///< folding ended for good (StopFolding)

@@ -186,11 +186,12 @@ FabricRemoteChannel::Transmit(Ptr<Packet> packet, const FabricHeaderFields& head
         return;
     }
     // As FabricChannel::Transmit: the packet at its header (cut-through
-    // receiver) or its last bit, a riding frame with the last bit.
+    // receiver), its first link packet (a unit at a pipelining port) or its
+    // last bit, a riding frame with the last bit.
     const uint32_t dir = Direction(src);
     FabricCrossingHeader c;
     c.what = FabricCrossingHeader::kPacket;
-    c.at = now + GetDelay() + (peer->IsCutThrough() ? headerTime : txTime);
+    c.at = now + GetDelay() + (peer->ReceivesBeforeLastBit(header) ? headerTime : txTime);
     c.rxEnd = now + GetDelay() + txTime;
     c.sequence = NextSequence(dir);
     c.token = Token(); // the link as the packet leaves, as FabricChannel::Transmit

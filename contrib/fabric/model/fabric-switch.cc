@@ -79,6 +79,17 @@ FabricSwitch::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&FabricSwitch::m_cutThrough),
                           MakeBooleanChecker())
+            .AddAttribute("PipelinedUnits",
+                          "At a store-and-forward port, forward a network transfer unit link "
+                          "packet by link packet, as the MTU packets it stands for are stored "
+                          "and forwarded: taken in when its first link packet has arrived, its "
+                          "last bit out no earlier than one link packet's serialization after its "
+                          "last bit came in. False: the whole unit is stored before it is "
+                          "forwarded (a unit is then a jumbo frame). Applies to ports added "
+                          "afterwards; no effect on packets that are not units.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FabricSwitch::m_pipelinedUnits),
+                          MakeBooleanChecker())
             // The HPCC simulator stamps INT at its network switches only; a
             // PCIe or NVLink switch inside a server is not a hop HPCC's
             // utilisation should count, and its rates (e.g. 504 Gb/s of PCIe
@@ -162,6 +173,7 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
     m_pausedMask.push_back(0);
     device->SetSwitch(this, index);
     device->SetCutThrough(m_cutThrough);
+    device->SetPipelinedUnits(m_pipelinedUnits);
     device->GetFlowControl()->AddSwitchIngress(*m_buffer, index, m_headroomOverride);
     if (m_headroomOverride == 0 && m_buffer->GetPortMode(index) == FabricSwitchBuffer::LOSSLESS &&
         PipelinesIngress(index))

@@ -208,6 +208,7 @@ class FabricSwitch : public Node
     Ptr<FabricSwitchReduction> m_reduction;
     Time m_latency;
     bool m_cutThrough{false};
+    bool m_pipelinedUnits{true}; ///< attribute PipelinedUnits
     IngressPipelineMode m_pipeline{PIPELINE_CREDIT_PORTS};
     bool m_earlyTakeIn{true};
     bool m_intStamping{true};

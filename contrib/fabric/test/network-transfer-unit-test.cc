@@ -2,7 +2,9 @@
 //
 // Network transfer units (FabricNetwork::NetworkTransferUnitBytes,
 // RdmaNic::TransferUnitBytes): a unit's wire bytes are those of its MTU
-// packets, its timing through an idle switch by hand, a NIC's message in
+// packets, its timing through an idle switch by hand (stored whole, and
+// pipelined link packet by link packet against its 16 packets), a credit
+// update riding between a unit's link packets, a NIC's message in
 // units delivers every byte with the wire bytes of the per-MTU run, and a
 // PFC incast of units loses nothing.
 #include "fabric-helper.h"
@@ -12,6 +14,7 @@
 #include "simulator-test.h"
 #include "switch-buffer.h"
 
+#include "ns3/boolean.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -79,14 +82,15 @@ namespace
 {
 
 /// One 64 KiB unit from A through an idle switch (300 ns forwarding) to B:
-/// its arrival at B, in ps.
+/// its arrival at B, in ps. \p pipelined: the switch's PipelinedUnits.
 int64_t
-OneUnitThroughASwitch(bool cutThrough)
+OneUnitThroughASwitch(bool cutThrough, bool pipelined = true)
 {
     FabricHelper h;
     Arrivals rx;
-    auto links = hockney::ConnectThrough(h, h.CreateSwitch(NanoSeconds(300), cutThrough),
-                                         UnitLink(FabricFlowControlMode::PFC), rx);
+    Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(300), cutThrough);
+    sw->SetAttribute("PipelinedUnits", BooleanValue(pipelined));
+    auto links = hockney::ConnectThrough(h, sw, UnitLink(FabricFlowControlMode::PFC), rx);
     EXPECT_TRUE(links.first.devA->SendFabric(Create<Packet>(kUnitPacket), UnitHeader()));
     Simulator::Run();
     EXPECT_EQ(rx.at.size(), 1u);
@@ -97,19 +101,107 @@ OneUnitThroughASwitch(bool cutThrough)
     return at;
 }
 
+/// The 16 RoCE packets a unit stands for (AUnitIsFramedAsItsMtuPackets:
+/// 4194, 14 x 4178 and 4182 wire bytes), sent back to back from A through
+/// the same idle store-and-forward switch: the last one's arrival at B.
+int64_t
+SixteenPacketsThroughASwitch()
+{
+    FabricHelper h;
+    Arrivals rx;
+    FabricLinkConfig cfg = UnitLink(FabricFlowControlMode::PFC);
+    cfg.maxPayloadBytes = 0;
+    cfg.unitLinkPackets = 1;
+    auto links = hockney::ConnectThrough(h, h.CreateSwitch(NanoSeconds(300), false), cfg, rx);
+    for (uint32_t k = 0; k < 16; ++k)
+    {
+        // Payload = wire bytes - 70 B framing.
+        const uint32_t payload = k == 0 ? 4194 - 70 : k == 15 ? 4182 - 70 : 4178 - 70;
+        EXPECT_TRUE(links.first.devA->SendFabric(Create<Packet>(payload), FabricHeader(0, 1, 5, 3)));
+    }
+    Simulator::Run();
+    EXPECT_EQ(rx.at.size(), 16u);
+    EXPECT_EQ(links.second.devA->GetCounters().txWireBytes, 66868u);
+    const int64_t at = rx.at.back().GetPicoSeconds();
+    Simulator::Destroy();
+    return at;
+}
+
 } // namespace
 
 TEST_F(NetworkTransferUnitTest, OneUnitThroughAnIdleSwitch)
 {
-    // 66 868 B at 100 Gb/s = 5 349 440 ps. Store and forward: the last bit
-    // at the switch after 1 us, egress 300 ns later, again 5 349 440 ps and
-    // 1 us: 2 x 5 349 440 + 2 000 000 + 300 000 = 12 998 880 ps.
-    EXPECT_EQ(OneUnitThroughASwitch(false), 12998880);
+    // 66 868 B at 100 Gb/s = 5 349 440 ps. Stored whole (PipelinedUnits
+    // false): the last bit at the switch after 1 us, egress 300 ns later,
+    // again 5 349 440 ps and 1 us: 2 x 5 349 440 + 2 000 000 + 300 000 =
+    // 12 998 880 ps.
+    EXPECT_EQ(OneUnitThroughASwitch(false, false), 12998880);
+    // Pipelined (the default): taken in at the end of its first link packet,
+    // 5 349 440 / 16 = 334 340 ps after 1 us (1 334 340 ps), ready 300 ns
+    // later (1 634 340 ps); its last bit came in at 6 349 440 ps, so it
+    // ends at max(1 634 340 + 5 349 440, 6 349 440 + 334 340) = 6 983 780
+    // ps, + 1 us = 7 983 780 ps at B.
+    EXPECT_EQ(OneUnitThroughASwitch(false), 7983780);
+    // A second method: the 16 packets themselves, each stored and forwarded.
+    // The first (4194 B: 335 520 ps) is in at 1 335 520 ps and leaves at
+    // 1 635 520; every later one is in before the one ahead has left (the
+    // same rate), so the egress sends the 5 349 440 ps back to back and the
+    // last bit is at B at 1 635 520 + 5 349 440 + 1 000 000 = 7 984 960 ps.
+    // The unit is 1180 ps early: its first link packet is timed as the
+    // mean one (334 340 ps), not as the first's 335 520.
+    EXPECT_EQ(SixteenPacketsThroughASwitch(), 7984960);
+    EXPECT_EQ(SixteenPacketsThroughASwitch() - OneUnitThroughASwitch(false), 1180);
     // Cut-through: the switch takes the unit at its first framing (70 B,
     // 5600 ps, after 1 us), starts 300 ns later (1 305 600 ps) and, as the
     // egress is no faster, ends 5 349 440 ps on, after the last bit came in
     // (6 349 440 ps): 6 655 040 ps, + 1 us = 7 655 040 ps at B.
     EXPECT_EQ(OneUnitThroughASwitch(true), 7655040);
+}
+
+namespace
+{
+
+/// A credit link A - B framed as UnitLink (100 Gb/s, 1 us) with a buffer of
+/// four units; B frees credit for every packet (threshold 1 B). B sends two
+/// units to A at 0; A sends one 1000 B packet to B at 0. Returns A's send
+/// budget (class 3) just before and just after \p at.
+std::pair<uint64_t, uint64_t>
+CreditAtAAround(Time at)
+{
+    FabricHelper h;
+    FabricLinkConfig cfg = UnitLink(FabricFlowControlMode::CREDIT);
+    cfg.creditBufferBytes = 4 * 66868;
+    FabricLink l = h.Connect(CreateObject<Node>(), CreateObject<Node>(), cfg);
+    l.devA->SetFabricAddress(0);
+    l.devB->SetFabricAddress(1);
+    l.devB->GetFlowControl()->SetAttribute("UpdateThresholdBytes", UintegerValue(1));
+    FabricHeader toA(1, 0, 5, 3);
+    toA.SetLinkPackets(16);
+    EXPECT_TRUE(l.devB->SendFabric(Create<Packet>(kUnitPacket), toA));
+    EXPECT_TRUE(l.devB->SendFabric(Create<Packet>(kUnitPacket), toA));
+    EXPECT_TRUE(l.devA->SendFabric(Create<Packet>(1000), FabricHeader(0, 1, 5, 3)));
+    std::pair<uint64_t, uint64_t> budget;
+    Simulator::Schedule(at - PicoSeconds(1), [&]() { budget.first = l.devA->GetFlowControl()->GetSendBudget(3); });
+    Simulator::Schedule(at + PicoSeconds(1), [&]() { budget.second = l.devA->GetFlowControl()->GetSendBudget(3); });
+    Simulator::Run();
+    Simulator::Destroy();
+    return budget;
+}
+
+} // namespace
+
+TEST_F(NetworkTransferUnitTest, ACreditUpdateRidesBetweenAUnitsLinkPackets)
+{
+    // A's packet (1000 + 70 = 1070 B on the wire, 85 600 ps) is in at B at
+    // 1 085 600 ps; B frees its 1070 B and has an update to send, but is
+    // sending its first unit until 5 349 440 ps. The update rides in the
+    // second unit, which starts then: between its first and second link
+    // packets, so at A 1 us + 334 340 ps (one link packet) later, at
+    // 6 683 780 ps, not with the unit's last bit (11 698 880 ps).
+    const uint64_t full = 4 * 66868;
+    const auto [before, after] = CreditAtAAround(PicoSeconds(6683780));
+    EXPECT_EQ(before, full - 1070);
+    EXPECT_EQ(after, full);
 }
 
 namespace
