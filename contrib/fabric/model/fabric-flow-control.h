@@ -121,7 +121,8 @@ class FabricFlowControl : public Object
     virtual bool HasControlFrame() const { return false; }
     /// True if a pending frame may ride on an outgoing data packet at no wire
     /// cost (NVLink credits travel in flit headers); it is then delivered with
-    /// that packet's last bit. A standalone frame is sent only when no data is
+    /// that packet's last bit (a network transfer unit's first link packet:
+    /// FabricNetDevice::StartTransmission). A standalone frame is sent only when no data is
     /// ready. PFC pause frames never piggyback.
     virtual bool CanPiggyback() const { return false; }
     /// Fills \p frame with the pending frame, built from the current state

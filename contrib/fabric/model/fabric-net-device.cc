@@ -173,7 +173,8 @@ FabricNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxEndTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyRxEnd",
-                            "A packet was received (at its header on cut-through ports).",
+                            "A packet was received (at its header on cut-through ports, a "
+                            "network transfer unit at its first link packet on pipelining ones).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_phyRxEndTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("MacTxDrop",

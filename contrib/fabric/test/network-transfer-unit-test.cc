@@ -82,15 +82,19 @@ namespace
 {
 
 /// One 64 KiB unit from A through an idle switch (300 ns forwarding) to B:
-/// its arrival at B, in ps. \p pipelined: the switch's PipelinedUnits.
+/// its arrival at B, in ps. \p pipelined: the switch's PipelinedUnits;
+/// \p credit: credit links (the switch takes the unit in when it is sent,
+/// IngressPipeline CreditPorts) instead of PFC ones.
 int64_t
-OneUnitThroughASwitch(bool cutThrough, bool pipelined = true)
+OneUnitThroughASwitch(bool cutThrough, bool pipelined = true, bool credit = false)
 {
     FabricHelper h;
     Arrivals rx;
     Ptr<FabricSwitch> sw = h.CreateSwitch(NanoSeconds(300), cutThrough);
     sw->SetAttribute("PipelinedUnits", BooleanValue(pipelined));
-    auto links = hockney::ConnectThrough(h, sw, UnitLink(FabricFlowControlMode::PFC), rx);
+    FabricLinkConfig cfg = UnitLink(credit ? FabricFlowControlMode::CREDIT : FabricFlowControlMode::PFC);
+    cfg.creditBufferBytes = 2 * 66868; // two units, as the builder raises it to
+    auto links = hockney::ConnectThrough(h, sw, cfg, rx);
     EXPECT_TRUE(links.first.devA->SendFabric(Create<Packet>(kUnitPacket), UnitHeader()));
     Simulator::Run();
     EXPECT_EQ(rx.at.size(), 1u);
@@ -142,6 +146,10 @@ TEST_F(NetworkTransferUnitTest, OneUnitThroughAnIdleSwitch)
     // ends at max(1 634 340 + 5 349 440, 6 349 440 + 334 340) = 6 983 780
     // ps, + 1 us = 7 983 780 ps at B.
     EXPECT_EQ(OneUnitThroughASwitch(false), 7983780);
+    // The same through a credit switch, which routes and charges the unit
+    // when it is sent and holds it aside until its first link packet is in.
+    EXPECT_EQ(OneUnitThroughASwitch(false, true, true), 7983780);
+    EXPECT_EQ(OneUnitThroughASwitch(false, false, true), 12998880);
     // A second method: the 16 packets themselves, each stored and forwarded.
     // The first (4194 B: 335 520 ps) is in at 1 335 520 ps and leaves at
     // 1 635 520; every later one is in before the one ahead has left (the
