@@ -44,8 +44,7 @@ namespace
 // pair, rail-h100-128n (1024) 1 MB a pair in 16 KiB units and
 // rail-b200-128n in 64 KiB (the table in doc/collective.md, "Resources").
 // The constants of 2026-12-02 (2.23 events a data hop, 0 a control hop,
-// 12.3 a message;
-// 1.3 us an event; 8 kB a pair) were from before the lazy queue pairs,
+// 12.3 a message; 1.3 us an event; 8 kB a pair) were from before the lazy queue pairs,
 // deferred timers and huge pages: on these runs they put memory at up to
 // 5.7x the peak (6.3 GB for 1.1 GB at 1024 GPUs) and wall time at 2-8x.
 //

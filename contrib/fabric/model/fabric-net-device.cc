@@ -907,14 +907,17 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
         // Cut-through: the last bit cannot leave before it has arrived.
         end = item.rxEnd;
     }
+    // A network transfer unit's n link packets: one's serialization here
+    // (0 for a packet that is not a unit).
     const uint32_t linkPackets = item.header.GetLinkPackets();
+    const Time linkTime = linkPackets > 1 ? TimeStep(tx.GetTimeStep() / linkPackets) : Time();
     if (linkPackets > 1 && item.ingressPort != kNoPort && item.ingressPort != kFabricReductionIngress &&
         m_switch->GetPort(item.ingressPort)->PipelinesUnit(item.header))
     {
         // A unit taken in at its first link packet (PipelinesUnit): its last
         // link packet is stored before it is forwarded, so the last bit
         // leaves one link packet's serialization here after it came in.
-        const Time last = item.rxEnd + TimeStep(tx.GetTimeStep() / linkPackets);
+        const Time last = item.rxEnd + linkTime;
         if (last > end)
         {
             end = last;
@@ -961,7 +964,7 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
     // first link packet (its n link packets are of one size but a message's
     // last, whose shorter tail this spreads over the n).
     const Time headerTime = m_peer->IsCutThrough()      ? SerializationTime(std::min(wire, m_headerBytes))
-                            : m_peer->PipelinesUnit(item.header) ? TimeStep(tx.GetTimeStep() / linkPackets)
+                            : m_peer->PipelinesUnit(item.header) ? linkTime
                                                                 : Time();
     FabricControlFrame frame;
     // A pending frame rides in this packet's framing: no transmitter time,
@@ -979,7 +982,7 @@ FabricNetDevice::StartTransmission(Item& item, Time now)
         // between packets (IB's flow-control packets, NVLink's flit
         // headers): it arrives with the unit's first link packet, not with
         // its last bit a whole unit later. Still at no wire cost (Piggyback).
-        m_channel->TransmitControl(frame, this, TimeStep(tx.GetTimeStep() / linkPackets));
+        m_channel->TransmitControl(frame, this, linkTime);
         m_channel->Transmit(item.packet, item.header, this, end - now, headerTime, now, nullptr);
     }
     else
