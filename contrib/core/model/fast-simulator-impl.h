@@ -222,6 +222,26 @@ ScheduleKept(const Time& delay, EventImpl* event)
     return ScheduledEvent{id.PeekEventImpl(), id.GetTs(), id.GetContext(), id.GetUid()};
 }
 
+/// ScheduleWithContext(context, delay, event) returning a ScheduledEvent:
+/// for an event that may be removed before it runs. Under another simulator
+/// (MPI's) it is scheduled in the current event's context instead (ns-3.37's
+/// ScheduleWithContext returns no EventId): the context names the node in
+/// log lines and orders nothing.
+inline ScheduledEvent
+ScheduleKeptWithContext(uint32_t context, const Time& delay, EventImpl* event)
+{
+    if (FastSimulatorImpl* s = FastSimulatorImpl::Running())
+    {
+        ScheduledEvent e;
+        e.context = context;
+        e.ts = static_cast<uint64_t>(s->NowSteps() + delay.GetTimeStep());
+        e.impl = event; // the kept reference; the queue takes the caller's
+        e.uid = s->Enter(context, delay, event);
+        return e;
+    }
+    return ScheduleKept(delay, event);
+}
+
 /// Simulator::Remove(e.Id()) for a kept event its caller knows is pending
 /// (scheduled, and neither run, removed nor cancelled since).
 inline void

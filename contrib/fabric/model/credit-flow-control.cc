@@ -12,6 +12,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace ns3
 {
@@ -83,9 +84,17 @@ uint64_t
 FabricCreditFlowControl::GetSendBudget(uint8_t cls) const
 {
     uint64_t freed = m_peerFreed[cls];
-    if (m_late && hotsim::Now() >= m_lateAt)
+    if (!m_held.empty())
     {
-        freed = std::max(freed, m_lateFreed[cls]);
+        const Time now = hotsim::Now();
+        for (const HeldUpdate& h : m_held)
+        {
+            if (h.at > now)
+            {
+                break;
+            }
+            freed = std::max(freed, h.freed[cls]); // (the last one due: cumulative counts)
+        }
     }
     return m_peerBuffer + freed - m_sent[cls];
 }
@@ -93,13 +102,34 @@ FabricCreditFlowControl::GetSendBudget(uint8_t cls) const
 void
 FabricCreditFlowControl::SettleLate()
 {
-    if (m_late && hotsim::Now() >= m_lateAt)
+    if (m_held.empty())
     {
-        m_late = false;
-        for (uint8_t c = 0; c < kFabricClasses; ++c)
-        {
-            m_peerFreed[c] = std::max(m_peerFreed[c], m_lateFreed[c]);
-        }
+        return;
+    }
+    const Time now = hotsim::Now();
+    size_t due = 0;
+    while (due < m_held.size() && m_held[due].at <= now)
+    {
+        ++due;
+    }
+    if (due == 0)
+    {
+        return;
+    }
+    // Cumulative counts, sent in order: the last update due holds the
+    // others' (the max keeps that true whatever the order).
+    const std::array<uint64_t, kFabricClasses>& freed = m_held[due - 1].freed;
+    for (uint8_t c = 0; c < kFabricClasses; ++c)
+    {
+        m_peerFreed[c] = std::max(m_peerFreed[c], freed[c]);
+    }
+    if (due == m_held.size())
+    {
+        m_held.clear();
+    }
+    else
+    {
+        m_held.erase(m_held.begin(), m_held.begin() + due);
     }
 }
 
@@ -108,13 +138,23 @@ FabricCreditFlowControl::ReceiveControlAt(const FabricControlFrame& frame, Time 
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << at);
     SettleLate();
-    if (frame.kind != FabricHeader::CREDIT_UPDATE || m_late)
+    if (frame.kind != FabricHeader::CREDIT_UPDATE)
     {
-        return false; // one held update at a time (the next one on a link comes after it)
+        return false;
     }
-    m_late = true;
-    m_lateAt = at;
-    m_lateFreed = frame.values;
+    // Cumulative counts: holding several changes nothing but when each is
+    // counted (each from its own arrival on, in arrival order).
+    if (m_held.empty() || m_held.back().at <= at)
+    {
+        m_held.push_back(HeldUpdate{at, frame.values});
+        return true;
+    }
+    auto pos = m_held.end();
+    while (pos != m_held.begin() && std::prev(pos)->at > at)
+    {
+        --pos;
+    }
+    m_held.insert(pos, HeldUpdate{at, frame.values});
     return true;
 }
 
@@ -171,13 +211,12 @@ FabricCreditFlowControl::NotifyLinkState(bool up)
         m_device->NotifyFlowControl();
         return;
     }
-    // The held update was still on the wire: lost with the link. (At its
+    // The held updates still on the wire are lost with the link. (At its
     // own arrival time too: the fault's event was scheduled before the
     // update's would have been, so it ran first.)
-    if (m_late && hotsim::Now() <= m_lateAt)
-    {
-        m_late = false;
-    }
+    const Time now = hotsim::Now();
+    m_held.erase(std::remove_if(m_held.begin(), m_held.end(), [now](const HeldUpdate& h) { return h.at >= now; }),
+                 m_held.end());
     SettleLate();
 }
 

@@ -13,6 +13,7 @@
 #include "fabric-flow-control.h"
 
 #include <array>
+#include <vector>
 
 namespace ns3
 {
@@ -63,11 +64,17 @@ class FabricCreditFlowControl : public FabricFlowControl
     std::array<uint64_t, kFabricClasses> m_sent{};       ///< sender: bytes sent
     std::array<uint64_t, kFabricClasses> m_peerFreed{};  ///< sender: latest cumulative freed
     /// Sender: an update received ahead of its arrival (ReceiveControlAt),
-    /// counted from m_lateAt on; m_late false when none is held.
-    std::array<uint64_t, kFabricClasses> m_lateFreed{};
-    Time m_lateAt;
-    bool m_late{false};
-    /// Folds a held update that is due into m_peerFreed.
+    /// counted from `at` on.
+    struct HeldUpdate
+    {
+        Time at;
+        std::array<uint64_t, kFabricClasses> freed;
+    };
+    /// Held updates in arrival order. Usually none or one; several when
+    /// updates on the wire are folded while the port is busy past all of
+    /// them (FabricNetDevice::FoldLateControl).
+    std::vector<HeldUpdate> m_held;
+    /// Folds the held updates that are due into m_peerFreed.
     void SettleLate();
     std::array<uint64_t, kFabricClasses> m_freed{};      ///< receiver: cumulative freed
     std::array<uint64_t, kFabricClasses> m_reported{};   ///< receiver: last value sent

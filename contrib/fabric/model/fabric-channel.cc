@@ -164,7 +164,7 @@ class ArrivalWithLateControlEvent : public FabricPooledEvent<ArrivalWithLateCont
         f.Set(channel, token, peer, std::move(packet), header, at, rxEnd);
     }
 
-    EventId frameEvent;
+    hotsim::ScheduledEvent frameEvent;
 
   protected:
     void Notify() override
@@ -300,13 +300,12 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         }
         if (ride)
         {
-            // Its own event at its last bit, not offered for folding: an
-            // offer is taken or refused by the port's state when it is
-            // made, and here that would be when the packet is sent, on an
-            // MPI rank when it is received (the partitioned run would
-            // fold other frames than one process: other event counts).
+            // Its own event at its last bit, offered to the port to fold
+            // (OfferControl): offered when the packet is sent here, when it
+            // is received on an MPI rank; the port folds the same frames
+            // either way (FabricNetDevice::FoldLateControl).
             SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
-            hotsim::ScheduleWithContext(context, rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
+            OfferControl(peer, *ride, rxEnd, token, now);
         }
         return;
     }
@@ -325,8 +324,8 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         if (ride)
         {
             SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
-            const EventId frameEvent =
-                hotsim::Schedule(rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
+            const hotsim::ScheduledEvent frameEvent =
+                hotsim::ScheduleKept(rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
             if (token == m_downs)
             {
                 peer->OfferLateControl(*ride, rxEnd, frameEvent);
@@ -353,7 +352,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         // (the same time and order; the context only names the node in log
         // lines, and the next hop's arrival is scheduled in its own).
         SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
-        arrival->frameEvent = hotsim::Schedule(rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
+        arrival->frameEvent = hotsim::ScheduleKept(rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
         return;
     }
     hotsim::ScheduleWithContext(context, at - now, ArrivalEvent::Make(this, token, peer, std::move(packet), header, at, rxEnd));
@@ -413,7 +412,7 @@ FabricChannel::DeliverAfterPipeline(FabricNetDevice* peer, const Ptr<Packet>& pa
 void
 FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
                                       Time rxEnd, uint64_t token, const FabricControlFrame& frame,
-                                      EventId& frameEvent, Time now)
+                                      const hotsim::ScheduledEvent& frameEvent, Time now)
 {
     Deliver(peer, packet, header, rxEnd, token, nullptr, now);
     // The link was up until now (else the packet was lost and so will the
@@ -480,8 +479,35 @@ FabricChannel::ScheduleControlArrival(FabricNetDevice* peer, uint32_t dir, uint6
                                       const FabricControlFrame& frame, Time at, uint64_t token)
 {
     SchedulerTieKey key(TieMajor(dir), seq * 2);
-    hotsim::ScheduleWithContext(peer->GetNodeId(), at - hotsim::Now(),
-                                ControlArrivalEvent::Make(this, peer, frame, token));
+    OfferControl(peer, frame, at, token, hotsim::Now());
+}
+
+void
+FabricChannel::OfferControl(FabricNetDevice* peer, const FabricControlFrame& frame, Time at, uint64_t token,
+                            Time now)
+{
+    // Under the tie key the caller set. A frame the port may fold (a credit
+    // update, nothing watching, sent while the link was up) is folded now
+    // if the port is busy past its arrival (no event at all), else its
+    // event is kept for the port to remove if it folds the frame later;
+    // a link that goes down meanwhile makes the port forget the offer.
+    if (token == m_downs && peer->MayFoldControl(frame))
+    {
+        if (!peer->TakeControlEarly(this, frame, at, token))
+        {
+            peer->OfferLateControl(frame, at, ScheduleFrameArrival(peer, frame, at, token, now), false);
+        }
+        return;
+    }
+    hotsim::ScheduleWithContext(peer->GetNodeId(), at - now, ControlArrivalEvent::Make(this, peer, frame, token));
+}
+
+hotsim::ScheduledEvent
+FabricChannel::ScheduleFrameArrival(FabricNetDevice* peer, const FabricControlFrame& frame, Time at, uint64_t token,
+                                    Time now)
+{
+    return hotsim::ScheduleKeptWithContext(peer->GetNodeId(), at - now,
+                                           ControlArrivalEvent::Make(this, peer, frame, token));
 }
 
 std::size_t

@@ -24,6 +24,7 @@
 #define HOCKNEY_FABRIC_CHANNEL_H
 
 #include "fabric-header.h"
+#include "fast-simulator-impl.h"
 #include "tie-keyed-events.h"
 
 #include "ns3/channel.h"
@@ -94,7 +95,12 @@ class FabricChannel : public Channel
     /// (FabricNetDevice::OfferLateControl), which may remove that event.
     void DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
                                 Time rxEnd, uint64_t token, const FabricControlFrame& frame,
-                                EventId& frameEvent, Time now);
+                                const hotsim::ScheduledEvent& frameEvent, Time now);
+    /// Schedules the arrival event of a link-local frame to `peer` at \p at
+    /// (sent with link token \p token), under the tie key set now, in
+    /// `peer`'s context, and returns it (FabricNetDevice::ResolveDeferred).
+    hotsim::ScheduledEvent ScheduleFrameArrival(FabricNetDevice* peer, const FabricControlFrame& frame, Time at,
+                                                uint64_t token, Time now);
     /// Called by a link-local frame's arrival event: hands it to `peer`
     /// unless the link went down since `token`.
     void DeliverControl(FabricNetDevice* peer, FabricControlFrame frame, uint64_t token);
@@ -132,6 +138,11 @@ class FabricChannel : public Channel
     /// The same for a link-local frame arriving at \p at.
     void ScheduleControlArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq, const FabricControlFrame& frame,
                                 Time at, uint64_t token);
+    /// Schedules a frame's arrival event at \p at, under the tie key the
+    /// caller set, offering the frame to \p peer to fold
+    /// (FabricNetDevice::OfferLateControl) if it may; \p now is
+    /// Simulator::Now().
+    void OfferControl(FabricNetDevice* peer, const FabricControlFrame& frame, Time at, uint64_t token, Time now);
     /// Token of what leaves now: the down count while up, kLost while down.
     uint64_t Token() const { return m_up ? m_downs : kLost; }
 

@@ -29,6 +29,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace ns3
@@ -245,7 +246,9 @@ FabricNetDevice::DoDispose()
     m_txEvent = hotsim::ScheduledEvent();
     m_txPending = false;
     m_lateOffered = false;
-    m_lateEvent = EventId();
+    m_lateOffers.clear();
+    m_deferred = 0;
+    m_foldedAts.clear();
     for (auto& q : m_queues)
     {
         q.items.clear();
@@ -700,6 +703,20 @@ FabricNetDevice::TryTransmit(Time now)
         }
         return;
     }
+    // Frames kept without an event until this start (TakeControlEarly) are
+    // folded, kept for the next start or scheduled on the way out.
+    struct ResolveOnExit
+    {
+        FabricNetDevice* port;
+        Time now;
+        ~ResolveOnExit()
+        {
+            if (port->m_deferred)
+            {
+                port->ResolveDeferred(now);
+            }
+        }
+    } resolve{this, now};
     if (m_txPending)
     {
         // Only a wait for a forwarding-latency deadline can be pending here.
@@ -1237,7 +1254,10 @@ void
 FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 {
     HOCKNEY_HOT_LOG_FUNCTION(this << unsigned(frame.kind));
-    m_lateOffered = m_lateOffered && m_lateAt > hotsim::Now(); // an offered frame that was not folded
+    if (m_lateOffered)
+    {
+        DropDueOffers(hotsim::Now()); // offered frames that were not folded: their events run
+    }
     if (!m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
     {
         ShowControlFrame(frame, m_phyRxEndTrace);
@@ -1248,60 +1268,202 @@ FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 }
 
 void
-FabricNetDevice::OfferLateControl(const FabricControlFrame& frame, Time at, const EventId& frameEvent)
+FabricNetDevice::OfferLateControl(const FabricControlFrame& frame, Time at, const hotsim::ScheduledEvent& frameEvent,
+                                  bool check)
 {
-    if (m_lateOffered || at <= hotsim::Now() || !m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
+    if (at <= hotsim::Now() || !MayFoldControl(frame))
     {
-        return; // one at a time (frames on a link arrive in order); traces see it arrive
+        return; // traces see it arrive
     }
-    m_lateFrame = frame;
-    m_lateAt = at;
-    m_lateEvent = frameEvent;
+    KeepOffer(LateOffer{frame, at, frameEvent});
+    if (check)
+    {
+        FoldLateControl();
+    }
+}
+
+void
+FabricNetDevice::KeepOffer(LateOffer&& offer)
+{
+    // In arrival order; usually at the end.
     m_lateOffered = true;
-    FoldLateControl();
+    if (m_lateOffers.empty() || m_lateOffers.back().at <= offer.at)
+    {
+        m_lateOffers.push_back(std::move(offer));
+        return;
+    }
+    auto pos = m_lateOffers.end();
+    while (pos != m_lateOffers.begin() && std::prev(pos)->at > offer.at)
+    {
+        --pos;
+    }
+    m_lateOffers.insert(pos, std::move(offer));
+}
+
+bool
+FabricNetDevice::TakeControlEarly(FabricChannel* channel, const FabricControlFrame& frame, Time at, uint64_t token)
+{
+    const Time now = hotsim::Now();
+    if (at <= now || !m_txPending || m_txWakeAt != m_txFreeAt || m_txFreeAt <= now)
+    {
+        return false;
+    }
+    if (m_txFreeAt > at)
+    {
+        return TakeFolded(frame, at); // busy past it (FoldLateControl's condition)
+    }
+    // The pending start at m_txFreeAt (< at) is sure to come (nothing
+    // removes it while the port is busy) and ends in TryTransmit's idle
+    // path, either in its own event or in an earlier one of that
+    // picosecond that finds the port idle: ResolveDeferred runs there,
+    // before the frame's arrival, where its event would have been scheduled
+    // under the same key (a keyed event's uid orders nothing).
+    // Not at m_txFreeAt == at: the frame's keyed event would run before
+    // that unkeyed start, which then finds the credit the frame brings.
+    if (m_txFreeAt == at || !tie_keys::g_ordered || tie_keys::g_lineage || tie_keys::g_tie == KeyedEvent::kNoKey)
+    {
+        return false;
+    }
+    LateOffer offer{frame, at, hotsim::ScheduledEvent()};
+    offer.channel = channel;
+    offer.token = token;
+    offer.tie = tie_keys::g_tie;
+    KeepOffer(std::move(offer));
+    ++m_deferred;
+    return true;
+}
+
+void
+FabricNetDevice::ResolveDeferred(Time now)
+{
+    FoldLateControl(); // busy past them now: folded, without an event to remove
+    const bool waits = m_txPending && m_txWakeAt == m_txFreeAt && m_txFreeAt > now;
+    for (LateOffer& o : m_lateOffers)
+    {
+        if (!o.channel || (waits && m_txFreeAt < o.at))
+        {
+            continue; // has its event, or waits for the next start
+        }
+        tie_keys::g_tie = o.tie;
+        o.event = o.channel->ScheduleFrameArrival(this, o.frame, o.at, o.token, now);
+        tie_keys::g_tie = KeyedEvent::kNoKey;
+        o.channel = nullptr;
+        --m_deferred;
+    }
+}
+
+void
+FabricNetDevice::DropDueOffers(Time now)
+{
+    if (m_lateOffers.empty() || m_lateOffers.front().at > now)
+    {
+        return;
+    }
+    size_t due = 0;
+    while (due < m_lateOffers.size() && m_lateOffers[due].at <= now)
+    {
+        ++due;
+    }
+    m_lateOffers.erase(m_lateOffers.begin(), m_lateOffers.begin() + due);
+    m_lateOffered = !m_lateOffers.empty();
 }
 
 void
 FabricNetDevice::FoldLateControl()
 {
-    // Busy past m_lateAt with m_txPending: the pending event is the start
-    // at m_txFreeAt (a busy port schedules nothing else), which nothing
-    // removes before then (only an idle TryTransmit does), so at m_lateAt
-    // ReceiveControl would find the port busy with its event pending and its
-    // TryTransmit would return at once. No TakeFromClass and no fast path
-    // runs on a busy port, so nothing reads the budget before m_txFreeAt.
-    if (!m_lateOffered || !m_txPending || m_txFreeAt <= m_lateAt || m_txWakeAt != m_txFreeAt)
-    {
-        return;
-    }
+    // Busy past a frame's arrival with m_txPending: the pending event is the
+    // start at m_txFreeAt (a busy port schedules nothing else), which
+    // nothing removes before then (only an idle TryTransmit does), so at
+    // the frame's arrival ReceiveControl would find the port busy with its
+    // event pending and its TryTransmit would return at once. No
+    // TakeFromClass and no fast path runs on a busy port, so nothing reads
+    // the budget before m_txFreeAt.
+    //
+    // The condition, once true, stays true until the frame's arrival, and
+    // every change that can make it true calls this (StartTransmission,
+    // StartControl, a start scheduled by a busy TryTransmit). So whether a
+    // frame is folded does not depend on when it was offered, as long as
+    // that is before its arrival: the frame is folded exactly when the
+    // condition holds just before it arrives. This is what lets a frame be
+    // offered when it is sent in one process and when its message is
+    // received on an MPI rank, with the same events run in both.
     const Time now = hotsim::Now();
-    if (m_lateAt <= now)
-    {
-        m_lateOffered = false; // its event has run or runs now
-        return;
-    }
-    if (!m_fc->ReceiveControlAt(m_lateFrame, m_lateAt))
+    DropDueOffers(now); // their events have run or run now
+    if (!m_lateOffered || !m_txPending || m_txWakeAt != m_txFreeAt)
     {
         return;
     }
-    m_lateOffered = false;
-    // Received at m_lateAt, not now: counted from then on (SettleFolded),
-    // and not at all if the link goes down before (NotifyLinkState), so
-    // that the counters are the unfolded run's at every instant.
+    size_t folded = 0;
+    for (; folded < m_lateOffers.size() && m_lateOffers[folded].at < m_txFreeAt; ++folded)
+    {
+        LateOffer& o = m_lateOffers[folded];
+        if (!TakeFolded(o.frame, o.at))
+        {
+            break; // not a frame the flow control holds: its event runs
+        }
+        if (o.channel)
+        {
+            --m_deferred; // no event yet
+        }
+        else
+        {
+            hotsim::RemovePending(o.event);
+        }
+    }
+    m_lateOffers.erase(m_lateOffers.begin(), m_lateOffers.begin() + folded);
+    m_lateOffered = !m_lateOffers.empty();
+}
+
+bool
+FabricNetDevice::TakeFolded(const FabricControlFrame& frame, Time at)
+{
+    if (!m_fc->ReceiveControlAt(frame, at))
+    {
+        return false;
+    }
+    // Received at `at`, not now: counted from then on (SettleFolded), and
+    // not at all if the link goes down before (NotifyLinkState), so that
+    // the counters are the unfolded run's at every instant.
     SettleFolded();
-    m_folded = true;
-    m_foldedAt = m_lateAt;
-    Simulator::Remove(m_lateEvent);
+    if (m_foldedAts.empty() || m_foldedAts.back() <= at)
+    {
+        m_foldedAts.push_back(at);
+        return true;
+    }
+    auto pos = m_foldedAts.end();
+    while (pos != m_foldedAts.begin() && *std::prev(pos) > at)
+    {
+        --pos;
+    }
+    m_foldedAts.insert(pos, at);
+    return true;
 }
 
 void
 FabricNetDevice::SettleFolded()
 {
-    if (m_folded && hotsim::Now() >= m_foldedAt)
+    if (m_foldedAts.empty())
     {
-        m_folded = false;
-        ++m_counters.controlRx;
+        return;
     }
+    const Time now = hotsim::Now();
+    if (m_foldedAts.front() > now)
+    {
+        return;
+    }
+    if (m_foldedAts.back() <= now)
+    {
+        m_counters.controlRx += m_foldedAts.size();
+        m_foldedAts.clear();
+        return;
+    }
+    size_t due = 1;
+    while (m_foldedAts[due] <= now)
+    {
+        ++due;
+    }
+    m_counters.controlRx += due;
+    m_foldedAts.erase(m_foldedAts.begin(), m_foldedAts.begin() + due);
 }
 
 void
@@ -1396,9 +1558,13 @@ FabricNetDevice::NotifyLinkState(bool up)
     // still on the wire is lost too (also at its own arrival time, as the
     // flow control drops it: FabricCreditFlowControl::NotifyLinkState).
     m_lateOffered = false;
-    if (!up && m_folded && hotsim::Now() <= m_foldedAt)
+    m_lateOffers.clear(); // a deferred frame too: lost on the wire
+    m_deferred = 0;
+    if (!up)
     {
-        m_folded = false;
+        const Time now = hotsim::Now();
+        m_foldedAts.erase(std::remove_if(m_foldedAts.begin(), m_foldedAts.end(), [now](Time at) { return at >= now; }),
+                          m_foldedAts.end());
     }
     SettleFolded();
     m_fc->NotifyLinkState(up);
@@ -1414,9 +1580,9 @@ FabricNetDevice::GetCounters() const
     }
     const_cast<FabricNetDevice*>(this)->SettleFoldedRx(); // silent arrivals count once arrived
     FabricPortCounters c = m_counters;
-    if (m_folded && hotsim::Now() >= m_foldedAt)
+    for (Time at : m_foldedAts)
     {
-        ++c.controlRx; // a folded frame that has arrived (SettleFolded)
+        c.controlRx += at <= hotsim::Now() ? 1 : 0; // folded frames that have arrived (SettleFolded)
     }
     for (uint8_t k = 0; k < kFabricClasses; ++k)
     {

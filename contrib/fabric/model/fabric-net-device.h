@@ -468,7 +468,30 @@ class FabricNetDevice : public NetDevice
      * return at once (FoldLateControl), and nothing watches received frames.
      * Otherwise the event runs as before.
      */
-    void OfferLateControl(const FabricControlFrame& frame, Time at, const EventId& frameEvent);
+    void OfferLateControl(const FabricControlFrame& frame, Time at, const hotsim::ScheduledEvent& frameEvent,
+                          bool check = true);
+    /// True if a frame like \p frame from the peer may be folded
+    /// (OfferLateControl): a credit update, with nothing watching received
+    /// frames. The channel then keeps the frame's event for an offer.
+    bool MayFoldControl(const FabricControlFrame& frame) const
+    {
+        return frame.kind == FabricHeader::CREDIT_UPDATE && m_snifferTrace.IsEmpty() && m_phyRxEndTrace.IsEmpty();
+    }
+    /**
+     * OfferLateControl for a frame (MayFoldControl) whose arrival event on
+     * \p channel (link token \p token, under the tie key set now) is not
+     * scheduled yet. True if the frame needs no event now: folded at once
+     * (the port is busy past \p at with its next start pending), or kept
+     * without one (TakeControlEarly's case: the port is busy until before \p at
+     * with its next start pending, tie keys on): the port then decides when
+     * that start has come (the end of TryTransmit's idle path:
+     * ResolveDeferred), before \p at, folding the frame, keeping it for
+     * the next start, or scheduling its event as the channel would have (a
+     * keyed event's uid orders nothing). False: the caller schedules the
+     * event and offers it (OfferLateControl, without a check: the condition
+     * was just found false).
+     */
+    bool TakeControlEarly(FabricChannel* channel, const FabricControlFrame& frame, Time at, uint64_t token);
     /// A packet and the link-local frame piggybacked in it, arriving
     /// together (store-and-forward receiver): Receive, then ReceiveControl.
     void ReceiveWithControl(Ptr<Packet> packet, const FabricHeaderFields& header, Time rxEnd,
@@ -637,8 +660,22 @@ class FabricNetDevice : public NetDevice
         }
     }
     void UpdateMaxQueue();
-    /// OfferLateControl: folds the offered frame if its condition holds now.
+    /// OfferLateControl: folds the offered frames whose condition holds now.
     void FoldLateControl();
+    /// The fold's condition for a frame arriving at \p at (> now): the
+    /// transmitter is busy past it with its next start pending then.
+    bool BusyPast(Time at) const { return m_txPending && m_txWakeAt == m_txFreeAt && m_txFreeAt > at; }
+    /// Hands a frame to the flow control to count from \p at (> now) on;
+    /// false if it takes no such frame.
+    bool TakeFolded(const FabricControlFrame& frame, Time at);
+    /// Forgets the offers arriving at or before \p now: their events run.
+    void DropDueOffers(Time now);
+    struct LateOffer;
+    /// Keeps an offer in m_lateOffers, in arrival order.
+    void KeepOffer(LateOffer&& offer);
+    /// TakeControlEarly's frames, once the start they waited for has come: each
+    /// folded, kept for the next start, or given its event.
+    void ResolveDeferred(Time now);
     /// Counts a folded frame in controlRx once its arrival time has come.
     void SettleFolded();
 
@@ -704,7 +741,7 @@ class FabricNetDevice : public NetDevice
     bool m_cutThrough{false};
     bool m_pipelinedUnits{false}; ///< SetPipelinedUnits (switch ports)
     bool m_schedulerVisitsLeaveState{false}; ///< m_scheduler->VisitsLeaveState(), read per packet
-    bool m_lateOffered{false}; ///< OfferLateControl's frame is pending (m_lateFrame)
+    bool m_lateOffered{false}; ///< m_lateOffers is not empty
     bool m_foldOff{false}; ///< folding ended for good (StopFolding)
     bool m_hasPulledHeader{false};   ///< SetPulledHeader in the current pull
     /// Early-taken-in packets that have not arrived yet, in arrival order
@@ -737,14 +774,27 @@ class FabricNetDevice : public NetDevice
     uint64_t m_maxQueueBytes{0}; ///< per class limit for Send(); 0 = unlimited
     FabricLinkType m_linkType{FabricLinkType::ETHERNET};
     SchedulerType m_schedulerType{ROUND_ROBIN};
-    /// OfferLateControl's frame, its arrival time and event, while not folded.
-    FabricControlFrame m_lateFrame;
-    Time m_lateAt;
-    EventId m_lateEvent;
-    /// A folded frame not yet counted in controlRx: it arrives at m_foldedAt
-    /// (lost if the link goes down before).
-    Time m_foldedAt;
-    bool m_folded{false};
+    /// A frame offered by OfferLateControl or TakeControlEarly, not folded yet:
+    /// its arrival time and event (none while deferred: then the link,
+    /// token and tie key to schedule it with).
+    struct LateOffer
+    {
+        FabricControlFrame frame;
+        Time at;
+        hotsim::ScheduledEvent event;
+        FabricChannel* channel{nullptr}; ///< deferred: not null
+        uint64_t token{0};
+        uint64_t tie{0};
+    };
+    /// Offered frames in arrival order (frames on a link arrive in order;
+    /// the offers need not come in that order: a frame alone on the wire is
+    /// offered when sent, one riding in a packet when the packet arrives).
+    std::vector<LateOffer> m_lateOffers;
+    /// Arrival times of folded frames not yet counted in controlRx, in
+    /// order (lost if the link goes down before).
+    std::vector<Time> m_foldedAts;
+    /// Offers in m_lateOffers without an event (TakeControlEarly).
+    uint32_t m_deferred{0};
     NetDevice::ReceiveCallback m_rxCallback;
     std::array<Time, kFabricClasses> m_pauseStart{};
     uint8_t m_pausedMask{0};
