@@ -89,7 +89,7 @@ FabricCreditFlowControl::GetSendBudget(uint8_t cls) const
         const Time now = hotsim::Now();
         for (const HeldUpdate& h : m_held)
         {
-            if (h.at > now)
+            if (!h.at.Arrived(now))
             {
                 break;
             }
@@ -108,7 +108,7 @@ FabricCreditFlowControl::SettleLate()
     }
     const Time now = hotsim::Now();
     size_t due = 0;
-    while (due < m_held.size() && m_held[due].at <= now)
+    while (due < m_held.size() && m_held[due].at.Arrived(now))
     {
         ++due;
     }
@@ -134,9 +134,9 @@ FabricCreditFlowControl::SettleLate()
 }
 
 bool
-FabricCreditFlowControl::ReceiveControlAt(const FabricControlFrame& frame, Time at)
+FabricCreditFlowControl::ReceiveControlAt(const FabricControlFrame& frame, const FabricFoldedArrival& at)
 {
-    HOCKNEY_HOT_LOG_FUNCTION(this << at);
+    HOCKNEY_HOT_LOG_FUNCTION(this << at.at);
     SettleLate();
     if (frame.kind != FabricHeader::CREDIT_UPDATE)
     {
@@ -144,13 +144,13 @@ FabricCreditFlowControl::ReceiveControlAt(const FabricControlFrame& frame, Time 
     }
     // Cumulative counts: holding several changes nothing but when each is
     // counted (each from its own arrival on, in arrival order).
-    if (m_held.empty() || m_held.back().at <= at)
+    if (m_held.empty() || !m_held.back().at.After(at))
     {
         m_held.push_back(HeldUpdate{at, frame.values});
         return true;
     }
     auto pos = m_held.end();
-    while (pos != m_held.begin() && std::prev(pos)->at > at)
+    while (pos != m_held.begin() && std::prev(pos)->at.After(at))
     {
         --pos;
     }
@@ -211,11 +211,12 @@ FabricCreditFlowControl::NotifyLinkState(bool up)
         m_device->NotifyFlowControl();
         return;
     }
-    // The held updates still on the wire are lost with the link. (At its
-    // own arrival time too: the fault's event was scheduled before the
-    // update's would have been, so it ran first.)
+    // The held updates still on the wire are lost with the link (at their
+    // own arrival time, as their events would have been ordered with the
+    // fault's: FabricFoldedArrival::LostWithLinkDownNow).
     const Time now = hotsim::Now();
-    m_held.erase(std::remove_if(m_held.begin(), m_held.end(), [now](const HeldUpdate& h) { return h.at >= now; }),
+    m_held.erase(std::remove_if(m_held.begin(), m_held.end(),
+                                [now](const HeldUpdate& h) { return h.at.LostWithLinkDownNow(now); }),
                  m_held.end());
     SettleLate();
 }

@@ -35,7 +35,7 @@ class FabricCreditFlowControl : public FabricFlowControl
     void NotifyTransmit(uint8_t cls, uint32_t wireBytes) override;
     void ReceiveControl(const FabricControlFrame& frame) override;
     /// Holds the update until \p at: GetSendBudget counts it from then on.
-    bool ReceiveControlAt(const FabricControlFrame& frame, Time at) override;
+    bool ReceiveControlAt(const FabricControlFrame& frame, const FabricFoldedArrival& at) override;
     void IngressFreed(uint8_t cls, uint32_t wireBytes) override;
     bool CountsIngressFreed() const override { return true; }
     /// Link up: the cumulative freed counts go out again (updates sent while
@@ -67,7 +67,7 @@ class FabricCreditFlowControl : public FabricFlowControl
     /// counted from `at` on.
     struct HeldUpdate
     {
-        Time at;
+        FabricFoldedArrival at;
         std::array<uint64_t, kFabricClasses> freed;
     };
     /// Held updates in arrival order. Usually none or one; several when

@@ -165,11 +165,13 @@ class ArrivalWithLateControlEvent : public FabricPooledEvent<ArrivalWithLateCont
     }
 
     hotsim::ScheduledEvent frameEvent;
+    uint64_t frameTie{KeyedEvent::kNoKey}; ///< the tie key frameEvent was scheduled under
 
   protected:
     void Notify() override
     {
-        f.channel->DeliverWithLateControl(f.peer, f.packet, f.header, f.rxEnd, f.token, m_frame, frameEvent, f.at);
+        f.channel->DeliverWithLateControl(f.peer, f.packet, f.header, f.rxEnd, f.token, m_frame, frameTie, frameEvent,
+                                          f.at);
     }
 
   private:
@@ -328,7 +330,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
                 hotsim::ScheduleKept(rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
             if (token == m_downs)
             {
-                peer->OfferLateControl(*ride, rxEnd, frameEvent);
+                peer->OfferLateControl(*ride, rxEnd, tie_keys::g_tie, frameEvent);
             }
         }
         return;
@@ -353,6 +355,7 @@ FabricChannel::ScheduleArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq
         // lines, and the next hop's arrival is scheduled in its own).
         SchedulerTieKey late(TieMajor(dir), seq * 2 + 1);
         arrival->frameEvent = hotsim::ScheduleKept(rxEnd - now, ControlArrivalEvent::Make(this, peer, *ride, token));
+        arrival->frameTie = tie_keys::g_tie;
         return;
     }
     hotsim::ScheduleWithContext(context, at - now, ArrivalEvent::Make(this, token, peer, std::move(packet), header, at, rxEnd));
@@ -412,7 +415,7 @@ FabricChannel::DeliverAfterPipeline(FabricNetDevice* peer, const Ptr<Packet>& pa
 void
 FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
                                       Time rxEnd, uint64_t token, const FabricControlFrame& frame,
-                                      const hotsim::ScheduledEvent& frameEvent, Time now)
+                                      uint64_t frameTie, const hotsim::ScheduledEvent& frameEvent, Time now)
 {
     Deliver(peer, packet, header, rxEnd, token, nullptr, now);
     // The link was up until now (else the packet was lost and so will the
@@ -421,7 +424,7 @@ FabricChannel::DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& 
     // (FabricCreditFlowControl::NotifyLinkState).
     if (token == m_downs)
     {
-        peer->OfferLateControl(frame, rxEnd, frameEvent);
+        peer->OfferLateControl(frame, rxEnd, frameTie, frameEvent);
     }
 }
 
@@ -495,7 +498,7 @@ FabricChannel::OfferControl(FabricNetDevice* peer, const FabricControlFrame& fra
     {
         if (!peer->TakeControlEarly(this, frame, at, token))
         {
-            peer->OfferLateControl(frame, at, ScheduleFrameArrival(peer, frame, at, token, now), false);
+            peer->OfferLateControl(frame, at, tie_keys::g_tie, ScheduleFrameArrival(peer, frame, at, token, now), false);
         }
         return;
     }

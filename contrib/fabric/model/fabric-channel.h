@@ -95,7 +95,7 @@ class FabricChannel : public Channel
     /// (FabricNetDevice::OfferLateControl), which may remove that event.
     void DeliverWithLateControl(FabricNetDevice* peer, const Ptr<Packet>& packet, const FabricHeaderFields& header,
                                 Time rxEnd, uint64_t token, const FabricControlFrame& frame,
-                                const hotsim::ScheduledEvent& frameEvent, Time now);
+                                uint64_t frameTie, const hotsim::ScheduledEvent& frameEvent, Time now);
     /// Schedules the arrival event of a link-local frame to `peer` at \p at
     /// (sent with link token \p token), under the tie key set now, in
     /// `peer`'s context, and returns it (FabricNetDevice::ResolveDeferred).
@@ -138,10 +138,11 @@ class FabricChannel : public Channel
     /// The same for a link-local frame arriving at \p at.
     void ScheduleControlArrival(FabricNetDevice* peer, uint32_t dir, uint64_t seq, const FabricControlFrame& frame,
                                 Time at, uint64_t token);
-    /// Schedules a frame's arrival event at \p at, under the tie key the
-    /// caller set, offering the frame to \p peer to fold
-    /// (FabricNetDevice::OfferLateControl) if it may; \p now is
-    /// Simulator::Now().
+    /// A frame's arrival at \p peer at \p at, under the tie key the caller
+    /// set: a frame \p peer may fold is folded at once or kept without an
+    /// event (FabricNetDevice::TakeControlEarly), or its event is scheduled
+    /// and offered (OfferLateControl); any other frame's event is
+    /// scheduled. \p now is Simulator::Now().
     void OfferControl(FabricNetDevice* peer, const FabricControlFrame& frame, Time at, uint64_t token, Time now);
     /// Token of what leaves now: the down count while up, kLost while down.
     uint64_t Token() const { return m_up ? m_downs : kLost; }

@@ -20,6 +20,7 @@
 #define HOCKNEY_FABRIC_FLOW_CONTROL_H
 
 #include "fabric-header.h"
+#include "tie-keyed-events.h"
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -42,6 +43,35 @@ struct FabricFlowControlParameters
     uint64_t creditBufferBytes{65536}; ///< credit: PeerBufferBytes
     bool creditPiggyback{true};        ///< credit: Piggyback
     uint8_t losslessClasses{0xFF};     ///< PFC: LosslessClasses
+};
+
+/**
+ * When a link-local frame whose arrival event was not run (folded:
+ * FabricNetDevice::OfferLateControl) arrives: at \p at, in the place its
+ * event would have had, tie key \p tie.
+ */
+struct FabricFoldedArrival
+{
+    Time at;
+    uint64_t tie{KeyedEvent::kNoKey};
+
+    /// Arrived for the event running now: before now, or now in an event
+    /// that runs after the frame's would have (with tie keys, keyed events
+    /// of a picosecond run first, in key order, and unkeyed ones after
+    /// them; without, a frame due now counts as arrived).
+    bool Arrived(Time now) const
+    {
+        return at < now || (at == now && (!tie_keys::g_ordered || tie < tie_keys::g_running));
+    }
+    /// Lost if its link goes down now: not arrived before the fault's
+    /// event (with tie keys as Arrived; without, the fault's event,
+    /// scheduled at set-up, runs before a frame due at the same instant).
+    bool LostWithLinkDownNow(Time now) const
+    {
+        return !(at < now || (at == now && tie_keys::g_ordered && tie < tie_keys::g_running));
+    }
+    /// Arrival order: time, then tie key.
+    bool After(const FabricFoldedArrival& o) const { return at > o.at || (at == o.at && tie > o.tie); }
 };
 
 /// Flow-control scheme of a link (both ends use the same one).
@@ -93,13 +123,13 @@ class FabricFlowControl : public Object
     /// A link-local frame arrived from the peer.
     virtual void ReceiveControl(const FabricControlFrame& frame) {}
     /**
-     * The peer's frame \p frame arrives at \p at (> now) and the port has
+     * The peer's frame \p frame arrives at \p at (after now) and the port has
      * shown that its arrival there would change nothing but this strategy's
-     * state (FabricNetDevice::TakeLateControl). A strategy that accepts it
+     * state (FabricNetDevice::OfferLateControl). A strategy that accepts it
      * acts from \p at on as if ReceiveControl(frame) had run then, with no
      * event; false (the default): not supported, the frame keeps its event.
      */
-    virtual bool ReceiveControlAt(const FabricControlFrame& frame, Time at) { return false; }
+    virtual bool ReceiveControlAt(const FabricControlFrame& frame, const FabricFoldedArrival& at) { return false; }
 
     /// Local ingress accounting of class cls on this port crossed XOFF.
     virtual void IngressCongested(uint8_t cls) {}

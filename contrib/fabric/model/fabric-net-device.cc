@@ -1268,14 +1268,14 @@ FabricNetDevice::ReceiveControl(FabricControlFrame frame)
 }
 
 void
-FabricNetDevice::OfferLateControl(const FabricControlFrame& frame, Time at, const hotsim::ScheduledEvent& frameEvent,
-                                  bool check)
+FabricNetDevice::OfferLateControl(const FabricControlFrame& frame, Time at, uint64_t tie,
+                                  const hotsim::ScheduledEvent& frameEvent, bool check)
 {
     if (at <= hotsim::Now() || !MayFoldControl(frame))
     {
         return; // traces see it arrive
     }
-    KeepOffer(LateOffer{frame, at, frameEvent});
+    KeepOffer(LateOffer{frame, at, tie, frameEvent});
     if (check)
     {
         FoldLateControl();
@@ -1310,7 +1310,7 @@ FabricNetDevice::TakeControlEarly(FabricChannel* channel, const FabricControlFra
     }
     if (m_txFreeAt > at)
     {
-        return TakeFolded(frame, at); // busy past it (FoldLateControl's condition)
+        return TakeFolded(frame, FabricFoldedArrival{at, tie_keys::g_tie}); // busy past it (FoldLateControl's condition)
     }
     // The pending start at m_txFreeAt (< at) is sure to come (nothing
     // removes it while the port is busy) and ends in TryTransmit's idle
@@ -1324,10 +1324,9 @@ FabricNetDevice::TakeControlEarly(FabricChannel* channel, const FabricControlFra
     {
         return false;
     }
-    LateOffer offer{frame, at, hotsim::ScheduledEvent()};
+    LateOffer offer{frame, at, tie_keys::g_tie, hotsim::ScheduledEvent()};
     offer.channel = channel;
     offer.token = token;
-    offer.tie = tie_keys::g_tie;
     KeepOffer(std::move(offer));
     ++m_deferred;
     return true;
@@ -1344,9 +1343,10 @@ FabricNetDevice::ResolveDeferred(Time now)
         {
             continue; // has its event, or waits for the next start
         }
+        const uint64_t outer = tie_keys::g_tie;
         tie_keys::g_tie = o.tie;
         o.event = o.channel->ScheduleFrameArrival(this, o.frame, o.at, o.token, now);
-        tie_keys::g_tie = KeyedEvent::kNoKey;
+        tie_keys::g_tie = outer;
         o.channel = nullptr;
         --m_deferred;
     }
@@ -1397,7 +1397,7 @@ FabricNetDevice::FoldLateControl()
     for (; folded < m_lateOffers.size() && m_lateOffers[folded].at < m_txFreeAt; ++folded)
     {
         LateOffer& o = m_lateOffers[folded];
-        if (!TakeFolded(o.frame, o.at))
+        if (!TakeFolded(o.frame, FabricFoldedArrival{o.at, o.tie}))
         {
             break; // not a frame the flow control holds: its event runs
         }
@@ -1415,7 +1415,7 @@ FabricNetDevice::FoldLateControl()
 }
 
 bool
-FabricNetDevice::TakeFolded(const FabricControlFrame& frame, Time at)
+FabricNetDevice::TakeFolded(const FabricControlFrame& frame, const FabricFoldedArrival& at)
 {
     if (!m_fc->ReceiveControlAt(frame, at))
     {
@@ -1425,13 +1425,13 @@ FabricNetDevice::TakeFolded(const FabricControlFrame& frame, Time at)
     // not at all if the link goes down before (NotifyLinkState), so that
     // the counters are the unfolded run's at every instant.
     SettleFolded();
-    if (m_foldedAts.empty() || m_foldedAts.back() <= at)
+    if (m_foldedAts.empty() || !m_foldedAts.back().After(at))
     {
         m_foldedAts.push_back(at);
         return true;
     }
     auto pos = m_foldedAts.end();
-    while (pos != m_foldedAts.begin() && *std::prev(pos) > at)
+    while (pos != m_foldedAts.begin() && std::prev(pos)->After(at))
     {
         --pos;
     }
@@ -1447,18 +1447,18 @@ FabricNetDevice::SettleFolded()
         return;
     }
     const Time now = hotsim::Now();
-    if (m_foldedAts.front() > now)
+    if (!m_foldedAts.front().Arrived(now))
     {
         return;
     }
-    if (m_foldedAts.back() <= now)
+    if (m_foldedAts.back().Arrived(now))
     {
         m_counters.controlRx += m_foldedAts.size();
         m_foldedAts.clear();
         return;
     }
     size_t due = 1;
-    while (m_foldedAts[due] <= now)
+    while (m_foldedAts[due].Arrived(now))
     {
         ++due;
     }
@@ -1563,7 +1563,8 @@ FabricNetDevice::NotifyLinkState(bool up)
     if (!up)
     {
         const Time now = hotsim::Now();
-        m_foldedAts.erase(std::remove_if(m_foldedAts.begin(), m_foldedAts.end(), [now](Time at) { return at >= now; }),
+        m_foldedAts.erase(std::remove_if(m_foldedAts.begin(), m_foldedAts.end(),
+                                         [now](const FabricFoldedArrival& a) { return a.LostWithLinkDownNow(now); }),
                           m_foldedAts.end());
     }
     SettleFolded();
@@ -1580,9 +1581,9 @@ FabricNetDevice::GetCounters() const
     }
     const_cast<FabricNetDevice*>(this)->SettleFoldedRx(); // silent arrivals count once arrived
     FabricPortCounters c = m_counters;
-    for (Time at : m_foldedAts)
+    for (const FabricFoldedArrival& a : m_foldedAts)
     {
-        c.controlRx += at <= hotsim::Now() ? 1 : 0; // folded frames that have arrived (SettleFolded)
+        c.controlRx += a.Arrived(hotsim::Now()) ? 1 : 0; // folded frames that have arrived (SettleFolded)
     }
     for (uint8_t k = 0; k < kFabricClasses; ++k)
     {

@@ -458,18 +458,23 @@ class FabricNetDevice : public NetDevice
     void ReceiveControl(FabricControlFrame frame);
     /**
      * A link-local frame from the peer that arrives at \p at (> now) in its
-     * own event \p frameEvent (ReceiveControl), made known ahead of time (a
-     * cut-through receiver: the frame rides in a packet whose header arrives
-     * now). The port removes that event and hands the frame to its flow
-     * control to count from \p at on (FabricFlowControl::ReceiveControlAt)
-     * as soon as, before \p at, its arrival is shown to change nothing but
-     * the flow control's state: the transmitter is busy past \p at with its
-     * next-start event pending, so the TryTransmit the frame triggers would
-     * return at once (FoldLateControl), and nothing watches received frames.
-     * Otherwise the event runs as before.
+     * own event \p frameEvent (ReceiveControl), scheduled under tie key
+     * \p tie, made known ahead of time: a credit update alone on the wire
+     * when it is sent, one riding in a packet when the packet is sent (an
+     * early-take-in port) or its header arrives (a cut-through port), on an
+     * MPI rank when its message arrives. The port removes that event and
+     * hands the frame to its flow control to count from \p at on
+     * (FabricFlowControl::ReceiveControlAt) as soon as, before \p at, its
+     * arrival is shown to change nothing but the flow control's state: the
+     * transmitter is busy past \p at with its next-start event pending, so
+     * the TryTransmit the frame triggers would return at once
+     * (FoldLateControl), and nothing watches received frames (a sink
+     * connected later sees only the frames not folded by then). Otherwise
+     * the event runs as before. With \p check false the condition is not
+     * looked at now (the caller just found it false).
      */
-    void OfferLateControl(const FabricControlFrame& frame, Time at, const hotsim::ScheduledEvent& frameEvent,
-                          bool check = true);
+    void OfferLateControl(const FabricControlFrame& frame, Time at, uint64_t tie,
+                          const hotsim::ScheduledEvent& frameEvent, bool check = true);
     /// True if a frame like \p frame from the peer may be folded
     /// (OfferLateControl): a credit update, with nothing watching received
     /// frames. The channel then keeps the frame's event for an offer.
@@ -667,7 +672,7 @@ class FabricNetDevice : public NetDevice
     bool BusyPast(Time at) const { return m_txPending && m_txWakeAt == m_txFreeAt && m_txFreeAt > at; }
     /// Hands a frame to the flow control to count from \p at (> now) on;
     /// false if it takes no such frame.
-    bool TakeFolded(const FabricControlFrame& frame, Time at);
+    bool TakeFolded(const FabricControlFrame& frame, const FabricFoldedArrival& at);
     /// Forgets the offers arriving at or before \p now: their events run.
     void DropDueOffers(Time now);
     struct LateOffer;
@@ -775,24 +780,25 @@ class FabricNetDevice : public NetDevice
     FabricLinkType m_linkType{FabricLinkType::ETHERNET};
     SchedulerType m_schedulerType{ROUND_ROBIN};
     /// A frame offered by OfferLateControl or TakeControlEarly, not folded yet:
-    /// its arrival time and event (none while deferred: then the link,
-    /// token and tie key to schedule it with).
+    /// its arrival time, its event's tie key and its event (none while
+    /// deferred: then the link and token to schedule it with).
     struct LateOffer
     {
         FabricControlFrame frame;
         Time at;
+        uint64_t tie{KeyedEvent::kNoKey};
         hotsim::ScheduledEvent event;
         FabricChannel* channel{nullptr}; ///< deferred: not null
         uint64_t token{0};
-        uint64_t tie{0};
     };
     /// Offered frames in arrival order (frames on a link arrive in order;
     /// the offers need not come in that order: a frame alone on the wire is
-    /// offered when sent, one riding in a packet when the packet arrives).
+    /// offered when sent, one riding in a packet when the packet is sent or
+    /// its header arrives).
     std::vector<LateOffer> m_lateOffers;
     /// Arrival times of folded frames not yet counted in controlRx, in
     /// order (lost if the link goes down before).
-    std::vector<Time> m_foldedAts;
+    std::vector<FabricFoldedArrival> m_foldedAts;
     /// Offers in m_lateOffers without an event (TakeControlEarly).
     uint32_t m_deferred{0};
     NetDevice::ReceiveCallback m_rxCallback;

@@ -724,7 +724,8 @@ TEST_F(FabricSwitchTest, CreditAloneOnTheWireFoldedAndLostWithItsLinkIsNotCounte
     // As above, with GPU 0's link going down 100 ps before each of the first
     // 24 frames GPU 0 receives, while the frame is on the wire: it is lost
     // (GPU 0 received k frames), in the folded run as in the evented one,
-    // and arrivals and every port's counters are the same.
+    // and arrivals and every port's counters are the same. Then at the
+    // frame's own picosecond, where the order of the two events decides.
     const CrossStream plain = RunCrossStream(true, Time::Max(), true, true, 65536, true);
     ASSERT_GE(plain.gpu0Frames.size(), 24u);
     for (size_t k = 0; k < 24; ++k)
@@ -735,6 +736,13 @@ TEST_F(FabricSwitchTest, CreditAloneOnTheWireFoldedAndLostWithItsLinkIsNotCounte
         EXPECT_EQ(folded.at, evented.at) << "link down at " << down;
         EXPECT_EQ(folded.counters, evented.counters) << "link down at " << down;
         EXPECT_EQ(evented.counters[0][1], k) << "link down at " << down;
+        // At the frame's own picosecond: with tie keys its (keyed) arrival
+        // runs before the fault's unkeyed event, so it is received: k + 1.
+        const CrossStream foldedAt = RunCrossStream(false, plain.gpu0Frames[k], true, false, 65536, true);
+        const CrossStream eventedAt = RunCrossStream(true, plain.gpu0Frames[k], true, true, 65536, true);
+        EXPECT_EQ(foldedAt.at, eventedAt.at) << "link down at " << plain.gpu0Frames[k];
+        EXPECT_EQ(foldedAt.counters, eventedAt.counters) << "link down at " << plain.gpu0Frames[k];
+        EXPECT_EQ(eventedAt.counters[0][1], k + 1) << "link down at " << plain.gpu0Frames[k];
     }
 }
 
