@@ -491,9 +491,11 @@ FabricChannel::OfferControl(FabricNetDevice* peer, const FabricControlFrame& fra
 {
     // Under the tie key the caller set. A frame the port may fold (a credit
     // update, nothing watching, sent while the link was up) is folded now
-    // if the port is busy past its arrival (no event at all), else its
-    // event is kept for the port to remove if it folds the frame later;
-    // a link that goes down meanwhile makes the port forget the offer.
+    // if the port is busy past its arrival, or kept without an event until
+    // the port's pending start if that comes first (TakeControlEarly: no
+    // event at all either way); else its event is scheduled and offered,
+    // for the port to remove if it folds the frame later. A link that goes
+    // down meanwhile makes the port forget the offer.
     if (token == m_downs && peer->MayFoldControl(frame))
     {
         if (!peer->TakeControlEarly(this, frame, at, token))

@@ -477,7 +477,7 @@ class FabricNetDevice : public NetDevice
                           const hotsim::ScheduledEvent& frameEvent, bool check = true);
     /// True if a frame like \p frame from the peer may be folded
     /// (OfferLateControl): a credit update, with nothing watching received
-    /// frames. The channel then keeps the frame's event for an offer.
+    /// frames. The channel then offers it (FabricChannel::OfferControl).
     bool MayFoldControl(const FabricControlFrame& frame) const
     {
         return frame.kind == FabricHeader::CREDIT_UPDATE && m_snifferTrace.IsEmpty() && m_phyRxEndTrace.IsEmpty();
@@ -487,8 +487,8 @@ class FabricNetDevice : public NetDevice
      * \p channel (link token \p token, under the tie key set now) is not
      * scheduled yet. True if the frame needs no event now: folded at once
      * (the port is busy past \p at with its next start pending), or kept
-     * without one (TakeControlEarly's case: the port is busy until before \p at
-     * with its next start pending, tie keys on): the port then decides when
+     * without one (the port is busy until before \p at, not until \p at
+     * itself, with its next start pending, tie keys on): the port decides when
      * that start has come (the end of TryTransmit's idle path:
      * ResolveDeferred), before \p at, folding the frame, keeping it for
      * the next start, or scheduling its event as the channel would have (a
