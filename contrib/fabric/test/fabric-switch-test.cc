@@ -674,7 +674,7 @@ TEST_F(FabricSwitchTest, CreditAloneOnTheWireIntoABusySenderIsFoldedWithoutChang
     EXPECT_EQ(folded.at, evented.at);
     EXPECT_EQ(folded.counters, evented.counters);
     // 3000 x 272 B = 816 000 B freed at each hop, an update per 8 KiB at
-    // most: up to 99 a hop (192 here: bytes freed while an update waits to
+    // most: up to 99 a hop (192 in all here: bytes freed while an update waits to
     // go are reported with it). Nearly every one is received by a port
     // still busy with the stream past the frame's arrival (a 272 B packet
     // is 604 ps on these links, the frame's flight 5 ns): at least 90 %
