@@ -123,6 +123,7 @@ FabricCreditFlowControl::SettleLate()
     {
         m_peerFreed[c] = std::max(m_peerFreed[c], freed[c]);
     }
+    m_heldSettled += due;
     if (due == m_held.size())
     {
         m_held.clear();
@@ -144,18 +145,20 @@ FabricCreditFlowControl::ReceiveControlAt(const FabricControlFrame& frame, const
     }
     // Cumulative counts: holding several changes nothing but when each is
     // counted (each from its own arrival on, in arrival order).
-    if (m_held.empty() || !m_held.back().at.After(at))
-    {
-        m_held.push_back(HeldUpdate{at, frame.values});
-        return true;
-    }
-    auto pos = m_held.end();
-    while (pos != m_held.begin() && std::prev(pos)->at.After(at))
-    {
-        --pos;
-    }
-    m_held.insert(pos, HeldUpdate{at, frame.values});
+    InsertInArrivalOrder(m_held, HeldUpdate{at, frame.values}, [](const HeldUpdate& h) { return h.at; });
     return true;
+}
+
+uint64_t
+FabricCreditFlowControl::GetFoldedArrived() const
+{
+    uint64_t n = m_heldSettled;
+    const Time now = hotsim::Now();
+    for (const HeldUpdate& h : m_held)
+    {
+        n += h.at.Arrived(now) ? 1 : 0;
+    }
+    return n;
 }
 
 void

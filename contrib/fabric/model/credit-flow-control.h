@@ -36,6 +36,7 @@ class FabricCreditFlowControl : public FabricFlowControl
     void ReceiveControl(const FabricControlFrame& frame) override;
     /// Holds the update until \p at: GetSendBudget counts it from then on.
     bool ReceiveControlAt(const FabricControlFrame& frame, const FabricFoldedArrival& at) override;
+    uint64_t GetFoldedArrived() const override;
     void IngressFreed(uint8_t cls, uint32_t wireBytes) override;
     bool CountsIngressFreed() const override { return true; }
     /// Link up: the cumulative freed counts go out again (updates sent while
@@ -74,6 +75,7 @@ class FabricCreditFlowControl : public FabricFlowControl
     /// updates on the wire are folded while the port is busy past all of
     /// them (FabricNetDevice::FoldLateControl).
     std::vector<HeldUpdate> m_held;
+    uint64_t m_heldSettled{0}; ///< held updates that arrived and left m_held
     /// Folds the held updates that are due into m_peerFreed.
     void SettleLate();
     std::array<uint64_t, kFabricClasses> m_freed{};      ///< receiver: cumulative freed

@@ -27,8 +27,10 @@
 #include "ns3/packet.h"
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -73,6 +75,20 @@ struct FabricFoldedArrival
     /// Arrival order: time, then tie key.
     bool After(const FabricFoldedArrival& o) const { return at > o.at || (at == o.at && tie > o.tie); }
 };
+
+/// Inserts \p x into \p v, kept in arrival order (`arrival(element)`: its
+/// FabricFoldedArrival); usually at the end.
+template <typename T, typename Arrival>
+void
+InsertInArrivalOrder(std::vector<T>& v, T&& x, Arrival arrival)
+{
+    auto pos = v.end();
+    while (pos != v.begin() && arrival(*std::prev(pos)).After(arrival(x)))
+    {
+        --pos;
+    }
+    v.insert(pos, std::move(x));
+}
 
 /// Flow-control scheme of a link (both ends use the same one).
 enum class FabricFlowControlMode
@@ -130,6 +146,9 @@ class FabricFlowControl : public Object
      * event; false (the default): not supported, the frame keeps its event.
      */
     virtual bool ReceiveControlAt(const FabricControlFrame& frame, const FabricFoldedArrival& at) { return false; }
+    /// Frames taken by ReceiveControlAt that have arrived by now (the port's
+    /// controlRx counts them from their arrival on; none lost with a link).
+    virtual uint64_t GetFoldedArrived() const { return 0; }
 
     /// Local ingress accounting of class cls on this port crossed XOFF.
     virtual void IngressCongested(uint8_t cls) {}

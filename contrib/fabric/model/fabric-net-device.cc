@@ -248,7 +248,6 @@ FabricNetDevice::DoDispose()
     m_lateOffered = false;
     m_lateOffers.clear();
     m_deferred = 0;
-    m_foldedAts.clear();
     for (auto& q : m_queues)
     {
         q.items.clear();
@@ -1262,7 +1261,6 @@ FabricNetDevice::ReceiveControl(FabricControlFrame frame)
     {
         ShowControlFrame(frame, m_phyRxEndTrace);
     }
-    SettleFolded(); // frames on a link arrive in order: a folded one before this
     ++m_counters.controlRx;
     m_fc->ReceiveControl(frame);
 }
@@ -1275,7 +1273,7 @@ FabricNetDevice::OfferLateControl(const FabricControlFrame& frame, Time at, uint
     {
         return; // traces see it arrive
     }
-    KeepOffer(LateOffer{frame, at, tie, frameEvent});
+    KeepOffer(LateOffer{frame, FabricFoldedArrival{at, tie}, frameEvent});
     if (check)
     {
         FoldLateControl();
@@ -1285,19 +1283,8 @@ FabricNetDevice::OfferLateControl(const FabricControlFrame& frame, Time at, uint
 void
 FabricNetDevice::KeepOffer(LateOffer&& offer)
 {
-    // In arrival order; usually at the end.
     m_lateOffered = true;
-    if (m_lateOffers.empty() || m_lateOffers.back().at <= offer.at)
-    {
-        m_lateOffers.push_back(std::move(offer));
-        return;
-    }
-    auto pos = m_lateOffers.end();
-    while (pos != m_lateOffers.begin() && std::prev(pos)->at > offer.at)
-    {
-        --pos;
-    }
-    m_lateOffers.insert(pos, std::move(offer));
+    InsertInArrivalOrder(m_lateOffers, std::move(offer), [](const LateOffer& o) { return o.arrival; });
 }
 
 bool
@@ -1310,7 +1297,9 @@ FabricNetDevice::TakeControlEarly(FabricChannel* channel, const FabricControlFra
     }
     if (m_txFreeAt > at)
     {
-        return TakeFolded(frame, FabricFoldedArrival{at, tie_keys::g_tie}); // busy past it (FoldLateControl's condition)
+        // Busy past it (FoldLateControl's condition): counted from its
+        // arrival on (FabricFlowControl::ReceiveControlAt, GetFoldedArrived).
+        return m_fc->ReceiveControlAt(frame, FabricFoldedArrival{at, tie_keys::g_tie});
     }
     // The pending start at m_txFreeAt (< at) is sure to come (nothing
     // removes it while the port is busy) and ends in TryTransmit's idle
@@ -1324,7 +1313,7 @@ FabricNetDevice::TakeControlEarly(FabricChannel* channel, const FabricControlFra
     {
         return false;
     }
-    LateOffer offer{frame, at, tie_keys::g_tie, hotsim::ScheduledEvent()};
+    LateOffer offer{frame, FabricFoldedArrival{at, tie_keys::g_tie}, hotsim::ScheduledEvent()};
     offer.channel = channel;
     offer.token = token;
     KeepOffer(std::move(offer));
@@ -1339,13 +1328,13 @@ FabricNetDevice::ResolveDeferred(Time now)
     const bool waits = m_txPending && m_txWakeAt == m_txFreeAt && m_txFreeAt > now;
     for (LateOffer& o : m_lateOffers)
     {
-        if (!o.channel || (waits && m_txFreeAt < o.at))
+        if (!o.channel || (waits && m_txFreeAt < o.arrival.at))
         {
             continue; // has its event, or waits for the next start
         }
         const uint64_t outer = tie_keys::g_tie;
-        tie_keys::g_tie = o.tie;
-        o.event = o.channel->ScheduleFrameArrival(this, o.frame, o.at, o.token, now);
+        tie_keys::g_tie = o.arrival.tie;
+        o.event = o.channel->ScheduleFrameArrival(this, o.frame, o.arrival.at, o.token, now);
         tie_keys::g_tie = outer;
         o.channel = nullptr;
         --m_deferred;
@@ -1355,12 +1344,12 @@ FabricNetDevice::ResolveDeferred(Time now)
 void
 FabricNetDevice::DropDueOffers(Time now)
 {
-    if (m_lateOffers.empty() || m_lateOffers.front().at > now)
+    if (m_lateOffers.empty() || m_lateOffers.front().arrival.at > now)
     {
         return;
     }
     size_t due = 0;
-    while (due < m_lateOffers.size() && m_lateOffers[due].at <= now)
+    while (due < m_lateOffers.size() && m_lateOffers[due].arrival.at <= now)
     {
         ++due;
     }
@@ -1394,10 +1383,14 @@ FabricNetDevice::FoldLateControl()
         return;
     }
     size_t folded = 0;
-    for (; folded < m_lateOffers.size() && m_lateOffers[folded].at < m_txFreeAt; ++folded)
+    for (; folded < m_lateOffers.size() && m_lateOffers[folded].arrival.at < m_txFreeAt; ++folded)
     {
         LateOffer& o = m_lateOffers[folded];
-        if (!TakeFolded(o.frame, FabricFoldedArrival{o.at, o.tie}))
+        // Counted from its arrival on: the flow control's budget
+        // (ReceiveControlAt) and controlRx (GetFoldedArrived), and not at
+        // all if the link goes down before, so that every counter is the
+        // unfolded run's at every instant.
+        if (!m_fc->ReceiveControlAt(o.frame, o.arrival))
         {
             break; // not a frame the flow control holds: its event runs
         }
@@ -1412,58 +1405,6 @@ FabricNetDevice::FoldLateControl()
     }
     m_lateOffers.erase(m_lateOffers.begin(), m_lateOffers.begin() + folded);
     m_lateOffered = !m_lateOffers.empty();
-}
-
-bool
-FabricNetDevice::TakeFolded(const FabricControlFrame& frame, const FabricFoldedArrival& at)
-{
-    if (!m_fc->ReceiveControlAt(frame, at))
-    {
-        return false;
-    }
-    // Received at `at`, not now: counted from then on (SettleFolded), and
-    // not at all if the link goes down before (NotifyLinkState), so that
-    // the counters are the unfolded run's at every instant.
-    SettleFolded();
-    if (m_foldedAts.empty() || !m_foldedAts.back().After(at))
-    {
-        m_foldedAts.push_back(at);
-        return true;
-    }
-    auto pos = m_foldedAts.end();
-    while (pos != m_foldedAts.begin() && std::prev(pos)->After(at))
-    {
-        --pos;
-    }
-    m_foldedAts.insert(pos, at);
-    return true;
-}
-
-void
-FabricNetDevice::SettleFolded()
-{
-    if (m_foldedAts.empty())
-    {
-        return;
-    }
-    const Time now = hotsim::Now();
-    if (!m_foldedAts.front().Arrived(now))
-    {
-        return;
-    }
-    if (m_foldedAts.back().Arrived(now))
-    {
-        m_counters.controlRx += m_foldedAts.size();
-        m_foldedAts.clear();
-        return;
-    }
-    size_t due = 1;
-    while (m_foldedAts[due].Arrived(now))
-    {
-        ++due;
-    }
-    m_counters.controlRx += due;
-    m_foldedAts.erase(m_foldedAts.begin(), m_foldedAts.begin() + due);
 }
 
 void
@@ -1555,19 +1496,12 @@ FabricNetDevice::NotifyLinkState(bool up)
     }
     // An offered frame still on the wire is lost with the link (its own
     // event finds the link's token changed); never fold it. A folded one
-    // still on the wire is lost too (also at its own arrival time, as the
-    // flow control drops it: FabricCreditFlowControl::NotifyLinkState).
+    // still on the wire is lost too, and never counted in controlRx (the
+    // flow control drops it, at its own arrival picosecond as its event
+    // would have been ordered: FabricCreditFlowControl::NotifyLinkState).
     m_lateOffered = false;
     m_lateOffers.clear(); // a deferred frame too: lost on the wire
     m_deferred = 0;
-    if (!up)
-    {
-        const Time now = hotsim::Now();
-        m_foldedAts.erase(std::remove_if(m_foldedAts.begin(), m_foldedAts.end(),
-                                         [now](const FabricFoldedArrival& a) { return a.LostWithLinkDownNow(now); }),
-                          m_foldedAts.end());
-    }
-    SettleFolded();
     m_fc->NotifyLinkState(up);
     TryTransmit();
 }
@@ -1581,10 +1515,7 @@ FabricNetDevice::GetCounters() const
     }
     const_cast<FabricNetDevice*>(this)->SettleFoldedRx(); // silent arrivals count once arrived
     FabricPortCounters c = m_counters;
-    for (const FabricFoldedArrival& a : m_foldedAts)
-    {
-        c.controlRx += a.Arrived(hotsim::Now()) ? 1 : 0; // folded frames that have arrived (SettleFolded)
-    }
+    c.controlRx += m_fc->GetFoldedArrived(); // frames folded into the flow control that have arrived
     for (uint8_t k = 0; k < kFabricClasses; ++k)
     {
         if ((m_pausedMask >> k) & 1u)

@@ -670,9 +670,6 @@ class FabricNetDevice : public NetDevice
     /// The fold's condition for a frame arriving at \p at (> now): the
     /// transmitter is busy past it with its next start pending then.
     bool BusyPast(Time at) const { return m_txPending && m_txWakeAt == m_txFreeAt && m_txFreeAt > at; }
-    /// Hands a frame to the flow control to count from \p at (> now) on;
-    /// false if it takes no such frame.
-    bool TakeFolded(const FabricControlFrame& frame, const FabricFoldedArrival& at);
     /// Forgets the offers arriving at or before \p now: their events run.
     void DropDueOffers(Time now);
     struct LateOffer;
@@ -681,8 +678,6 @@ class FabricNetDevice : public NetDevice
     /// TakeControlEarly's frames, once the start they waited for has come: each
     /// folded, kept for the next start, or given its event.
     void ResolveDeferred(Time now);
-    /// Counts a folded frame in controlRx once its arrival time has come.
-    void SettleFolded();
 
     /// A silent arrival kept by FoldArrival: applied at `at` (ApplyFoldedRx)
     /// or scheduled after all (UnfoldRx).
@@ -746,7 +741,7 @@ class FabricNetDevice : public NetDevice
     bool m_cutThrough{false};
     bool m_pipelinedUnits{false}; ///< SetPipelinedUnits (switch ports)
     bool m_schedulerVisitsLeaveState{false}; ///< m_scheduler->VisitsLeaveState(), read per packet
-    bool m_lateOffered{false}; ///< m_lateOffers is not empty
+    bool m_lateOffered{false}; ///< m_lateOffers is not empty (tested per hop: kept in this line)
     bool m_foldOff{false}; ///< folding ended for good (StopFolding)
     bool m_hasPulledHeader{false};   ///< SetPulledHeader in the current pull
     /// Early-taken-in packets that have not arrived yet, in arrival order
@@ -780,13 +775,12 @@ class FabricNetDevice : public NetDevice
     FabricLinkType m_linkType{FabricLinkType::ETHERNET};
     SchedulerType m_schedulerType{ROUND_ROBIN};
     /// A frame offered by OfferLateControl or TakeControlEarly, not folded yet:
-    /// its arrival time, its event's tie key and its event (none while
+    /// its arrival (time, its event's tie key) and its event (none while
     /// deferred: then the link and token to schedule it with).
     struct LateOffer
     {
         FabricControlFrame frame;
-        Time at;
-        uint64_t tie{KeyedEvent::kNoKey};
+        FabricFoldedArrival arrival;
         hotsim::ScheduledEvent event;
         FabricChannel* channel{nullptr}; ///< deferred: not null
         uint64_t token{0};
@@ -796,9 +790,6 @@ class FabricNetDevice : public NetDevice
     /// offered when sent, one riding in a packet when the packet is sent or
     /// its header arrives).
     std::vector<LateOffer> m_lateOffers;
-    /// Arrival times of folded frames not yet counted in controlRx, in
-    /// order (lost if the link goes down before).
-    std::vector<FabricFoldedArrival> m_foldedAts;
     /// Offers in m_lateOffers without an event (TakeControlEarly).
     uint32_t m_deferred{0};
     NetDevice::ReceiveCallback m_rxCallback;
