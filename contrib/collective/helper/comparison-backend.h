@@ -72,6 +72,8 @@ class ComparisonContext
     Time FlowModelTime();
     /// The flow model's ops (recorded when RecordsOps), after FlowModelTime.
     const std::vector<ExecutedOp>& FlowModelOps() const { return m_flowOps; }
+    /// Whether the flow model has run for this point (FlowModelTime called).
+    bool FlowModelRan() const { return m_flow.has_value(); }
 
     /// The estimate line of this point's packet run (packet-run-estimate.h),
     /// which the packet backend prints once its fabric is built (so that a

@@ -51,18 +51,25 @@ JudgePoint(const ComparisonPoint& pt, ComparisonContext& context, const std::vec
         }
     }
     const Time sw = setup.config.model.softwareOverhead;
-    // The flow model runs for every point with a topology (once: a flow
-    // backend's row shares it), except a large one whose packet run was asked
-    // for without flow.
-    std::optional<Time> flow;
-    if (setup.graph && (setup.Selected("flow") || !pt.large || !setup.Selected("packet")))
-    {
-        flow = context.FlowModelTime();
-    }
     const bool incast = pt.schedule.GetMaxFanIn() >= 2 && pt.schedule.GetMaxFanOut() <= 1;
     auto [lat, bw] = ClosedParts(pt, sw);
     v.closedRegime = incast ? "incast" : lat >= bw ? "latency-bound" : "bandwidth-bound";
-    if (std::any_of(answers.begin(), answers.end(), [](const BackendAnswer& a) { return a.congestionControlActed; }))
+    const bool congestionControl = std::any_of(answers.begin(), answers.end(), [](const BackendAnswer& a) {
+        return a.congestionControlActed;
+    });
+    // The flow model is run here only for the contention rule, so not when
+    // the rule is not reached (congestion control acted, or an incast): at
+    // 256 GPUs it is seconds of max-min over the flows, beside the packets.
+    // Otherwise it runs for every point with a topology (once: a flow
+    // backend's row has run it already), except a large one whose packet
+    // run was asked for without flow.
+    std::optional<Time> flow;
+    if (!congestionControl && !incast && setup.graph &&
+        (setup.Selected("flow") || !pt.large || !setup.Selected("packet")))
+    {
+        flow = context.FlowModelTime();
+    }
+    if (congestionControl)
     {
         v.regime = "congestion-control";
     }

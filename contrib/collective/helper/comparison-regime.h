@@ -33,7 +33,8 @@ struct PointVerdict
 
 /// The verdict on \p pt (the derived point) from the backends' \p answers;
 /// the flow model (context.FlowModelTime) runs for the contention rule when
-/// no backend ran it, unless the point is large and a packet run was asked
+/// no backend ran it and the rule is reached (no congestion control acted,
+/// not an incast), unless the point is large and a packet run was asked
 /// for without flow: max-min over a million flows would cost more than the
 /// packets.
 PointVerdict JudgePoint(const ComparisonPoint& pt,

@@ -4,6 +4,8 @@
 // (checked against a hand computation), the rows of a small comparison, the
 // regime rules, and the scenario validation (every bad field named).
 #include "collective-comparison.h"
+#include "comparison-backend.h"
+#include "comparison-regime.h"
 #include "comparison-packet-fabric.h"
 #include "rdma-congestion-control.h"
 #include "simulator-test.h"
@@ -166,6 +168,47 @@ TEST_F(CollectiveComparisonTest, IncastAndContentionRegimes)
     // contention-free by construction and says what it is.
     EXPECT_EQ(rows[1].GetString("regime"), "contention");
     EXPECT_EQ(rows[0].GetString("regime"), "bandwidth-bound");
+}
+
+TEST_F(CollectiveComparisonTest, TheRegimeRunsTheFlowModelOnlyForTheContentionRule)
+{
+    // The point of IncastAndContentionRegimes whose flow model shows
+    // contention (4 flows each way on every host link), judged from a packet
+    // answer alone: with congestion control acting the regime is
+    // "congestion-control" whatever the flow model says, so it is not run;
+    // without, the flow model runs and decides "contention"; an incast is
+    // "incast" from the schedule's fan-in, without the flow model either.
+    ComparisonConfig c;
+    c.topology = TwoHostsOneSwitch(5);
+    c.sizes = {5000000};
+    c.backends = {"packet"};
+    c.collective = CollectiveKind::ALL_TO_ALL;
+    c.algorithm = "all-at-once";
+    const ComparisonSetup setup(c, {});
+    const ComparisonPoint pt = BuildPoint(setup, 5000000);
+    BackendAnswer packet;
+    packet.backend = "packet";
+    packet.reference = true;
+    packet.time = MilliSeconds(1);
+    packet.congestionControlActed = true;
+    {
+        ComparisonContext context(setup, pt);
+        EXPECT_EQ(JudgePoint(pt, context, {packet}).regime, "congestion-control");
+        EXPECT_FALSE(context.FlowModelRan());
+    }
+    packet.congestionControlActed = false;
+    {
+        ComparisonContext context(setup, pt);
+        EXPECT_EQ(JudgePoint(pt, context, {packet}).regime, "contention");
+        EXPECT_TRUE(context.FlowModelRan());
+    }
+    c.collective = CollectiveKind::INCAST;
+    c.algorithm = "direct";
+    const ComparisonSetup incastSetup(c, {});
+    const ComparisonPoint incast = BuildPoint(incastSetup, 5000000);
+    ComparisonContext context(incastSetup, incast);
+    EXPECT_EQ(JudgePoint(incast, context, {packet}).regime, "incast");
+    EXPECT_FALSE(context.FlowModelRan());
 }
 
 TEST_F(CollectiveComparisonTest, ScenarioFieldsAreValidatedByName)
